@@ -1,0 +1,40 @@
+// A small command-line parser for the subcommands: positional arguments, --flag VALUE, --flag=VALUE
+// and boolean --flag. Unknown flags are an error naming the flag and listing the known ones.
+#ifndef NOVELTYGRID_CLI_ARGS_H_
+#define NOVELTYGRID_CLI_ARGS_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace noveltygrid::cli {
+
+struct FlagSpec {
+  std::string name;        // without dashes: "out"
+  std::string value_name;  // "DIR"; empty for a boolean flag
+  std::string help;
+};
+
+struct ParsedArgs {
+  std::vector<std::string> positional;
+  std::map<std::string, std::string> values;  // boolean flags map to "true"
+  bool help = false;
+
+  bool Has(const std::string& name) const { return values.count(name) > 0; }
+  std::string Get(const std::string& name, const std::string& fallback = "") const;
+  absl::StatusOr<long long> GetInt(const std::string& name, long long fallback) const;
+};
+
+absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
+                                     const std::vector<FlagSpec>& flags);
+
+// "Usage: noveltygrid USAGE\n\nSUMMARY\n\nFlags:\n  --name VALUE  help\n..."
+std::string HelpText(const std::string& usage, const std::string& summary,
+                     const std::vector<FlagSpec>& flags);
+
+}  // namespace noveltygrid::cli
+
+#endif  // NOVELTYGRID_CLI_ARGS_H_

@@ -1,0 +1,83 @@
+// The sweep configuration: what to run, parsed from YAML and validated before any work starts.
+//
+// LoadSweepConfig refuses a bad file with an InvalidArgument status whose message names the file, the
+// key (as a dotted path such as "aidanbench.preset") and what is expected. Relative paths inside the
+// file are resolved against the file's folder. `${NAME}` in any string value is replaced by the
+// environment variable NAME; a missing variable is an error naming it.
+//
+// Example (examples/quickstart.yaml):
+//   name: quickstart
+//   seed: 7
+//   models: [sim:explorer, sim:steady, sim:collapse]
+//   temperatures: [0.2, 0.7, 1.2]
+//   judge: sim:judge
+//   embedder: lexical
+//   concurrency: 32
+//   aidanbench:
+//     questions: ../datasets/aidanbench/questions-paper-65.jsonl
+//     preset: reference-2025
+#ifndef NOVELTYGRID_COMMON_CONFIG_H_
+#define NOVELTYGRID_COMMON_CONFIG_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/dataset.h"
+#include "common/prompts.h"
+
+namespace noveltygrid {
+
+// The stop and validity rules of one AidanBench protocol (see ../shared/REFERENCE.md).
+struct AidanPreset {
+  std::string name;                 // "reference-2025" or "paper-2024"
+  int judge_scale_max = 100;        // 100 (0-100 judge) or 10 (1-10 judge)
+  double stop_coherence_at_most;    // the loop stops when coherence <= this
+  double stop_novelty_below;        // ... or novelty < this (also llm_novelty when that judge is on)
+  double valid_coherence_below;     // the scorer stops counting at coherence < this
+  double valid_novelty_below;       // ... or novelty < this
+};
+
+// Returns the named preset, or NotFound listing the known names.
+absl::StatusOr<AidanPreset> FindAidanPreset(const std::string& name);
+
+struct ModelSpec {
+  std::string name;  // id used in results, e.g. "sim:explorer"
+};
+
+struct AidanBenchConfig {
+  std::string questions_path;              // resolved absolute or as given
+  std::vector<Question> questions;         // loaded and checked: non-empty, unique ids
+  AidanPreset preset;
+  PromptTemplates templates;               // built-in default unless `templates:` names a file
+  std::string templates_source = "builtin";
+  int max_iterations = 0;                  // 0 = no cap (reference behaviour)
+  int max_tokens = 4000;
+  int judge_retries = 2;                   // extra judge calls after an unparseable reply
+  bool llm_novelty = false;                // optional LLM similarity judge
+  std::vector<double> temperatures;        // defaults to the top-level list
+};
+
+struct SweepConfig {
+  std::string path;                        // the file it came from
+  std::string name;
+  uint64_t seed = 0;
+  std::vector<ModelSpec> models;
+  std::vector<double> temperatures;        // each in [0, 2]
+  std::string judge = "sim:judge";
+  std::string embedder = "lexical";
+  int concurrency = 16;                    // loops in flight
+  std::optional<AidanBenchConfig> aidanbench;
+};
+
+// Reads, expands and validates a sweep file.
+absl::StatusOr<SweepConfig> LoadSweepConfig(const std::string& path);
+
+// Same, from text; `path` is used in messages and to resolve relative paths.
+absl::StatusOr<SweepConfig> ParseSweepConfig(const std::string& yaml_text, const std::string& path);
+
+}  // namespace noveltygrid
+
+#endif  // NOVELTYGRID_COMMON_CONFIG_H_

@@ -1,0 +1,31 @@
+// JSON and file helpers shared by the results writer, the importers and the config loader.
+#ifndef NOVELTYGRID_COMMON_JSON_UTIL_H_
+#define NOVELTYGRID_COMMON_JSON_UTIL_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+
+namespace noveltygrid {
+
+using Json = nlohmann::ordered_json;
+
+// A temperature as results write it: shortest round-trip decimal with at least one digit after the
+// point ("0.0", "0.7", "1.25").
+std::string FormatTemperature(double t);
+
+// Compact JSON with invalid UTF-8 replaced rather than thrown on.
+std::string DumpJson(const Json& value);
+// Two-space indented JSON, for summary files people read.
+std::string DumpJsonPretty(const Json& value);
+
+absl::StatusOr<std::string> ReadFile(const std::string& path);
+absl::StatusOr<Json> ReadJsonFile(const std::string& path);
+
+// Writes to PATH.tmp, fsyncs and renames over PATH, so readers see the old or the new file, never half.
+absl::Status WriteFileAtomically(const std::string& path, const std::string& contents);
+
+}  // namespace noveltygrid
+
+#endif  // NOVELTYGRID_COMMON_JSON_UTIL_H_

@@ -1,0 +1,53 @@
+// Prompt templates for AidanBench: the generation prompt, the coherence judge and the similarity judge.
+//
+// Templates load from a JSON file in the layout of ../shared/data/aidanbench/prompts-reference.json
+// (keys generation_base, generation_instructions, generation_previous_block, previous_answer_item,
+// previous_answers_separator, coherence_judge, similarity_judge; placeholders {question}, {answer},
+// {previous_answers}, {index}, {answer1}, {answer2}). An optional key coherence_judge_1_10 holds the
+// 1-10 judge used by the paper-2024 preset. The project's own default wording is built in.
+//
+// Placeholders are substituted in a single left-to-right pass, so text inside a question or an answer
+// that looks like a placeholder is never expanded.
+#ifndef NOVELTYGRID_COMMON_PROMPTS_H_
+#define NOVELTYGRID_COMMON_PROMPTS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace noveltygrid {
+
+struct PromptTemplates {
+  std::string generation_base;
+  std::string generation_instructions;
+  std::string generation_previous_block;
+  std::string previous_answer_item;
+  std::string previous_answers_separator;
+  std::string coherence_judge;        // 0-100 judge
+  std::string coherence_judge_1_10;   // may be empty when the file has none
+  std::string similarity_judge;
+
+  // generation_base + generation_instructions (+ previous block when `previous` is non-empty).
+  std::string GenerationPrompt(const std::string& question,
+                               const std::vector<std::string>& previous) const;
+  // The judge prompt for the given scale (100 or 10).
+  std::string CoherencePrompt(const std::string& question, const std::string& answer,
+                              int scale_max) const;
+  std::string SimilarityPrompt(const std::string& question, const std::string& answer1,
+                               const std::string& answer2) const;
+};
+
+// The project's own wording (same structure as the reference file).
+const PromptTemplates& DefaultPromptTemplates();
+
+// Loads a template file; every required key must be a string.
+absl::StatusOr<PromptTemplates> LoadPromptTemplates(const std::string& path);
+
+// Replaces {name} placeholders from `values` in one pass; unknown {...} text is left as it is.
+std::string FillTemplate(const std::string& tmpl,
+                         const std::vector<std::pair<std::string, std::string>>& values);
+
+}  // namespace noveltygrid
+
+#endif  // NOVELTYGRID_COMMON_PROMPTS_H_

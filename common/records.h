@@ -1,0 +1,72 @@
+// The data that flows from planner to engine to reducer: a unit of work and what running it produced.
+//
+// These are plain values. Everything here except CallCounters is a function of the config and the
+// seed, so the in-process run, the cluster and a resumed unit produce the same records.
+#ifndef NOVELTYGRID_COMMON_RECORDS_H_
+#define NOVELTYGRID_COMMON_RECORDS_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace noveltygrid {
+
+inline constexpr char kAidanBench[] = "aidanbench";
+inline constexpr char kNoveltyBench[] = "noveltybench";
+
+// One (benchmark, model, temperature, question or prompt). `id` is a hash of everything that defines
+// the unit (see coordinator/plan); `index` is its position in plan order, which fixes output order.
+struct UnitSpec {
+  std::string id;
+  int index = 0;
+  std::string benchmark;
+  std::string model;
+  double temperature = 0;
+  std::string item_id;    // question id or prompt id
+  std::string item_text;  // the question or prompt itself
+};
+
+// One AidanBench answer, as stored in answers.jsonl.
+struct AidanAnswer {
+  int answer_num = 0;              // 1-based, loop order
+  std::string answer;              // extracted answer text (valid UTF-8)
+  double coherence = 0;            // judge score on the preset's scale
+  double novelty = 0;              // 1 - max cosine to earlier answers; 1.0 for the first
+  std::optional<double> llm_novelty;
+  bool valid = false;              // counted by the scorer (see AidanPreset)
+  std::string error;               // set when this step failed (e.g. judge unparseable after retries)
+};
+
+// Why a loop ended.
+inline constexpr char kStopIncoherent[] = "incoherent";
+inline constexpr char kStopRepetitive[] = "repetitive";
+inline constexpr char kStopIterationCap[] = "iteration_cap";
+inline constexpr char kStopError[] = "error";
+
+struct AidanUnitResult {
+  UnitSpec unit;
+  std::vector<AidanAnswer> answers;
+  std::string stop_reason;   // one of kStop*
+  std::string error;         // non-empty iff stop_reason == kStopError
+  int max_iterations = 0;    // the cap in force (0 = none), recorded with the results
+};
+
+// Per "ROLE:MODEL" call statistics (ROLE: generate, judge, embed, classify, reward). Run-dependent.
+struct CallCounters {
+  int64_t requests = 0;
+  int64_t cache_hits = 0;
+  int64_t retries = 0;
+  int64_t errors = 0;
+  int64_t prompt_tokens = 0;
+  int64_t completion_tokens = 0;
+
+  CallCounters& operator+=(const CallCounters& other);
+};
+using CallStats = std::map<std::string, CallCounters>;
+void MergeCallStats(const CallStats& from, CallStats& into);
+
+}  // namespace noveltygrid
+
+#endif  // NOVELTYGRID_COMMON_RECORDS_H_

@@ -1,0 +1,61 @@
+// The model roles a benchmark talks to, as asynchronous interfaces.
+//
+// Every call returns at once; the reply arrives through the callback, which implementations must run
+// on an Executor (never inline on the caller's stack), on any thread. Implementations are thread-safe:
+// many loops call one model object concurrently. A model id is what appears in results and call
+// statistics ("sim:explorer", "openai/gpt-4o"); it never contains secrets.
+#ifndef NOVELTYGRID_WORKER_MODELS_MODEL_H_
+#define NOVELTYGRID_WORKER_MODELS_MODEL_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/functional/any_invocable.h"
+#include "absl/status/statusor.h"
+
+namespace noveltygrid {
+
+struct ChatMessage {
+  std::string role;  // "system", "user" or "assistant"
+  std::string content;
+};
+
+struct ChatRequest {
+  std::vector<ChatMessage> messages;
+  double temperature = 0.7;
+  int max_tokens = 4000;
+  uint64_t seed = 0;  // sweep seed; providers that accept a seed receive it
+  int n = 1;          // number of choices wanted
+};
+
+struct ChatReply {
+  std::vector<std::string> choices;  // exactly n entries on success
+  int64_t prompt_tokens = 0;
+  int64_t completion_tokens = 0;
+};
+
+using ChatCallback = absl::AnyInvocable<void(absl::StatusOr<ChatReply>) &&>;
+
+class ChatModel {
+ public:
+  virtual ~ChatModel() = default;
+  virtual const std::string& id() const = 0;
+  virtual void Complete(ChatRequest request, ChatCallback done) = 0;
+};
+
+using Embedding = std::vector<float>;
+using EmbedCallback = absl::AnyInvocable<void(absl::StatusOr<std::vector<Embedding>>) &&>;
+
+// Batch embedder: one vector per input text, in input order.
+class Embedder {
+ public:
+  virtual ~Embedder() = default;
+  virtual const std::string& id() const = 0;
+  virtual int dimensions() const = 0;
+  virtual void Embed(std::vector<std::string> texts, EmbedCallback done) = 0;
+};
+
+}  // namespace noveltygrid
+
+#endif  // NOVELTYGRID_WORKER_MODELS_MODEL_H_
