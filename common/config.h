@@ -3,7 +3,8 @@
 // LoadSweepConfig refuses a bad file with an InvalidArgument status whose message names the file, the
 // key (as a dotted path such as "aidanbench.preset") and what is expected. Relative paths inside the
 // file are resolved against the file's folder. `${NAME}` in any string value is replaced by the
-// environment variable NAME; a missing variable is an error naming it.
+// environment variable NAME; a missing variable is an error naming it. (Inside a flow list such as
+// `models: ['${A}', b]` quote the value: braces are YAML flow syntax.)
 //
 // Example (examples/quickstart.yaml):
 //   name: quickstart
@@ -20,6 +21,7 @@
 #define NOVELTYGRID_COMMON_CONFIG_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -72,11 +74,22 @@ struct SweepConfig {
   std::optional<AidanBenchConfig> aidanbench;
 };
 
-// Reads, expands and validates a sweep file.
+// Looks up an environment variable for `${NAME}` expansion; nullopt when it is not set.
+using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
+
+// The process environment (std::getenv), the lookup the two-argument functions use.
+std::optional<std::string> ProcessEnv(const std::string& name);
+
+// Reads, expands and validates a sweep file. A missing file is NotFound; every other problem is
+// InvalidArgument with a message of the form
+//   "<file>: <dotted.key>: <what is wrong>; expected <what is expected>"
+// e.g. "examples/bad.yaml: temperatures[1]: 2.5 is outside [0, 2]; expected a number between 0 and 2".
 absl::StatusOr<SweepConfig> LoadSweepConfig(const std::string& path);
 
 // Same, from text; `path` is used in messages and to resolve relative paths.
 absl::StatusOr<SweepConfig> ParseSweepConfig(const std::string& yaml_text, const std::string& path);
+absl::StatusOr<SweepConfig> ParseSweepConfig(const std::string& yaml_text, const std::string& path,
+                                             const EnvLookup& env);
 
 }  // namespace noveltygrid
 

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -30,6 +31,11 @@ std::string DumpJsonPretty(const Json& value) {
 }
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  // An ifstream opens a folder without complaint and reads nothing; say what is wrong instead.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot read ", path, ": it is a folder, not a file"));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return absl::NotFoundError(absl::StrCat("cannot read ", path, ": ", std::strerror(errno)));

@@ -28,10 +28,13 @@ struct PromptTemplates {
   std::string coherence_judge_1_10;   // may be empty when the file has none
   std::string similarity_judge;
 
-  // generation_base + generation_instructions (+ previous block when `previous` is non-empty).
+  // generation_base + generation_instructions (+ previous block when `previous` is non-empty), each
+  // with {question} filled; the block's {previous_answers} is previous_answer_item per answer ({index}
+  // from 1, {answer}) joined by previous_answers_separator.
   std::string GenerationPrompt(const std::string& question,
                                const std::vector<std::string>& previous) const;
-  // The judge prompt for the given scale (100 or 10).
+  // The judge prompt for the given scale: coherence_judge_1_10 for 10 (coherence_judge when that is
+  // empty -- the config loader refuses a 1-10 preset without it), coherence_judge otherwise.
   std::string CoherencePrompt(const std::string& question, const std::string& answer,
                               int scale_max) const;
   std::string SimilarityPrompt(const std::string& question, const std::string& answer1,

@@ -1,0 +1,61 @@
+#include "cli/report_command.h"
+
+#include <cstdio>
+#include <optional>
+
+#include "absl/status/status.h"
+#include "cli/args.h"
+#include "common/config.h"
+#include "coordinator/report/results_reader.h"
+
+namespace noveltygrid::cli {
+namespace {
+
+constexpr char kUsage[] = "report DIR [--preset reference-2025|paper-2024]";
+constexpr char kSummary[] =
+    "Rebuilds summary.json and leaderboard.txt of a results folder from its answers.jsonl and prints the\n"
+    "leaderboard. \"calls\", \"run\" and each question's stop reason are kept from the existing summary.json.\n"
+    "--preset re-scores the answers under other rules (answers.jsonl is then rewritten too).";
+
+const std::vector<FlagSpec>& Flags() {
+  static const auto* flags = new std::vector<FlagSpec>{
+      {"preset", "NAME", "score with these rules instead of the recorded ones"},
+  };
+  return *flags;
+}
+
+int UsageError(const std::string& message) {
+  std::fprintf(stderr, "noveltygrid report: %s\nUsage: noveltygrid %s (see --help)\n", message.c_str(),
+               kUsage);
+  return 2;
+}
+
+}  // namespace
+
+int RunReportCommand(const std::vector<std::string>& args) {
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, Flags());
+  if (!parsed.ok()) return UsageError(std::string(parsed.status().message()));
+  if (parsed->help) {
+    std::fputs(HelpText(kUsage, kSummary, Flags()).c_str(), stdout);
+    return 0;
+  }
+  if (parsed->positional.size() != 1) return UsageError("expected exactly one results folder");
+  std::optional<AidanPreset> preset;
+  if (parsed->Has("preset")) {
+    absl::StatusOr<AidanPreset> found = FindAidanPreset(parsed->Get("preset"));
+    if (!found.ok()) return UsageError(std::string(found.status().message()));
+    preset = *found;
+  }
+  absl::StatusOr<RebuildOutcome> rebuilt = RebuildResultsFolder(parsed->positional[0], preset);
+  if (!rebuilt.ok()) {
+    std::fprintf(stderr, "noveltygrid report: %s\n", std::string(rebuilt.status().message()).c_str());
+    return 1;
+  }
+  for (const std::string& note : rebuilt->notes) {
+    std::fprintf(stderr, "noveltygrid report: note: %s\n", note.c_str());
+  }
+  std::fputs(rebuilt->leaderboard.c_str(), stdout);
+  return 0;
+}
+
+}  // namespace noveltygrid::cli

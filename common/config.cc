@@ -1,0 +1,313 @@
+#include "common/config.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/json_util.h"
+#include "common/status_macros.h"
+#include "common/yaml_fields.h"
+#include "yaml-cpp/yaml.h"
+
+namespace noveltygrid {
+
+namespace {
+
+const std::vector<AidanPreset>& Presets() {
+  static const std::vector<AidanPreset>* const kPresets = new std::vector<AidanPreset>{
+      // The reference code (2025): 0-100 judge; the loop stops at coherence <= 15, the scorer stops
+      // counting at coherence < 15 (so an answer judged exactly 15 ends the loop but is valid).
+      {"reference-2025", 100, 15, 0.15, 15, 0.15},
+      // The paper (2024): 1-10 judge, the loop stops at coherence <= 3 or novelty < 0.1 and the score
+      // counts answers up to the first that stopped it. The judge gives integers 1..10, so "<= 3 stops"
+      // is "< 4 is invalid" in MarkValidAnswers' terms (`coherence < valid_coherence_below`).
+      {"paper-2024", 10, 3, 0.1, 4, 0.1},
+  };
+  return *kPresets;
+}
+
+std::string PresetNames() {
+  std::vector<std::string> names;
+  for (const AidanPreset& p : Presets()) names.push_back(p.name);
+  return absl::StrJoin(names, ", ");
+}
+
+const std::vector<std::string>& TopLevelKeys() {
+  static const auto* const kKeys = new std::vector<std::string>{
+      "name", "seed", "models", "temperatures", "judge", "embedder", "concurrency", "aidanbench",
+      "noveltybench"};
+  return *kKeys;
+}
+
+const std::vector<std::string>& AidanBenchKeys() {
+  static const auto* const kKeys = new std::vector<std::string>{
+      "questions",     "preset",      "templates",   "max_iterations", "max_tokens",
+      "judge_retries", "llm_novelty", "temperatures"};
+  return *kKeys;
+}
+
+constexpr char kModelExpected[] = "a model name such as sim:explorer, or a map {name: ...}";
+constexpr char kTemplatesExpected[] =
+    "a readable JSON prompt-template file in the layout of "
+    "../shared/data/aidanbench/prompts-reference.json";
+
+// Turns the YAML tree into a SweepConfig, one section at a time.
+class SweepParser {
+ public:
+  SweepParser(const std::string& path, const EnvLookup& env) : fields_(path, env) {}
+
+  absl::StatusOr<SweepConfig> Parse(const std::string& text) {
+    YAML::Node root;
+    try {
+      root = YAML::Load(text);
+    } catch (const YAML::ParserException& e) {
+      return fields_.Error(absl::StrCat("line ", e.mark.line + 1, ", column ", e.mark.column + 1),
+                           absl::StrCat("invalid YAML (", e.msg, ")"),
+                           "valid YAML syntax at that spot");
+    } catch (const YAML::Exception& e) {
+      return fields_.Error("", absl::StrCat("invalid YAML (", e.what(), ")"), "valid YAML syntax");
+    }
+    try {
+      return ParseRoot(root);
+    } catch (const YAML::Exception& e) {  // not expected: the tree is only read with checks
+      return fields_.Error("", absl::StrCat("cannot read the YAML (", e.what(), ")"),
+                           "a sweep config");
+    }
+  }
+
+ private:
+  absl::StatusOr<SweepConfig> ParseRoot(const YAML::Node& root) {
+    if (root.IsNull()) {
+      return fields_.Error("", "the file is empty",
+                           absl::StrCat("a map with keys ", absl::StrJoin(TopLevelKeys(), ", ")));
+    }
+    ASSIGN_OR_RETURN(auto entries, fields_.Entries(root, "", TopLevelKeys()));
+    SweepConfig config;
+    config.path = fields_.file();
+    config.name = std::filesystem::path(fields_.file()).stem().string();
+    if (config.name.empty()) config.name = "sweep";
+    if (const YAML::Node* n = Find(entries, "name")) {
+      ASSIGN_OR_RETURN(config.name, fields_.String(*n, "name", "a sweep name"));
+    }
+    if (const YAML::Node* n = Find(entries, "seed")) {
+      ASSIGN_OR_RETURN(config.seed, fields_.Unsigned(*n, "seed"));
+    }
+    const YAML::Node* models = Find(entries, "models");
+    if (models == nullptr) {
+      return fields_.Error("models", "missing", "a non-empty list of model names");
+    }
+    ASSIGN_OR_RETURN(config.models, Models(*models));
+    const YAML::Node* temperatures = Find(entries, "temperatures");
+    if (temperatures == nullptr) {
+      return fields_.Error("temperatures", "missing", "a non-empty list of numbers between 0 and 2");
+    }
+    ASSIGN_OR_RETURN(config.temperatures, Temperatures(*temperatures, "temperatures"));
+    if (const YAML::Node* n = Find(entries, "judge")) {
+      ASSIGN_OR_RETURN(config.judge, fields_.String(*n, "judge", "a judge model name"));
+    }
+    if (const YAML::Node* n = Find(entries, "embedder")) {
+      ASSIGN_OR_RETURN(config.embedder, fields_.String(*n, "embedder", "an embedder name"));
+    }
+    if (const YAML::Node* n = Find(entries, "concurrency")) {
+      ASSIGN_OR_RETURN(int64_t concurrency,
+                       fields_.Integer(*n, "concurrency", 1, std::numeric_limits<int>::max()));
+      config.concurrency = static_cast<int>(concurrency);
+    }
+    if (Find(entries, "noveltybench") != nullptr) {
+      return fields_.Error("noveltybench", "noveltybench is not supported yet (issue 6)",
+                           "only an aidanbench section for now");
+    }
+    if (const YAML::Node* n = Find(entries, "aidanbench")) {
+      ASSIGN_OR_RETURN(config.aidanbench, AidanBench(*n, config.temperatures));
+    }
+    if (!config.aidanbench.has_value()) {
+      return fields_.Error("", "no benchmark section", "an aidanbench section");
+    }
+    return config;
+  }
+
+  absl::StatusOr<std::vector<ModelSpec>> Models(const YAML::Node& node) {
+    RETURN_IF_ERROR(fields_.NonEmptyList(node, "models", "model names"));
+    std::vector<ModelSpec> models;
+    std::map<std::string, size_t> first_index;
+    for (size_t i = 0; i < node.size(); ++i) {
+      const std::string key = absl::StrCat("models[", i, "]");
+      ModelSpec model;
+      if (node[i].IsMap()) {
+        ASSIGN_OR_RETURN(auto entries, fields_.Entries(node[i], key, {"name"}));
+        const YAML::Node* name = Find(entries, "name");
+        if (name == nullptr) return fields_.Error(JoinKey(key, "name"), "missing", "a model name");
+        ASSIGN_OR_RETURN(model.name, fields_.String(*name, JoinKey(key, "name"), "a model name"));
+      } else {
+        ASSIGN_OR_RETURN(model.name, fields_.String(node[i], key, kModelExpected));
+      }
+      auto [it, inserted] = first_index.emplace(model.name, i);
+      if (!inserted) {
+        return fields_.Error(key,
+                             absl::StrCat(model.name, " is listed twice (also models[", it->second, "])"),
+                             "distinct model names");
+      }
+      models.push_back(std::move(model));
+    }
+    return models;
+  }
+
+  absl::StatusOr<std::vector<double>> Temperatures(const YAML::Node& node, const std::string& key) {
+    RETURN_IF_ERROR(fields_.NonEmptyList(node, key, "numbers between 0 and 2"));
+    std::vector<double> temperatures;
+    for (size_t i = 0; i < node.size(); ++i) {
+      const std::string element_key = absl::StrCat(key, "[", i, "]");
+      ASSIGN_OR_RETURN(double t, fields_.Number(node[i], element_key, 0, 2));
+      for (size_t j = 0; j < temperatures.size(); ++j) {
+        if (temperatures[j] == t) {
+          return fields_.Error(
+              element_key, absl::StrCat(t, " is listed twice (also ", key, "[", j, "])"),
+              "distinct temperatures");
+        }
+      }
+      temperatures.push_back(t);
+    }
+    return temperatures;
+  }
+
+  absl::StatusOr<AidanBenchConfig> AidanBench(const YAML::Node& node,
+                                              const std::vector<double>& top_temperatures) {
+    ASSIGN_OR_RETURN(auto entries, fields_.Entries(node, "aidanbench", AidanBenchKeys()));
+    AidanBenchConfig aidan;
+
+    const YAML::Node* questions = Find(entries, "questions");
+    constexpr char kQuestionsExpected[] =
+        "a JSONL file of {\"id\": ..., \"question\": ...} lines, relative to the config file";
+    if (questions == nullptr) return fields_.Error("aidanbench.questions", "missing", kQuestionsExpected);
+    ASSIGN_OR_RETURN(std::string questions_path,
+                     fields_.String(*questions, "aidanbench.questions", kQuestionsExpected));
+    aidan.questions_path = Resolve(questions_path);
+    absl::StatusOr<std::vector<Question>> loaded = LoadQuestions(aidan.questions_path);
+    if (!loaded.ok()) return Wrap("aidanbench.questions", loaded.status(), kQuestionsExpected);
+    aidan.questions = *std::move(loaded);
+
+    std::string preset_name = "reference-2025";
+    if (const YAML::Node* n = Find(entries, "preset")) {
+      ASSIGN_OR_RETURN(preset_name, fields_.String(*n, "aidanbench.preset", PresetNames()));
+    }
+    absl::StatusOr<AidanPreset> preset = FindAidanPreset(preset_name);
+    if (!preset.ok()) {
+      return fields_.Error("aidanbench.preset", absl::StrCat("unknown preset '", preset_name, "'"),
+                           absl::StrCat("one of: ", PresetNames()));
+    }
+    aidan.preset = *preset;
+
+    aidan.templates = DefaultPromptTemplates();
+    if (const YAML::Node* n = Find(entries, "templates")) {
+      ASSIGN_OR_RETURN(std::string templates_path,
+                       fields_.String(*n, "aidanbench.templates", kTemplatesExpected));
+      aidan.templates_source = Resolve(templates_path);
+      absl::StatusOr<PromptTemplates> templates = LoadPromptTemplates(aidan.templates_source);
+      if (!templates.ok()) return Wrap("aidanbench.templates", templates.status(), kTemplatesExpected);
+      aidan.templates = *std::move(templates);
+    }
+
+    if (const YAML::Node* n = Find(entries, "max_iterations")) {
+      ASSIGN_OR_RETURN(aidan.max_iterations, Int(*n, "aidanbench.max_iterations", 0));
+    }
+    if (const YAML::Node* n = Find(entries, "max_tokens")) {
+      ASSIGN_OR_RETURN(aidan.max_tokens, Int(*n, "aidanbench.max_tokens", 1));
+    }
+    if (const YAML::Node* n = Find(entries, "judge_retries")) {
+      ASSIGN_OR_RETURN(aidan.judge_retries, Int(*n, "aidanbench.judge_retries", 0, 10));
+    }
+    if (const YAML::Node* n = Find(entries, "llm_novelty")) {
+      ASSIGN_OR_RETURN(aidan.llm_novelty, fields_.Bool(*n, "aidanbench.llm_novelty"));
+    }
+    aidan.temperatures = top_temperatures;
+    if (const YAML::Node* n = Find(entries, "temperatures")) {
+      ASSIGN_OR_RETURN(aidan.temperatures, Temperatures(*n, "aidanbench.temperatures"));
+    }
+
+    // Combinations the templates cannot serve.
+    if (aidan.preset.judge_scale_max == 10 && aidan.templates.coherence_judge_1_10.empty()) {
+      return fields_.Error(
+          "aidanbench.preset",
+          absl::StrCat("preset ", aidan.preset.name, " needs a 1-10 coherence judge but the templates (",
+                       aidan.templates_source, ") have no coherence_judge_1_10"),
+          "templates with a coherence_judge_1_10 entry (or omit aidanbench.templates to use the "
+          "built-in ones), or preset reference-2025");
+    }
+    if (aidan.llm_novelty && aidan.templates.similarity_judge.empty()) {
+      return fields_.Error(
+          "aidanbench.llm_novelty",
+          absl::StrCat("the LLM similarity judge is on but the templates (", aidan.templates_source,
+                       ") have no similarity_judge"),
+          "templates with a similarity_judge entry, or llm_novelty: false");
+    }
+    return aidan;
+  }
+
+  absl::StatusOr<int> Int(const YAML::Node& node, const std::string& key, int min,
+                          int max = std::numeric_limits<int>::max()) {
+    ASSIGN_OR_RETURN(int64_t value, fields_.Integer(node, key, min, max));
+    return static_cast<int>(value);
+  }
+
+  // An error from loading a file the config names, as "<config>: <key>: <inner message>".
+  absl::Status Wrap(const std::string& key, const absl::Status& inner, absl::string_view expected) {
+    const absl::string_view message = inner.message();
+    if (absl::StrContains(message, "; expected ")) {
+      return absl::InvalidArgumentError(absl::StrCat(fields_.file(), ": ", key, ": ", message));
+    }
+    return fields_.Error(key, message, expected);
+  }
+
+  // Relative paths are relative to the config file's folder; the result is absolute and normal.
+  std::string Resolve(const std::string& path) const {
+    std::filesystem::path p(path);
+    if (p.is_relative()) p = std::filesystem::path(fields_.file()).parent_path() / p;
+    std::error_code ec;
+    std::filesystem::path absolute = std::filesystem::absolute(p, ec);
+    return (ec ? p : absolute).lexically_normal().string();
+  }
+
+  static const YAML::Node* Find(const std::map<std::string, YAML::Node>& entries,
+                                const std::string& key) {
+    auto it = entries.find(key);
+    return it == entries.end() ? nullptr : &it->second;
+  }
+
+  YamlFields fields_;
+};
+
+}  // namespace
+
+absl::StatusOr<AidanPreset> FindAidanPreset(const std::string& name) {
+  for (const AidanPreset& preset : Presets()) {
+    if (preset.name == name) return preset;
+  }
+  return absl::NotFoundError(
+      absl::StrCat("unknown AidanBench preset '", name, "'; expected one of: ", PresetNames()));
+}
+
+std::optional<std::string> ProcessEnv(const std::string& name) {
+  const char* value = std::getenv(name.c_str());
+  if (value == nullptr) return std::nullopt;
+  return std::string(value);
+}
+
+absl::StatusOr<SweepConfig> ParseSweepConfig(const std::string& yaml_text, const std::string& path,
+                                             const EnvLookup& env) {
+  return SweepParser(path, env).Parse(yaml_text);
+}
+
+absl::StatusOr<SweepConfig> ParseSweepConfig(const std::string& yaml_text, const std::string& path) {
+  return ParseSweepConfig(yaml_text, path, ProcessEnv);
+}
+
+absl::StatusOr<SweepConfig> LoadSweepConfig(const std::string& path) {
+  ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return ParseSweepConfig(text, path);
+}
+
+}  // namespace noveltygrid

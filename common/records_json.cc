@@ -1,0 +1,114 @@
+#include "common/records_json.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace noveltygrid {
+
+namespace {
+// nlohmann throws on a missing key or wrong type; convert that once, here, into a Status.
+template <typename T, typename F>
+absl::StatusOr<T> Guard(const char* what, F&& f) {
+  try {
+    return f();
+  } catch (const Json::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat("malformed ", what, ": ", e.what()));
+  }
+}
+}  // namespace
+
+Json UnitSpecToJson(const UnitSpec& u) {
+  return Json{{"id", u.id},       {"index", u.index},         {"benchmark", u.benchmark},
+              {"model", u.model}, {"temperature", u.temperature}, {"item_id", u.item_id},
+              {"item_text", u.item_text}};
+}
+
+absl::StatusOr<UnitSpec> UnitSpecFromJson(const Json& j) {
+  return Guard<UnitSpec>("unit", [&] {
+    UnitSpec u;
+    u.id = j.at("id").get<std::string>();
+    u.index = j.at("index").get<int>();
+    u.benchmark = j.at("benchmark").get<std::string>();
+    u.model = j.at("model").get<std::string>();
+    u.temperature = j.at("temperature").get<double>();
+    u.item_id = j.at("item_id").get<std::string>();
+    u.item_text = j.at("item_text").get<std::string>();
+    return u;
+  });
+}
+
+Json AidanAnswerToJson(const AidanAnswer& a) {
+  Json j{{"answer_num", a.answer_num}, {"answer", a.answer}, {"coherence", a.coherence},
+         {"novelty", a.novelty},       {"valid", a.valid}};
+  if (a.llm_novelty.has_value()) j["llm_novelty"] = *a.llm_novelty;
+  if (!a.error.empty()) j["error"] = a.error;
+  return j;
+}
+
+absl::StatusOr<AidanAnswer> AidanAnswerFromJson(const Json& j) {
+  return Guard<AidanAnswer>("answer", [&] {
+    AidanAnswer a;
+    a.answer_num = j.at("answer_num").get<int>();
+    a.answer = j.at("answer").get<std::string>();
+    a.coherence = j.at("coherence").get<double>();
+    a.novelty = j.at("novelty").get<double>();
+    a.valid = j.at("valid").get<bool>();
+    if (j.contains("llm_novelty")) a.llm_novelty = j.at("llm_novelty").get<double>();
+    if (j.contains("error")) a.error = j.at("error").get<std::string>();
+    return a;
+  });
+}
+
+Json AidanUnitResultToJson(const AidanUnitResult& r) {
+  Json answers = Json::array();
+  for (const AidanAnswer& a : r.answers) answers.push_back(AidanAnswerToJson(a));
+  return Json{{"unit", UnitSpecToJson(r.unit)},      {"answers", std::move(answers)},
+              {"stop_reason", r.stop_reason},        {"error", r.error},
+              {"max_iterations", r.max_iterations}};
+}
+
+absl::StatusOr<AidanUnitResult> AidanUnitResultFromJson(const Json& j) {
+  AidanUnitResult r;
+  try {
+    absl::StatusOr<UnitSpec> unit = UnitSpecFromJson(j.at("unit"));
+    if (!unit.ok()) return unit.status();
+    r.unit = std::move(*unit);
+    for (const Json& a : j.at("answers")) {
+      absl::StatusOr<AidanAnswer> answer = AidanAnswerFromJson(a);
+      if (!answer.ok()) return answer.status();
+      r.answers.push_back(std::move(*answer));
+    }
+    r.stop_reason = j.at("stop_reason").get<std::string>();
+    r.error = j.at("error").get<std::string>();
+    r.max_iterations = j.at("max_iterations").get<int>();
+  } catch (const Json::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat("malformed unit result: ", e.what()));
+  }
+  return r;
+}
+
+Json CallStatsToJson(const CallStats& calls) {
+  Json j = Json::object();
+  for (const auto& [key, c] : calls) {
+    j[key] = Json{{"requests", c.requests},       {"cache_hits", c.cache_hits},
+                  {"retries", c.retries},         {"errors", c.errors},
+                  {"prompt_tokens", c.prompt_tokens}, {"completion_tokens", c.completion_tokens}};
+  }
+  return j;
+}
+
+CallStats CallStatsFromJson(const Json& j) {
+  CallStats calls;
+  if (!j.is_object()) return calls;
+  for (const auto& [key, c] : j.items()) {
+    CallCounters& out = calls[key];
+    out.requests = c.value("requests", int64_t{0});
+    out.cache_hits = c.value("cache_hits", int64_t{0});
+    out.retries = c.value("retries", int64_t{0});
+    out.errors = c.value("errors", int64_t{0});
+    out.prompt_tokens = c.value("prompt_tokens", int64_t{0});
+    out.completion_tokens = c.value("completion_tokens", int64_t{0});
+  }
+  return calls;
+}
+
+}  // namespace noveltygrid

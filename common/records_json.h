@@ -1,0 +1,26 @@
+// JSON forms of the records, used by the coordinator's journal and by anything that stores or ships a
+// unit's result as text. Round-trips exactly (doubles are written shortest-round-trip).
+#ifndef NOVELTYGRID_COMMON_RECORDS_JSON_H_
+#define NOVELTYGRID_COMMON_RECORDS_JSON_H_
+
+#include "absl/status/statusor.h"
+#include "common/json_util.h"
+#include "common/records.h"
+
+namespace noveltygrid {
+
+Json UnitSpecToJson(const UnitSpec& unit);
+absl::StatusOr<UnitSpec> UnitSpecFromJson(const Json& json);
+
+Json AidanAnswerToJson(const AidanAnswer& answer);
+absl::StatusOr<AidanAnswer> AidanAnswerFromJson(const Json& json);
+
+Json AidanUnitResultToJson(const AidanUnitResult& result);
+absl::StatusOr<AidanUnitResult> AidanUnitResultFromJson(const Json& json);
+
+Json CallStatsToJson(const CallStats& calls);
+CallStats CallStatsFromJson(const Json& json);
+
+}  // namespace noveltygrid
+
+#endif  // NOVELTYGRID_COMMON_RECORDS_JSON_H_

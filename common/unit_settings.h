@@ -1,0 +1,33 @@
+// What a stateless worker needs, besides the unit itself, to run a unit: the protocol settings and the
+// ids of the helper models. The coordinator sends these with every lease; they never hold secrets.
+#ifndef NOVELTYGRID_COMMON_UNIT_SETTINGS_H_
+#define NOVELTYGRID_COMMON_UNIT_SETTINGS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "common/config.h"
+#include "common/prompts.h"
+
+namespace noveltygrid {
+
+struct AidanSettings {
+  uint64_t seed = 0;
+  std::string judge;     // model id of the coherence (and similarity) judge
+  std::string embedder;  // model id of the embedder
+  AidanPreset preset;
+  PromptTemplates templates;
+  int max_iterations = 0;
+  int max_tokens = 4000;
+  int judge_retries = 2;
+  bool llm_novelty = false;
+};
+
+AidanSettings MakeAidanSettings(const SweepConfig& config);
+
+// Hash of everything in the settings that changes what a unit computes.
+uint64_t AidanSettingsHash(const AidanSettings& settings);
+
+}  // namespace noveltygrid
+
+#endif  // NOVELTYGRID_COMMON_UNIT_SETTINGS_H_

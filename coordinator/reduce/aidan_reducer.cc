@@ -1,0 +1,148 @@
+#include "coordinator/reduce/aidan_reducer.h"
+
+#include <algorithm>
+#include <tuple>
+#include <utility>
+
+namespace noveltygrid {
+
+namespace {
+
+// Position of `value` in `order`; values not listed rank after every listed one.
+template <typename T>
+size_t RankOf(const std::vector<T>& order, const T& value) {
+  return static_cast<size_t>(std::find(order.begin(), order.end(), value) - order.begin());
+}
+
+std::optional<double> Average(double sum, long long count) {
+  if (count == 0) return std::nullopt;
+  return sum / static_cast<double>(count);
+}
+
+}  // namespace
+
+AidanReducer::AidanReducer(AidanPreset preset, std::vector<std::string> models,
+                           std::vector<double> temperatures)
+    : preset_(std::move(preset)), models_(std::move(models)), temperatures_(std::move(temperatures)) {}
+
+bool AidanReducer::Add(AidanUnitResult result, const CallStats& calls) {
+  // Scoring happens outside the lock; a duplicate wastes that work but never blocks other adds.
+  MarkValidAnswers(preset_, result.answers);
+  AidanTotals totals = ScoreAidanQuestion(preset_, result.answers);
+  if (!result.error.empty()) totals.errors = 1;
+
+  absl::MutexLock lock(&mu_);
+  MergeCallStats(calls, calls_);
+  auto [it, inserted] = entries_.try_emplace(result.unit.id);
+  if (!inserted) return false;
+  it->second.result = std::move(result);
+  it->second.totals = totals;
+  return true;
+}
+
+void AidanReducer::AddCalls(const CallStats& calls) {
+  absl::MutexLock lock(&mu_);
+  MergeCallStats(calls, calls_);
+}
+
+bool AidanReducer::Contains(const std::string& unit_id) const {
+  absl::MutexLock lock(&mu_);
+  return entries_.count(unit_id) > 0;
+}
+
+int AidanReducer::UnitCount() const {
+  absl::MutexLock lock(&mu_);
+  return static_cast<int>(entries_.size());
+}
+
+void AidanReducer::SetRunInfo(Json run) {
+  absl::MutexLock lock(&mu_);
+  run_ = std::move(run);
+}
+
+AidanSnapshot AidanReducer::Snapshot() const {
+  AidanSnapshot snap;
+  snap.preset = preset_;
+  std::vector<Entry> entries;
+  {
+    absl::MutexLock lock(&mu_);
+    entries.reserve(entries_.size());
+    for (const auto& [id, entry] : entries_) entries.push_back(entry);
+    snap.calls = calls_;
+    snap.run = run_;
+  }
+
+  auto key = [this](const Entry& e) {
+    const UnitSpec& u = e.result.unit;
+    return std::make_tuple(RankOf(models_, u.model), std::cref(u.model),
+                           RankOf(temperatures_, u.temperature), u.temperature, u.index,
+                           std::cref(u.id));
+  };
+  std::sort(entries.begin(), entries.end(),
+            [&](const Entry& a, const Entry& b) { return key(a) < key(b); });
+
+  for (const Entry& e : entries) {
+    const UnitSpec& u = e.result.unit;
+    if (snap.models.empty() || snap.models.back() != u.model) snap.models.push_back(u.model);
+    if (snap.cells.empty() || snap.cells.back().model != u.model ||
+        snap.cells.back().temperature != u.temperature) {
+      AidanCell cell;
+      cell.model = u.model;
+      cell.temperature = u.temperature;
+      snap.cells.push_back(std::move(cell));
+    }
+    AidanCell& cell = snap.cells.back();
+    cell.totals += e.totals;
+    cell.max_iterations = std::max(cell.max_iterations, e.result.max_iterations);
+    for (const AidanAnswer& a : e.result.answers) cell.has_llm_novelty |= a.llm_novelty.has_value();
+
+    AidanQuestionRow row;
+    row.model = u.model;
+    row.temperature = u.temperature;
+    row.question_id = u.item_id;
+    row.question = u.item_text;
+    row.iterations = e.totals.stored_answers;
+    row.valid_answers = e.totals.valid_answers;
+    row.avg_coherence = Average(e.totals.coherence_sum, row.valid_answers);
+    row.avg_novelty = Average(e.totals.novelty_sum, row.valid_answers);
+    row.avg_mmr = Average(e.totals.mmr_sum, row.valid_answers);
+    row.stop_reason = e.result.stop_reason;
+    row.error = e.result.error;
+    row.unit_id = u.id;
+    snap.rows.push_back(std::move(row));
+    snap.units.push_back(e.result);
+  }
+
+  for (const AidanCell& cell : snap.cells) {
+    if (std::find(snap.temperatures.begin(), snap.temperatures.end(), cell.temperature) ==
+        snap.temperatures.end()) {
+      snap.temperatures.push_back(cell.temperature);
+    }
+  }
+  std::sort(snap.temperatures.begin(), snap.temperatures.end(), [this](double a, double b) {
+    return std::make_pair(RankOf(temperatures_, a), a) < std::make_pair(RankOf(temperatures_, b), b);
+  });
+
+  // Cells are model-major, so each model's cells are consecutive.
+  for (const AidanCell& cell : snap.cells) {
+    if (snap.leaderboard.empty() || snap.leaderboard.back().model != cell.model) {
+      snap.leaderboard.push_back(AidanBest{cell.model, cell.temperature, cell.totals});
+      continue;
+    }
+    AidanBest& best = snap.leaderboard.back();
+    const bool better =
+        std::make_tuple(cell.totals.valid_answers, cell.totals.novelty_sum, -cell.temperature) >
+        std::make_tuple(best.totals.valid_answers, best.totals.novelty_sum, -best.temperature);
+    if (better) best = AidanBest{cell.model, cell.temperature, cell.totals};
+  }
+  std::stable_sort(snap.leaderboard.begin(), snap.leaderboard.end(),
+                   [](const AidanBest& a, const AidanBest& b) {
+                     if (a.totals.valid_answers != b.totals.valid_answers) {
+                       return a.totals.valid_answers > b.totals.valid_answers;
+                     }
+                     return a.model < b.model;
+                   });
+  return snap;
+}
+
+}  // namespace noveltygrid

@@ -1,0 +1,125 @@
+// AidanReducer: turns AidanBench unit results, as they complete, into the numbers the results folder
+// reports -- per (model, temperature) totals, a per-question table and each model's best temperature.
+//
+// Results arrive one unit at a time, from any thread, in any order, and possibly more than once (a
+// lease that expired and ran again). The reducer keeps the first result per unit id and ignores later
+// ones, so every unit counts exactly once. Output never depends on arrival order: units are ordered
+// by (model in config order, temperature in config order, UnitSpec.index, id), and every floating
+// point sum is taken in that order when a snapshot is made -- double addition is not associative, so
+// summing on arrival would let scheduling change the last digits of the results.
+//
+// The reducer is the one place validity is decided: Add re-marks `valid` with the reducer's preset.
+//
+// Thread-safety: every method may be called from any thread; the state is guarded by one mutex.
+//
+//   AidanReducer reducer(preset, plan.models, plan.aidan_temperatures);
+//   reducer.Add(std::move(result), call_stats);   // from any worker callback
+//   AidanSnapshot snapshot = reducer.Snapshot();  // ordered; hand it to WriteResultsFolder
+#ifndef NOVELTYGRID_COORDINATOR_REDUCE_AIDAN_REDUCER_H_
+#define NOVELTYGRID_COORDINATOR_REDUCE_AIDAN_REDUCER_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "common/aidan_scoring.h"
+#include "common/config.h"
+#include "common/json_util.h"
+#include "common/records.h"
+
+namespace noveltygrid {
+
+// Totals of one (model, temperature): the sum of its questions' totals.
+struct AidanCell {
+  std::string model;
+  double temperature = 0;
+  AidanTotals totals;
+  int max_iterations = 0;        // the cap recorded with the units (0 = none)
+  bool has_llm_novelty = false;  // some answer carried an LLM novelty score
+};
+
+// One row of the per-question table (paper Table 1). Averages are over valid answers, coherence on
+// the 0-1 scale of coherence_sum; they are absent when the question has no valid answer.
+struct AidanQuestionRow {
+  std::string model;
+  double temperature = 0;
+  std::string question_id;
+  std::string question;
+  long long iterations = 0;  // stored answers
+  long long valid_answers = 0;
+  std::optional<double> avg_coherence;
+  std::optional<double> avg_novelty;
+  std::optional<double> avg_mmr;
+  std::string stop_reason;
+  std::string error;
+  std::string unit_id;
+};
+
+// A model's best temperature: most valid answers; ties go to the higher novelty sum, then to the
+// lower temperature.
+struct AidanBest {
+  std::string model;
+  double temperature = 0;
+  AidanTotals totals;
+};
+
+// Everything the results writer needs, in output order.
+struct AidanSnapshot {
+  AidanPreset preset;
+  std::vector<std::string> models;    // models with results, config order
+  std::vector<double> temperatures;   // temperatures with results, config order
+  std::vector<AidanUnitResult> units; // canonical unit order, `valid` marked
+  std::vector<AidanCell> cells;       // model-major, then temperature
+  std::vector<AidanQuestionRow> rows; // one per unit, canonical order
+  std::vector<AidanBest> leaderboard; // valid answers descending, then model name
+  CallStats calls;                    // merged over the accepted results (run-dependent)
+  Json run = Json::object();          // free-form run information (run-dependent)
+};
+
+class AidanReducer {
+ public:
+  // `models` and `temperatures` fix the output order; results for others are accepted and sorted
+  // after them (models by name, temperatures by value).
+  AidanReducer(AidanPreset preset, std::vector<std::string> models, std::vector<double> temperatures);
+
+  AidanReducer(const AidanReducer&) = delete;
+  AidanReducer& operator=(const AidanReducer&) = delete;
+
+  // Accepts the first result for a unit id; returns false and drops the result for a unit id already
+  // accepted. `calls` are merged either way: a re-executed unit really made those requests.
+  bool Add(AidanUnitResult result, const CallStats& calls = {});
+
+  // Merges call statistics not tied to a result (e.g. restored from an earlier summary).
+  void AddCalls(const CallStats& calls);
+
+  bool Contains(const std::string& unit_id) const;
+  int UnitCount() const;
+
+  // Replaces the "run" object written to summary.json (timings, workers, ...).
+  void SetRunInfo(Json run);
+
+  AidanSnapshot Snapshot() const;
+
+ private:
+  struct Entry {
+    AidanUnitResult result;
+    AidanTotals totals;  // of this question alone, computed on arrival
+  };
+
+  // Constant after construction.
+  const AidanPreset preset_;
+  const std::vector<std::string> models_;
+  const std::vector<double> temperatures_;
+
+  mutable absl::Mutex mu_;
+  std::map<std::string, Entry> entries_ ABSL_GUARDED_BY(mu_);  // by unit id
+  CallStats calls_ ABSL_GUARDED_BY(mu_);
+  Json run_ ABSL_GUARDED_BY(mu_) = Json::object();
+};
+
+}  // namespace noveltygrid
+
+#endif  // NOVELTYGRID_COORDINATOR_REDUCE_AIDAN_REDUCER_H_

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what the build needs (Debian 12 packages) when it is missing, then configures and builds
+# build/noveltygrid. Safe to run again: it only installs and rebuilds what changed.
+#   BUILD_DIR   build folder (default build)
+#   BUILD_TYPE  CMake build type (default RelWithDebInfo)
+#   CMAKE_ARGS  extra CMake arguments
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(build-essential cmake pkg-config git
+          libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
+          libhiredis-dev redis-server libcurl4-openssl-dev nlohmann-json3-dev libyaml-cpp-dev
+          libgtest-dev libgmock-dev libbenchmark-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  sudo=""
+  if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+build_dir=${BUILD_DIR:-build}
+jobs=$(nproc)
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-RelWithDebInfo}" ${CMAKE_ARGS:-} >/dev/null
+cmake --build "$build_dir" -j "$jobs"

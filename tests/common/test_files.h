@@ -1,0 +1,54 @@
+// Scratch files for tests: a fresh folder per TempDir, removed with it.
+#ifndef NOVELTYGRID_TESTS_COMMON_TEST_FILES_H_
+#define NOVELTYGRID_TESTS_COMMON_TEST_FILES_H_
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <unistd.h>
+
+#include "gtest/gtest.h"
+
+namespace noveltygrid::testing_files {
+
+class TempDir {
+ public:
+  TempDir() {
+    static std::atomic<int> counter{0};
+    path_ = std::filesystem::path(::testing::TempDir()) /
+            ("ng_common_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+
+  // Writes `contents` to `name` (sub-folders created) and returns the full path.
+  std::string Write(const std::string& name, const std::string& contents) const {
+    const std::filesystem::path file = path_ / name;
+    std::filesystem::create_directories(file.parent_path());
+    std::ofstream out(file, std::ios::binary);
+    out << contents;
+    return file.string();
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// A file under ../shared/data, as a normal absolute path (the config loader normalises paths too).
+inline std::string SharedData(const std::string& relative) {
+  return (std::filesystem::path(NOVELTYGRID_SHARED_DATA) / relative).lexically_normal().string();
+}
+
+}  // namespace noveltygrid::testing_files
+
+#endif  // NOVELTYGRID_TESTS_COMMON_TEST_FILES_H_

@@ -1,0 +1,186 @@
+// The import and report subcommands end to end: arguments in, results folder and exit code out.
+#include "cli/import_command.h"
+
+#include <cmath>
+#include <filesystem>
+
+#include "cli/report_command.h"
+#include "common/json_util.h"
+#include "coordinator/report/results_writer.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/common/test_files.h"
+
+namespace noveltygrid::cli {
+namespace {
+
+using ::testing::HasSubstr;
+using testing_files::SharedData;
+using testing_files::TempDir;
+
+struct Outcome {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+template <typename Command>
+Outcome Invoke(Command command, const std::vector<std::string>& args) {
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  const int code = command(args);
+  std::string out = ::testing::internal::GetCapturedStdout();
+  return Outcome{code, std::move(out), ::testing::internal::GetCapturedStderr()};
+}
+
+double Round6(const Json& value) { return std::round(value.get<double>() * 1e6) / 1e6; }
+
+Json Summary(const std::filesystem::path& dir) {
+  absl::StatusOr<Json> summary = ReadJsonFile((dir / kSummaryFileName).string());
+  EXPECT_TRUE(summary.ok()) << summary.status();
+  return summary.value_or(Json());
+}
+
+const std::string kNotCot = SharedData("aidanbench/reference-runs/not_cot.json");
+
+TEST(ImportCommandTest, ReferenceRunScoresAsPublished) {
+  TempDir dir;
+  const std::filesystem::path out = dir.path() / "not_cot";  // created by the command
+  Outcome result = Invoke(RunImportCommand, {"aidanbench", kNotCot, "--out", out.string(), "--preset",
+                                          "reference-2025"});
+  ASSERT_EQ(result.code, 0) << result.err;
+  EXPECT_EQ(result.err, "");
+
+  const Json summary = Summary(out);
+  const Json& aidan = summary["aidanbench"];
+  const std::vector<std::tuple<std::string, int, int>> expected = {
+      {"anthropic/claude-3.5-sonnet", 421, 431},
+      {"google/gemini-flash-1.5-8b", 45, 55},
+      {"gpt-4-turbo", 224, 233},
+      {"meta-llama/llama-3.1-70b-instruct", 147, 157},
+      {"openai/gpt-4o-mini-2024-07-18", 275, 285},
+  };
+  ASSERT_EQ(aidan.size(), expected.size());
+  for (const auto& [model, valid, stored] : expected) {
+    SCOPED_TRACE(model);
+    ASSERT_TRUE(aidan.contains(model));
+    const Json& cell = aidan[model]["0.7"];
+    EXPECT_EQ(cell["valid_answers"], valid);
+    EXPECT_EQ(cell["stored_answers"], stored);
+    EXPECT_EQ(cell["preset"], "reference-2025");
+    EXPECT_EQ(cell["max_iterations"], 0);
+  }
+  EXPECT_EQ(Round6(aidan["anthropic/claude-3.5-sonnet"]["0.7"]["novelty_sum"]), 132.565426);
+  EXPECT_EQ(aidan["gpt-4-turbo"]["0.7"]["questions"], 9);
+
+  const Json& board = summary["leaderboard"]["aidanbench"];
+  ASSERT_EQ(board.size(), 5u);
+  EXPECT_EQ(board[0]["model"], "anthropic/claude-3.5-sonnet");
+  EXPECT_EQ(board[0]["best_temperature"], 0.7);
+  EXPECT_EQ(board[4]["model"], "google/gemini-flash-1.5-8b");
+  EXPECT_EQ(summary["questions"]["aidanbench"].size(), 49u);
+  EXPECT_FALSE(summary.contains("simulated"));
+  EXPECT_EQ(summary["calls"], Json::object());
+
+  // The terminal shows what leaderboard.txt holds.
+  absl::StatusOr<std::string> leaderboard = ReadFile((out / kLeaderboardFileName).string());
+  ASSERT_TRUE(leaderboard.ok());
+  EXPECT_EQ(result.out, *leaderboard);
+  EXPECT_THAT(result.out, HasSubstr("anthropic/claude-3.5-sonnet"));
+  EXPECT_THAT(result.out, HasSubstr("421 / 132.57"));
+}
+
+TEST(ImportCommandTest, ReportRebuildsTheSameSummary) {
+  TempDir dir;
+  const std::string out = dir.path().string();
+  ASSERT_EQ(Invoke(RunImportCommand, {"aidanbench", kNotCot, "--out", out}).code, 0);
+  absl::StatusOr<std::string> before = ReadFile((dir.path() / kSummaryFileName).string());
+  ASSERT_TRUE(before.ok());
+
+  Outcome report = Invoke(RunReportCommand, {out});
+  ASSERT_EQ(report.code, 0) << report.err;
+  EXPECT_EQ(*ReadFile((dir.path() / kSummaryFileName).string()), *before);
+  EXPECT_EQ(report.out, *ReadFile((dir.path() / kLeaderboardFileName).string()));
+
+  // Without the old summary only "calls" and "run" are lost.
+  std::filesystem::remove(dir.path() / kSummaryFileName);
+  report = Invoke(RunReportCommand, {out});
+  ASSERT_EQ(report.code, 0) << report.err;
+  EXPECT_THAT(report.err, HasSubstr("note:"));
+  Json old_summary = Json::parse(*before);
+  Json new_summary = Summary(dir.path());
+  EXPECT_EQ(new_summary["run"], Json::object());
+  for (Json* j : {&old_summary, &new_summary}) {
+    j->erase("calls");
+    j->erase("run");
+  }
+  EXPECT_EQ(DumpJsonPretty(new_summary), DumpJsonPretty(old_summary));
+}
+
+TEST(ImportCommandTest, TemperatureKeysAreShortestDecimalsWithAPoint) {
+  TempDir dir;
+  const std::string file = dir.Write("temps.json", R"({"models": {"m": {
+      "0.0": {"q": [{"answer_num": 1, "answer": "a", "embedding_dissimilarity_score": 1.0, "coherence_score": 80}]},
+      "0.70": {"q": [{"answer_num": 1, "answer": "a", "embedding_dissimilarity_score": 1.0, "coherence_score": 80}]},
+      "1": {"q": [{"answer_num": 1, "answer": "a", "embedding_dissimilarity_score": 1.0, "coherence_score": 80}]}}}})");
+  ASSERT_EQ(Invoke(RunImportCommand, {"aidanbench", file, "--out", (dir.path() / "out").string()}).code, 0);
+  const Json summary = Summary(dir.path() / "out");
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : summary["aidanbench"]["m"].items()) keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"0.0", "0.7", "1.0"}));
+  EXPECT_EQ(FormatTemperature(0.7), "0.7");
+  EXPECT_EQ(FormatTemperature(1.0), "1.0");
+  EXPECT_EQ(FormatTemperature(0.0), "0.0");
+}
+
+TEST(ImportCommandTest, MalformedFileIsAnErrorNamingThePath) {
+  TempDir dir;
+  const std::string file = dir.Write("bad.json", R"({"models": {"m": {"0.7": {"q": [{"answer_num": 1}]}}}})");
+  Outcome result = Invoke(RunImportCommand, {"aidanbench", file, "--out", (dir.path() / "out").string()});
+  EXPECT_EQ(result.code, 1);
+  EXPECT_THAT(result.err, HasSubstr("noveltygrid import: " + file));
+  EXPECT_THAT(result.err, HasSubstr(R"(models["m"]["0.7"]["q"][0].answer: missing)"));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "out" / kSummaryFileName));
+
+  result = Invoke(RunImportCommand, {"aidanbench", (dir.path() / "missing.json").string(), "--out",
+                                  (dir.path() / "out").string()});
+  EXPECT_EQ(result.code, 1);
+  EXPECT_THAT(result.err, HasSubstr("missing.json"));
+}
+
+TEST(ImportCommandTest, UsageErrors) {
+  EXPECT_EQ(Invoke(RunImportCommand, {}).code, 2);
+  EXPECT_EQ(Invoke(RunImportCommand, {"aidanbench", kNotCot}).code, 2);  // no --out
+  EXPECT_EQ(Invoke(RunImportCommand, {"aidanbench", "--out", "x"}).code, 2);
+  EXPECT_EQ(Invoke(RunImportCommand, {"csv", kNotCot, "--out", "x"}).code, 2);
+  EXPECT_EQ(Invoke(RunImportCommand, {"aidanbench", kNotCot, "--out", "x", "--bogus"}).code, 2);
+  Outcome preset = Invoke(RunImportCommand, {"aidanbench", kNotCot, "--out", "x", "--preset", "2023"});
+  EXPECT_EQ(preset.code, 2);
+  EXPECT_THAT(preset.err, HasSubstr("paper-2024"));  // lists the known presets
+
+  Outcome nb = Invoke(RunImportCommand, {"noveltybench", "scores.jsonl", "--out", "x"});
+  EXPECT_EQ(nb.code, 2);
+  EXPECT_EQ(nb.err, "noveltygrid import noveltybench: not supported yet (arrives with issue 6)\n");
+
+  Outcome help = Invoke(RunImportCommand, {"--help"});
+  EXPECT_EQ(help.code, 0);
+  EXPECT_THAT(help.out, HasSubstr("Usage: noveltygrid import aidanbench FILE.json --out DIR"));
+  EXPECT_THAT(help.out, HasSubstr("--preset"));
+  EXPECT_FALSE(std::filesystem::exists("x"));
+}
+
+TEST(ReportCommandTest, UsageAndMissingFolder) {
+  EXPECT_EQ(Invoke(RunReportCommand, {}).code, 2);
+  EXPECT_EQ(Invoke(RunReportCommand, {"a", "b"}).code, 2);
+  Outcome help = Invoke(RunReportCommand, {"--help"});
+  EXPECT_EQ(help.code, 0);
+  EXPECT_THAT(help.out, HasSubstr("Usage: noveltygrid report DIR"));
+  TempDir dir;
+  Outcome missing = Invoke(RunReportCommand, {dir.path().string()});
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_THAT(missing.err, HasSubstr("noveltygrid report: "));
+  EXPECT_THAT(missing.err, HasSubstr("has no answers.jsonl"));
+}
+
+}  // namespace
+}  // namespace noveltygrid::cli

@@ -1,0 +1,254 @@
+#include "coordinator/report/results_writer.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "common/json_util.h"
+#include "coordinator/report/results_reader.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/common/test_files.h"
+#include "tests/coordinator/aidan_test_units.h"
+
+namespace noveltygrid {
+namespace {
+
+using ::testing::HasSubstr;
+using testing_files::TempDir;
+using testing_units::MakeUnit;
+using testing_units::Preset;
+using testing_units::SweepUnits;
+
+std::string Slurp(const std::filesystem::path& path) {
+  absl::StatusOr<std::string> text = ReadFile(path.string());
+  EXPECT_TRUE(text.ok()) << text.status();
+  return text.value_or("");
+}
+
+Json SummaryOf(const std::filesystem::path& dir) {
+  absl::StatusOr<Json> json = ReadJsonFile((dir / kSummaryFileName).string());
+  EXPECT_TRUE(json.ok()) << json.status();
+  return json.value_or(Json());
+}
+
+std::vector<std::string> Keys(const Json& object) {
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : object.items()) keys.push_back(key);
+  return keys;
+}
+
+AidanSnapshot SweepSnapshot(std::vector<AidanUnitResult> units) {
+  AidanReducer reducer(Preset("reference-2025"), {"sim:explorer", "sim:collapse"}, {0.0, 0.7, 1.0});
+  for (AidanUnitResult& u : units) reducer.Add(std::move(u), {{"generate:sim:explorer", {.requests = 1}}});
+  reducer.SetRunInfo(Json{{"seconds", 1.5}});
+  return reducer.Snapshot();
+}
+
+ResultsOptions Simulated() {
+  ResultsOptions options;
+  options.simulated_models = SimulatedModelIds({"sim:explorer", "sim:collapse"}, {"sim:judge", "lexical"});
+  return options;
+}
+
+TEST(ResultsWriterTest, FilesAreByteIdenticalWhateverTheArrivalOrder) {
+  std::vector<AidanUnitResult> units = SweepUnits();
+  TempDir first, second;
+  ASSERT_TRUE(WriteResultsFolder(first.path().string(), SweepSnapshot(units), Simulated()).ok());
+  std::reverse(units.begin(), units.end());
+  std::rotate(units.begin(), units.begin() + 7, units.end());
+  ASSERT_TRUE(WriteResultsFolder(second.path().string(), SweepSnapshot(units), Simulated()).ok());
+  for (const char* file : {kAnswersFileName, kSummaryFileName, kLeaderboardFileName}) {
+    EXPECT_FALSE(Slurp(first.path() / file).empty()) << file;
+    EXPECT_EQ(Slurp(first.path() / file), Slurp(second.path() / file)) << file;
+  }
+}
+
+TEST(ResultsWriterTest, AnswerLinesFollowTheContract) {
+  AidanUnitResult unit = MakeUnit("m", 0.7, 0, {{80, 1.0}, {15, 0.4}}, kStopError);
+  unit.answers[1].llm_novelty = 0.3;
+  unit.answers[1].error = "judge reply unparseable";
+  AidanReducer reducer(Preset("reference-2025"), {"m"}, {0.7});
+  reducer.Add(std::move(unit));
+  const std::string text = AidanAnswersJsonl(reducer.Snapshot());
+  std::vector<Json> lines;
+  for (size_t start = 0, end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {
+    lines.push_back(Json::parse(text.substr(start, end - start)));
+  }
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(Keys(lines[0]),
+            (std::vector<std::string>{"benchmark", "model", "temperature", "question_id", "question",
+                                      "answer_num", "answer", "coherence", "novelty", "valid", "mmr",
+                                      "unit_id"}));
+  EXPECT_EQ(Keys(lines[1]),
+            (std::vector<std::string>{"benchmark", "model", "temperature", "question_id", "question",
+                                      "answer_num", "answer", "coherence", "novelty", "valid",
+                                      "llm_novelty", "mmr", "unit_id", "error"}));
+  EXPECT_EQ(lines[0]["benchmark"], "aidanbench");
+  EXPECT_TRUE(lines[0]["temperature"].is_number());
+  EXPECT_THAT(text, HasSubstr("\"temperature\":0.7,"));
+  EXPECT_EQ(lines[0]["mmr"], 0.4);
+  EXPECT_EQ(lines[1]["valid"], false);  // an answer with an error is never counted
+  EXPECT_EQ(lines[1]["error"], "judge reply unparseable");
+}
+
+TEST(ResultsWriterTest, SummaryLayout) {
+  TempDir dir;
+  ASSERT_TRUE(WriteResultsFolder(dir.path().string(), SweepSnapshot(SweepUnits()), Simulated()).ok());
+  const Json summary = SummaryOf(dir.path());
+  EXPECT_EQ(Keys(summary), (std::vector<std::string>{"simulated", "notice", "simulated_models", "aidanbench",
+                                                     "leaderboard", "questions", "calls", "run"}));
+  EXPECT_EQ(summary["notice"], kSimulatedNotice);
+  EXPECT_EQ(Keys(summary["aidanbench"]), (std::vector<std::string>{"sim:explorer", "sim:collapse"}));
+  EXPECT_EQ(Keys(summary["aidanbench"]["sim:explorer"]), (std::vector<std::string>{"0.0", "0.7", "1.0"}));
+  const Json& cell = summary["aidanbench"]["sim:explorer"]["0.7"];
+  EXPECT_EQ(Keys(cell), (std::vector<std::string>{"valid_answers", "novelty_sum", "coherence_sum",
+                                                  "stored_answers", "questions", "mmr_sum", "errors",
+                                                  "max_iterations", "preset"}));
+  EXPECT_EQ(cell["questions"], 3);
+  EXPECT_EQ(cell["preset"], "reference-2025");
+  EXPECT_EQ(summary["leaderboard"]["aidanbench"].size(), 2u);
+  EXPECT_EQ(Keys(summary["leaderboard"]["aidanbench"][0]),
+            (std::vector<std::string>{"model", "best_temperature", "valid_answers", "novelty_sum"}));
+  EXPECT_EQ(summary["questions"]["aidanbench"].size(), 18u);
+  EXPECT_EQ(summary["calls"]["generate:sim:explorer"]["requests"], 18);
+  EXPECT_EQ(summary["run"]["seconds"], 1.5);
+  EXPECT_THAT(Slurp(dir.path() / kLeaderboardFileName), HasSubstr("SIMULATED MODELS"));
+}
+
+TEST(ResultsWriterTest, RealModelsAreNotMarkedSimulated) {
+  EXPECT_TRUE(SimulatedModelIds({"openai/gpt-4o"}, {"openai/o1-mini", "text-embedding-3-large"}).empty());
+  EXPECT_EQ(SimulatedModelIds({"openai/gpt-4o", "sim:steady"}, {"openai/o1-mini"}),
+            std::vector<std::string>{"sim:steady"});
+  EXPECT_EQ(SimulatedModelIds({"openai/gpt-4o"}, {"openai/o1-mini", "lexical"}),
+            std::vector<std::string>{"openai/gpt-4o"});
+
+  AidanReducer reducer(Preset("reference-2025"), {"openai/gpt-4o"}, {0.7});
+  reducer.Add(MakeUnit("openai/gpt-4o", 0.7, 0, {{80, 1.0}}));
+  const Json summary = SummaryJson(reducer.Snapshot(), ResultsOptions{});
+  EXPECT_FALSE(summary.contains("simulated"));
+  EXPECT_FALSE(summary.contains("notice"));
+  EXPECT_EQ(Keys(summary).front(), "aidanbench");
+}
+
+// A folder as a run leaves it: a failed unit with no answer, a judge error, an iteration cap.
+AidanSnapshot RunLikeSnapshot() {
+  AidanReducer reducer(Preset("reference-2025"), {"sim:explorer", "openai/gpt-4o"}, {0.7, 1.0});
+  std::vector<AidanUnitResult> units = SweepUnits();
+  for (AidanUnitResult& u : units) {
+    if (u.unit.model == "sim:collapse") u.unit.model = "openai/gpt-4o";
+    if (u.unit.temperature == 0.0) continue;
+    u.unit.id = u.unit.model + "/" + FormatTemperature(u.unit.temperature) + "/" + u.unit.item_id;
+    u.max_iterations = 50;
+    reducer.Add(std::move(u), {{"judge:sim:judge", {.requests = 2, .retries = 1}}});
+  }
+  AidanUnitResult failed = MakeUnit("openai/gpt-4o", 1.0, 100, {}, kStopError);
+  failed.error = "generation by openai/gpt-4o failed: 503 after 3 attempts";
+  failed.max_iterations = 50;
+  reducer.Add(std::move(failed));
+  AidanUnitResult capped = MakeUnit("sim:explorer", 0.7, 101, {{80, 1.0}, {81, 0.9}}, kStopIterationCap);
+  capped.max_iterations = 50;
+  reducer.Add(std::move(capped));
+  reducer.SetRunInfo(Json{{"seconds", 12.25}, {"units", 14}});
+  return reducer.Snapshot();
+}
+
+TEST(ResultsReaderTest, ReadsAnswersBackGroupedByUnit) {
+  TempDir dir;
+  const AidanSnapshot snap = RunLikeSnapshot();
+  ASSERT_TRUE(WriteResultsFolder(dir.path().string(), snap, ResultsOptions{}).ok());
+  absl::StatusOr<std::vector<AidanUnitResult>> units =
+      ReadAidanAnswersFile((dir.path() / kAnswersFileName).string());
+  ASSERT_TRUE(units.ok()) << units.status();
+  ASSERT_EQ(units->size(), snap.units.size() - 1);  // the failed unit stored no answer
+  size_t i = 0;
+  for (const AidanUnitResult& written : snap.units) {
+    if (written.answers.empty()) continue;
+    const AidanUnitResult& read = (*units)[i];
+    EXPECT_EQ(read.unit.index, static_cast<int>(i));
+    EXPECT_EQ(read.unit.id, written.unit.id);
+    EXPECT_EQ(read.unit.model, written.unit.model);
+    EXPECT_EQ(read.unit.temperature, written.unit.temperature);
+    EXPECT_EQ(read.unit.item_id, written.unit.item_id);
+    EXPECT_EQ(read.unit.item_text, written.unit.item_text);
+    ASSERT_EQ(read.answers.size(), written.answers.size());
+    for (size_t a = 0; a < read.answers.size(); ++a) {
+      EXPECT_EQ(read.answers[a].novelty, written.answers[a].novelty);  // exact round trip
+      EXPECT_EQ(read.answers[a].coherence, written.answers[a].coherence);
+      EXPECT_EQ(read.answers[a].valid, written.answers[a].valid);
+    }
+    ++i;
+  }
+}
+
+TEST(ResultsReaderTest, RebuildWithTheOldSummaryIsByteIdentical) {
+  TempDir dir;
+  ASSERT_TRUE(WriteResultsFolder(dir.path().string(), RunLikeSnapshot(), Simulated()).ok());
+  const std::string summary = Slurp(dir.path() / kSummaryFileName);
+  const std::string leaderboard = Slurp(dir.path() / kLeaderboardFileName);
+  const std::string answers = Slurp(dir.path() / kAnswersFileName);
+  std::filesystem::remove(dir.path() / kLeaderboardFileName);
+
+  absl::StatusOr<RebuildOutcome> rebuilt = RebuildResultsFolder(dir.path().string(), std::nullopt);
+  ASSERT_TRUE(rebuilt.ok()) << rebuilt.status();
+  EXPECT_TRUE(rebuilt->notes.empty()) << rebuilt->notes[0];
+  EXPECT_EQ(Slurp(dir.path() / kSummaryFileName), summary);
+  EXPECT_EQ(Slurp(dir.path() / kLeaderboardFileName), leaderboard);
+  EXPECT_EQ(Slurp(dir.path() / kAnswersFileName), answers);
+  EXPECT_EQ(rebuilt->leaderboard, leaderboard);
+}
+
+TEST(ResultsReaderTest, RebuildWithoutASummaryMatchesApartFromCallsAndRun) {
+  TempDir dir;
+  AidanReducer reducer(Preset("reference-2025"), {"sim:explorer", "openai/gpt-4o"}, {0.7, 1.0});
+  for (AidanUnitResult& u : SweepUnits()) {
+    if (u.unit.temperature == 0.0) continue;
+    reducer.Add(std::move(u), {{"judge:sim:judge", {.requests = 2}}});
+  }
+  reducer.SetRunInfo(Json{{"seconds", 3.0}});
+  ASSERT_TRUE(WriteResultsFolder(dir.path().string(), reducer.Snapshot(), Simulated()).ok());
+  Json before = SummaryOf(dir.path());
+  std::filesystem::remove(dir.path() / kSummaryFileName);
+
+  absl::StatusOr<RebuildOutcome> rebuilt = RebuildResultsFolder(dir.path().string(), std::nullopt);
+  ASSERT_TRUE(rebuilt.ok()) << rebuilt.status();
+  EXPECT_FALSE(rebuilt->notes.empty());  // says what it had to assume
+  Json after = SummaryOf(dir.path());
+  EXPECT_EQ(after["calls"], Json::object());
+  EXPECT_EQ(after["run"], Json::object());
+  for (Json* j : {&before, &after}) {
+    j->erase("calls");
+    j->erase("run");
+  }
+  EXPECT_EQ(DumpJsonPretty(after), DumpJsonPretty(before));
+}
+
+TEST(ResultsReaderTest, RebuildWithAnotherPresetRescoresAndRewritesAnswers) {
+  TempDir dir;
+  AidanReducer reducer(Preset("reference-2025"), {"m"}, {0.7});
+  reducer.Add(MakeUnit("m", 0.7, 0, {{9, 1.0}, {9, 0.5}, {2, 0.5}}, kStopIncoherent));
+  ASSERT_TRUE(WriteResultsFolder(dir.path().string(), reducer.Snapshot(), ResultsOptions{}).ok());
+  EXPECT_EQ(SummaryOf(dir.path())["aidanbench"]["m"]["0.7"]["valid_answers"], 0);
+
+  absl::StatusOr<RebuildOutcome> rebuilt = RebuildResultsFolder(dir.path().string(), Preset("paper-2024"));
+  ASSERT_TRUE(rebuilt.ok()) << rebuilt.status();
+  const Json summary = SummaryOf(dir.path());
+  EXPECT_EQ(summary["aidanbench"]["m"]["0.7"]["valid_answers"], 2);
+  EXPECT_EQ(summary["aidanbench"]["m"]["0.7"]["preset"], "paper-2024");
+  EXPECT_THAT(Slurp(dir.path() / kAnswersFileName), HasSubstr("\"valid\":true"));
+}
+
+TEST(ResultsReaderTest, MalformedAnswersFileNamesTheLine) {
+  TempDir dir;
+  dir.Write(kAnswersFileName, "\n{\"benchmark\":\"aidanbench\",\"model\":\"m\"}\n");
+  absl::StatusOr<RebuildOutcome> rebuilt = RebuildResultsFolder(dir.path().string(), std::nullopt);
+  ASSERT_FALSE(rebuilt.ok());
+  EXPECT_THAT(rebuilt.status().message(), HasSubstr("answers.jsonl:2: "));
+
+  TempDir empty;
+  rebuilt = RebuildResultsFolder(empty.path().string(), std::nullopt);
+  ASSERT_FALSE(rebuilt.ok());
+  EXPECT_THAT(rebuilt.status().message(), HasSubstr("has no answers.jsonl"));
+}
+
+}  // namespace
+}  // namespace noveltygrid

@@ -1,0 +1,309 @@
+#include "worker/engines/aidanbench_engine.h"
+
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "common/aidan_scoring.h"
+#include "common/text.h"
+
+namespace noveltygrid {
+
+std::string ExtractAnswer(const std::string& reply) {
+  const std::string clean = SanitizeUtf8(reply);
+  std::optional<std::string> tagged = ExtractLastTag(clean, "answer");
+  if (tagged.has_value()) return *tagged;
+  return std::string(StripWhitespace(clean));
+}
+
+namespace {
+
+std::optional<int> ParseTaggedScore(const std::string& reply, const char* tag, int low, int high) {
+  std::optional<std::string> body = ExtractLastTag(reply, tag);
+  if (!body.has_value()) return std::nullopt;
+  std::optional<long long> value = ParsePythonInt(*body);
+  if (!value.has_value() || *value < low || *value > high) return std::nullopt;
+  return static_cast<int>(*value);
+}
+
+double Cosine(const Embedding& a, const Embedding& b) {
+  if (a.size() != b.size()) return 0.0;
+  double dot = 0, na = 0, nb = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    dot += static_cast<double>(a[i]) * b[i];
+    na += static_cast<double>(a[i]) * a[i];
+    nb += static_cast<double>(b[i]) * b[i];
+  }
+  if (na == 0 || nb == 0) return 0.0;
+  return dot / (std::sqrt(na) * std::sqrt(nb));
+}
+
+// One unit's loop. Owns itself through shared_ptr captures in the pending callbacks. Iterations are
+// sequential; inside one, the judge, embed and similarity calls run concurrently and `mu_` guards
+// their bookkeeping (calls_ and the outstanding count). The last call to finish completes the
+// iteration outside the lock, so observers never run under it.
+class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
+ public:
+  AidanLoop(const AidanEngineOptions& options, const AidanModels& models, UnitSpec unit,
+            AidanCheckpoint checkpoint, AidanAnswerObserver on_answer, AidanDoneCallback on_done)
+      : options_(options),
+        models_(models),
+        on_answer_(std::move(on_answer)),
+        on_done_(std::move(on_done)),
+        embeddings_(std::move(checkpoint.embeddings)) {
+    result_.unit = std::move(unit);
+    result_.answers = std::move(checkpoint.answers);
+    result_.max_iterations = options.max_iterations;
+  }
+
+  void Start() {
+    if (!result_.answers.empty()) {
+      if (result_.answers.size() != embeddings_.size()) {
+        return Finish(kStopError, "checkpoint holds a different number of answers and embeddings");
+      }
+      if (AidanShouldStop(options_.preset, result_.answers.back())) return FinishAfterLastAnswer();
+    }
+    NextIteration();
+  }
+
+ private:
+  // State of the iteration in flight: filled by the concurrent judge / embed / similarity calls.
+  struct Pending {
+    AidanAnswer answer;
+    Embedding embedding;
+    std::vector<std::optional<int>> similarity;  // per earlier answer, 0-100
+    int outstanding = 0;
+    std::string error;
+  };
+
+  std::string Key(const char* role, const std::string& model) const { return absl::StrCat(role, ":", model); }
+
+  void NextIteration() {
+    if (options_.max_iterations > 0 &&
+        static_cast<int>(result_.answers.size()) >= options_.max_iterations) {
+      return Finish(kStopIterationCap, "");
+    }
+    std::vector<std::string> previous;
+    previous.reserve(result_.answers.size());
+    for (const AidanAnswer& a : result_.answers) previous.push_back(a.answer);
+
+    ChatRequest request;
+    request.messages.push_back(
+        {"user", options_.templates->GenerationPrompt(result_.unit.item_text, previous)});
+    request.temperature = result_.unit.temperature;
+    request.max_tokens = options_.max_tokens;
+    request.seed = options_.seed;
+    const std::string key = Key("generate", models_.generator->id());
+    calls_[key].requests++;
+    models_.generator->Complete(
+        std::move(request), [self = shared_from_this(), key](absl::StatusOr<ChatReply> reply) {
+          self->OnGenerated(key, std::move(reply));
+        });
+  }
+
+  void OnGenerated(const std::string& key, absl::StatusOr<ChatReply> reply) {
+    if (!reply.ok() || reply->choices.empty()) {
+      calls_[key].errors++;
+      return Finish(kStopError, absl::StrCat("generation by ", models_.generator->id(), " failed: ",
+                                             reply.ok() ? "no choices in the reply" : reply.status().ToString()));
+    }
+    calls_[key].prompt_tokens += reply->prompt_tokens;
+    calls_[key].completion_tokens += reply->completion_tokens;
+
+    auto pending = std::make_shared<Pending>();
+    pending->answer.answer_num = static_cast<int>(result_.answers.size()) + 1;
+    pending->answer.answer = ExtractAnswer(reply->choices.front());
+    if (pending->answer.answer.empty()) {
+      // Nothing to judge or embed: an empty answer is incoherent by definition and ends the loop.
+      pending->answer.coherence = 0;
+      pending->answer.novelty = 0;
+      return Record(std::move(pending->answer), Embedding());
+    }
+
+    const size_t earlier = result_.answers.size();
+    pending->outstanding = 2 + (options_.llm_novelty ? static_cast<int>(earlier) : 0);
+    if (options_.llm_novelty) pending->similarity.resize(earlier);
+    // Hold the lock while fanning out so that the call counters stay consistent with the callbacks.
+    absl::MutexLock lock(&mu_);
+    Judge(pending, 0);
+    Embed(pending);
+    for (size_t i = 0; options_.llm_novelty && i < earlier; ++i) CompareWithEarlier(pending, i, 0);
+  }
+
+  void Judge(std::shared_ptr<Pending> pending, int attempt) {
+    ChatRequest request;
+    request.messages.push_back({"user", options_.templates->CoherencePrompt(
+                                            result_.unit.item_text, pending->answer.answer,
+                                            options_.preset.judge_scale_max)});
+    request.temperature = 0;
+    request.max_tokens = 1000;
+    request.seed = options_.seed;
+    const std::string key = Key("judge", models_.judge->id());
+    {
+      CallCounters& c = calls_[key];
+      c.requests++;
+      if (attempt > 0) c.retries++;
+    }
+    models_.judge->Complete(std::move(request), [self = shared_from_this(), pending, attempt,
+                                                 key](absl::StatusOr<ChatReply> reply) mutable {
+      std::optional<int> score;
+      std::string why;
+      absl::ReleasableMutexLock lock(&self->mu_);
+      if (!reply.ok() || reply->choices.empty()) {
+        why = reply.ok() ? "the reply had no choices" : reply.status().ToString();
+      } else {
+        self->calls_[key].prompt_tokens += reply->prompt_tokens;
+        self->calls_[key].completion_tokens += reply->completion_tokens;
+        score = ParseCoherenceScore(reply->choices.front(), self->options_.preset.judge_scale_max);
+        if (!score.has_value()) {
+          why = absl::StrCat("no integer 0-", self->options_.preset.judge_scale_max,
+                             " in <coherence_score> tags in the reply: \"",
+                             SanitizeUtf8(reply->choices.front().substr(0, 200)), "\"");
+        }
+      }
+      if (score.has_value()) {
+        pending->answer.coherence = *score;
+      } else if (attempt < self->options_.judge_retries) {
+        self->Judge(std::move(pending), attempt + 1);
+        return;  // still outstanding
+      } else {
+        self->calls_[key].errors++;
+        pending->error = absl::StrCat("coherence judge ", self->models_.judge->id(), " failed after ",
+                                      attempt + 1, " attempts: ", why);
+      }
+      const bool last = self->Arrived(*pending);
+      lock.Release();
+      if (last) self->Complete(std::move(pending));
+    });
+  }
+
+  void Embed(std::shared_ptr<Pending> pending) {
+    const std::string key = Key("embed", models_.embedder->id());
+    calls_[key].requests++;
+    models_.embedder->Embed({pending->answer.answer}, [self = shared_from_this(), pending,
+                                                       key](absl::StatusOr<std::vector<Embedding>> vectors) mutable {
+      absl::ReleasableMutexLock lock(&self->mu_);
+      if (!vectors.ok() || vectors->size() != 1) {
+        self->calls_[key].errors++;
+        pending->error = absl::StrCat("embedding by ", self->models_.embedder->id(), " failed: ",
+                                      vectors.ok() ? "wrong number of vectors" : vectors.status().ToString());
+      } else {
+        pending->embedding = std::move(vectors->front());
+      }
+      const bool last = self->Arrived(*pending);
+      lock.Release();
+      if (last) self->Complete(std::move(pending));
+    });
+  }
+
+  void CompareWithEarlier(std::shared_ptr<Pending> pending, size_t index, int attempt) {
+    ChatRequest request;
+    request.messages.push_back({"user", options_.templates->SimilarityPrompt(
+                                            result_.unit.item_text, result_.answers[index].answer,
+                                            pending->answer.answer)});
+    request.temperature = 0;
+    request.max_tokens = 1000;
+    request.seed = options_.seed;
+    const std::string key = Key("judge", models_.judge->id());
+    calls_[key].requests++;
+    if (attempt > 0) calls_[key].retries++;
+    models_.judge->Complete(std::move(request), [self = shared_from_this(), pending, index, attempt,
+                                                 key](absl::StatusOr<ChatReply> reply) mutable {
+      absl::ReleasableMutexLock lock(&self->mu_);
+      std::optional<int> score;
+      if (reply.ok() && !reply->choices.empty()) {
+        score = ParseTaggedScore(reply->choices.front(), "similarity_score", 0, 100);
+      }
+      if (score.has_value()) {
+        pending->similarity[index] = score;
+      } else if (attempt < self->options_.judge_retries) {
+        self->CompareWithEarlier(std::move(pending), index, attempt + 1);
+        return;
+      } else {
+        self->calls_[key].errors++;
+        pending->error = absl::StrCat("similarity judge ", self->models_.judge->id(),
+                                      " gave no parseable <similarity_score> for answer ", index + 1,
+                                      " after ", attempt + 1, " attempts");
+      }
+      const bool last = self->Arrived(*pending);
+      lock.Release();
+      if (last) self->Complete(std::move(pending));
+    });
+  }
+
+  // Counts one finished call of the iteration; true for the last one. Called with mu_ held.
+  bool Arrived(Pending& pending) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return --pending.outstanding == 0; }
+
+  // All of the iteration's calls are done; runs outside mu_ on the thread of the last one.
+  void Complete(std::shared_ptr<Pending> pending) {
+    if (!pending->error.empty()) {
+      pending->answer.error = pending->error;
+    } else {
+      pending->answer.novelty = AidanNovelty(pending->embedding, embeddings_);
+      if (options_.llm_novelty) {
+        int max_similarity = 0;
+        for (const std::optional<int>& s : pending->similarity) max_similarity = std::max(max_similarity, *s);
+        pending->answer.llm_novelty = pending->similarity.empty() ? 1.0 : 1.0 - max_similarity / 100.0;
+      }
+    }
+    Record(std::move(pending->answer), std::move(pending->embedding));
+  }
+
+  void Record(AidanAnswer answer, Embedding embedding) {
+    result_.answers.push_back(std::move(answer));
+    embeddings_.push_back(std::move(embedding));
+    MarkValidAnswers(options_.preset, result_.answers);
+    if (on_answer_) on_answer_(AidanStep{result_.answers.back(), embeddings_.back(), calls_});
+    if (AidanShouldStop(options_.preset, result_.answers.back())) return FinishAfterLastAnswer();
+    NextIteration();
+  }
+
+  void FinishAfterLastAnswer() {
+    const AidanAnswer& last = result_.answers.back();
+    if (!last.error.empty()) return Finish(kStopError, last.error);
+    if (last.coherence <= options_.preset.stop_coherence_at_most) return Finish(kStopIncoherent, "");
+    return Finish(kStopRepetitive, "");
+  }
+
+  void Finish(const char* reason, std::string error) {
+    result_.stop_reason = reason;
+    result_.error = std::move(error);
+    MarkValidAnswers(options_.preset, result_.answers);
+    std::move(on_done_)(std::move(result_), std::move(calls_));
+  }
+
+  const AidanEngineOptions options_;
+  const AidanModels models_;
+  AidanAnswerObserver on_answer_;
+  AidanDoneCallback on_done_;
+
+  absl::Mutex mu_;  // guards the join of an iteration's concurrent calls and calls_ during it
+  AidanUnitResult result_;
+  std::vector<Embedding> embeddings_;  // one per answer in result_.answers
+  CallStats calls_;
+};
+
+}  // namespace
+
+std::optional<int> ParseCoherenceScore(const std::string& reply, int scale_max) {
+  return ParseTaggedScore(reply, "coherence_score", 0, scale_max);
+}
+
+double AidanNovelty(const Embedding& candidate, const std::vector<Embedding>& earlier) {
+  if (earlier.empty()) return 1.0;
+  double max_similarity = -1.0;
+  for (const Embedding& e : earlier) max_similarity = std::max(max_similarity, Cosine(candidate, e));
+  return 1.0 - max_similarity;
+}
+
+void RunAidanLoop(const AidanEngineOptions& options, const AidanModels& models, UnitSpec unit,
+                  AidanCheckpoint checkpoint, AidanAnswerObserver on_answer, AidanDoneCallback on_done) {
+  auto loop = std::make_shared<AidanLoop>(options, models, std::move(unit), std::move(checkpoint),
+                                          std::move(on_answer), std::move(on_done));
+  loop->Start();
+}
+
+}  // namespace noveltygrid

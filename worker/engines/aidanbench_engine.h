@@ -1,0 +1,74 @@
+// The AidanBench loop for one unit (model, temperature, question), as ../shared/REFERENCE.md runs it.
+//
+// Each iteration: build the generation prompt from the question and every earlier answer; generate;
+// extract the LAST <answer> tag (else the whole reply); then judge coherence and embed the answer
+// concurrently (plus, optionally, the LLM similarity judge against each earlier answer); novelty is
+// 1 - max cosine to the earlier answers (1.0 for the first). The loop stops at the first answer the
+// preset rejects, after storing it, or at the optional iteration cap, or at a recorded error (a judge
+// reply that still does not parse after the retries, or a failed model call) -- never silently.
+//
+// The engine is pure logic over the model interfaces: given the same unit, checkpoint and replies it
+// produces the same records. It never blocks: it advances in model callbacks. Run() returns at once;
+// `on_answer` fires after each completed iteration (for checkpoints and streaming) and `on_done` once,
+// both on the models' executor threads, never concurrently for one unit.
+#ifndef NOVELTYGRID_WORKER_ENGINES_AIDANBENCH_ENGINE_H_
+#define NOVELTYGRID_WORKER_ENGINES_AIDANBENCH_ENGINE_H_
+
+#include <functional>
+#include <vector>
+
+#include "absl/functional/any_invocable.h"
+#include "common/config.h"
+#include "common/records.h"
+#include "worker/models/model.h"
+
+namespace noveltygrid {
+
+struct AidanEngineOptions {
+  AidanPreset preset;
+  const PromptTemplates* templates = nullptr;  // not owned; outlives every loop
+  int max_iterations = 0;                      // 0 = no cap
+  int max_tokens = 4000;
+  int judge_retries = 2;
+  bool llm_novelty = false;
+  uint64_t seed = 0;
+};
+
+struct AidanModels {
+  ChatModel* generator = nullptr;  // not owned
+  ChatModel* judge = nullptr;
+  Embedder* embedder = nullptr;
+};
+
+// Where a resumed unit starts: the answers of completed iterations and their embeddings.
+struct AidanCheckpoint {
+  std::vector<AidanAnswer> answers;
+  std::vector<Embedding> embeddings;
+};
+
+struct AidanStep {
+  const AidanAnswer& answer;
+  const Embedding& embedding;
+  const CallStats& calls;  // cumulative for this run of the unit
+};
+
+using AidanAnswerObserver = std::function<void(const AidanStep&)>;
+using AidanDoneCallback = absl::AnyInvocable<void(AidanUnitResult, CallStats) &&>;
+
+// Starts the loop for `unit`; returns at once.
+void RunAidanLoop(const AidanEngineOptions& options, const AidanModels& models, UnitSpec unit,
+                  AidanCheckpoint checkpoint, AidanAnswerObserver on_answer, AidanDoneCallback on_done);
+
+// 1 - max cosine(candidate, earlier); 1.0 when `earlier` is empty. A zero vector has cosine 0.
+double AidanNovelty(const Embedding& candidate, const std::vector<Embedding>& earlier);
+
+// The answer inside the LAST <answer> tag, else the whole (stripped) reply; always valid UTF-8.
+std::string ExtractAnswer(const std::string& reply);
+
+// The judge's integer score: LAST <coherence_score> tag, Python int() semantics, within [0, scale_max]
+// (1-10 judges may also say 0). nullopt when the reply does not parse.
+std::optional<int> ParseCoherenceScore(const std::string& reply, int scale_max);
+
+}  // namespace noveltygrid
+
+#endif  // NOVELTYGRID_WORKER_ENGINES_AIDANBENCH_ENGINE_H_

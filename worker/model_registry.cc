@@ -1,0 +1,27 @@
+#include "worker/model_registry.h"
+
+namespace noveltygrid {
+
+absl::StatusOr<ChatModel*> ModelRegistry::Chat(const std::string& id) {
+  absl::MutexLock lock(&mu_);
+  auto it = chat_.find(id);
+  if (it != chat_.end()) return it->second.get();
+  absl::StatusOr<std::unique_ptr<ChatModel>> model = MakeChatModel(id, context_);
+  if (!model.ok()) return model.status();
+  ChatModel* raw = model->get();
+  chat_.emplace(id, std::move(*model));
+  return raw;
+}
+
+absl::StatusOr<Embedder*> ModelRegistry::Embedding(const std::string& id) {
+  absl::MutexLock lock(&mu_);
+  auto it = embedders_.find(id);
+  if (it != embedders_.end()) return it->second.get();
+  absl::StatusOr<std::unique_ptr<Embedder>> model = MakeEmbedder(id, context_);
+  if (!model.ok()) return model.status();
+  Embedder* raw = model->get();
+  embedders_.emplace(id, std::move(*model));
+  return raw;
+}
+
+}  // namespace noveltygrid

@@ -1,0 +1,34 @@
+// ModelRegistry: the worker's models by id, built on first use and shared by every loop.
+//
+// Thread-safe. Models live as long as the registry; pointers it hands out stay valid until then.
+#ifndef NOVELTYGRID_WORKER_MODEL_REGISTRY_H_
+#define NOVELTYGRID_WORKER_MODEL_REGISTRY_H_
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "worker/models/model.h"
+#include "worker/models/model_factory.h"
+
+namespace noveltygrid {
+
+class ModelRegistry {
+ public:
+  explicit ModelRegistry(ModelContext context) : context_(context) {}
+
+  absl::StatusOr<ChatModel*> Chat(const std::string& id);
+  absl::StatusOr<Embedder*> Embedding(const std::string& id);
+
+ private:
+  const ModelContext context_;
+  absl::Mutex mu_;
+  std::map<std::string, std::unique_ptr<ChatModel>> chat_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::unique_ptr<Embedder>> embedders_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace noveltygrid
+
+#endif  // NOVELTYGRID_WORKER_MODEL_REGISTRY_H_
