@@ -3,9 +3,11 @@
 #include <string>
 #include <vector>
 
+#include "cli/cluster_commands.h"
 #include "cli/import_command.h"
 #include "cli/report_command.h"
 #include "cli/run_command.h"
+#include "cli/signals.h"
 
 namespace {
 
@@ -18,10 +20,14 @@ constexpr char kUsage[] =
     "  run CONFIG.yaml --out DIR      run a whole sweep in this process\n"
     "  import aidanbench FILE --out DIR\n"
     "                                 score a results file in the AidanBench reference layout\n"
+    "  coordinator --config CONFIG.yaml --listen HOST:PORT --out DIR\n"
+    "                                 serve a sweep's units to workers over gRPC\n"
+    "  worker --coordinator HOST:PORT lease and run units\n"
+    "  status --coordinator HOST:PORT units done / leased / pending per model, workers alive\n"
     "  report DIR                     rebuild summary.json and the leaderboard from a results folder\n"
     "\n"
-    "Not available yet (planned): coordinator, worker, status (issue 3), serve-sim (issue 5),\n"
-    "repartition and NoveltyBench import (issue 6).\n"
+    "Not available yet (planned): serve-sim and HTTP models (issue 5), repartition and NoveltyBench\n"
+    "(issue 6), --redis (issue 4).\n"
     "\n"
     "Run `noveltygrid COMMAND --help` for the flags of a command.\n";
 
@@ -34,12 +40,18 @@ int main(int argc, char** argv) {
     return args.empty() ? 2 : 0;
   }
   const std::string command = args[0];
+  if (command == "run" || command == "coordinator" || command == "worker") {
+    // Before any thread starts (gRPC's included): these handle SIGTERM/SIGINT in one thread, to drain.
+    noveltygrid::cli::BlockTerminationSignals();
+  }
   args.erase(args.begin());
   if (command == "run") return noveltygrid::cli::RunRunCommand(args);
   if (command == "import") return noveltygrid::cli::RunImportCommand(args);
   if (command == "report") return noveltygrid::cli::RunReportCommand(args);
-  if (command == "coordinator" || command == "worker" || command == "status" || command == "serve-sim" ||
-      command == "repartition") {
+  if (command == "coordinator") return noveltygrid::cli::RunCoordinatorCommand(args);
+  if (command == "worker") return noveltygrid::cli::RunWorkerCommand(args);
+  if (command == "status") return noveltygrid::cli::RunStatusCommand(args);
+  if (command == "serve-sim" || command == "repartition") {
     std::fprintf(stderr, "noveltygrid %s: not available in this build yet; see `noveltygrid --help`\n",
                  command.c_str());
     return 2;

@@ -1,25 +1,20 @@
-// `noveltygrid run`: plan the sweep, execute every unit with a bounded number of loops in flight,
-// commit each finished unit to the journal and the reducer, then write the results folder.
+// `noveltygrid run`: the cluster path in one process -- a coordinator on a loopback port and one
+// worker connected to it over gRPC -- so the default run exercises exactly what a cluster runs.
 #include "cli/run_command.h"
 
-#include <algorithm>
 #include <cstdio>
-#include <deque>
-#include <filesystem>
-#include <memory>
+#include <fstream>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
+#include "absl/strings/str_format.h"
 #include "cli/args.h"
 #include "cli/progress.h"
+#include "cli/signals.h"
 #include "common/config.h"
 #include "common/executor.h"
-#include "coordinator/plan/planner.h"
-#include "coordinator/reduce/aidan_reducer.h"
-#include "coordinator/report/leaderboard.h"
-#include "coordinator/report/results_writer.h"
-#include "coordinator/state/journal.h"
+#include "coordinator/sweep_coordinator.h"
+#include "worker/lease_loop.h"
 #include "worker/model_registry.h"
 #include "worker/unit_executor.h"
 
@@ -38,86 +33,19 @@ const std::vector<FlagSpec>& Flags() {
   return *flags;
 }
 
-// Executes pending units with at most `concurrency` in flight; blocks until all are done.
-class LocalSweep {
- public:
-  LocalSweep(UnitExecutor* executor, std::shared_ptr<const AidanSettings> settings, AidanReducer* reducer,
-             ResultJournal* journal, Progress* progress, int concurrency)
-      : executor_(executor),
-        settings_(std::move(settings)),
-        reducer_(reducer),
-        journal_(journal),
-        progress_(progress),
-        concurrency_(std::max(1, concurrency)) {}
-
-  // Returns the number of units that ended in an error (model failure, unparseable judge) and the first
-  // journal write error, if any.
-  absl::StatusOr<int> Run(std::vector<UnitSpec> units) {
-    {
-      absl::MutexLock lock(&mu_);
-      pending_.assign(std::make_move_iterator(units.begin()), std::make_move_iterator(units.end()));
-      remaining_ = static_cast<int>(pending_.size());
-    }
-    StartMore();
-    absl::MutexLock lock(&mu_);
-    mu_.Await(absl::Condition(
-        +[](int* remaining) { return *remaining == 0; }, &remaining_));
-    if (!journal_status_.ok()) return journal_status_;
-    return failed_;
-  }
-
- private:
-  void StartMore() {
-    while (true) {
-      UnitSpec unit;
-      {
-        absl::MutexLock lock(&mu_);
-        if (pending_.empty() || in_flight_ >= concurrency_) return;
-        unit = std::move(pending_.front());
-        pending_.pop_front();
-        ++in_flight_;
-      }
-      executor_->RunAidan(settings_, std::move(unit), {}, nullptr,
-                          [this](AidanUnitResult result, CallStats calls) { Done(std::move(result), calls); });
-    }
-  }
-
-  void Done(AidanUnitResult result, const CallStats& calls) {
-    const bool failed = result.stop_reason == kStopError;
-    const int64_t answers = static_cast<int64_t>(result.answers.size());
-    // A failed unit is reported but not journaled, so re-running the sweep tries it again.
-    absl::Status journaled = failed ? absl::OkStatus() : journal_->Append(result, calls);
-    reducer_->Add(std::move(result), calls);
-    progress_->UnitDone(answers, failed);
-    {
-      absl::MutexLock lock(&mu_);
-      --in_flight_;
-      if (failed) ++failed_;
-      if (!journaled.ok() && journal_status_.ok()) journal_status_ = journaled;
-    }
-    StartMore();
-    absl::MutexLock lock(&mu_);
-    --remaining_;
-  }
-
-  UnitExecutor* const executor_;
-  const std::shared_ptr<const AidanSettings> settings_;
-  AidanReducer* const reducer_;
-  ResultJournal* const journal_;
-  Progress* const progress_;
-  const int concurrency_;
-
-  absl::Mutex mu_;
-  std::deque<UnitSpec> pending_ ABSL_GUARDED_BY(mu_);
-  int in_flight_ ABSL_GUARDED_BY(mu_) = 0;
-  int remaining_ ABSL_GUARDED_BY(mu_) = 0;
-  int failed_ ABSL_GUARDED_BY(mu_) = 0;
-  absl::Status journal_status_ ABSL_GUARDED_BY(mu_);
-};
-
 int Fail(const absl::Status& status, int code = 1) {
   std::fprintf(stderr, "noveltygrid run: %s\n", std::string(status.message()).c_str());
   return code;
+}
+
+// A per-run secret for the loopback coordinator: nothing else on the machine can lease its units.
+std::string RandomToken() {
+  std::ifstream urandom("/dev/urandom", std::ios::binary);
+  unsigned char bytes[16] = {0};
+  urandom.read(reinterpret_cast<char*>(bytes), sizeof(bytes));
+  std::string token;
+  for (unsigned char b : bytes) absl::StrAppend(&token, absl::Hex(b, absl::kZeroPad2));
+  return token;
 }
 
 }  // namespace
@@ -125,8 +53,9 @@ int Fail(const absl::Status& status, int code = 1) {
 int RunRunCommand(const std::vector<std::string>& raw_args) {
   const std::string usage = "run CONFIG.yaml --out DIR [--seed N] [--concurrency N]";
   const std::string summary =
-      "Runs every unit of the sweep in this process and writes answers.jsonl, summary.json and\n"
-      "leaderboard.txt to DIR. The same config and seed give byte-identical results files.";
+      "Runs every unit of the sweep in this process -- a coordinator and a worker talking gRPC over\n"
+      "loopback, as in a cluster -- and writes answers.jsonl, summary.json and leaderboard.txt to DIR.\n"
+      "The same config and seed give byte-identical results files. Re-running into DIR resumes.";
   absl::StatusOr<ParsedArgs> args = ParseArgs(raw_args, Flags());
   if (!args.ok()) return Fail(args.status(), 2);
   if (args->help) {
@@ -156,57 +85,58 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
   }
   config->seed = static_cast<uint64_t>(*seed);
   const bool quiet = args->Has("quiet");
-  const std::string out = args->Get("out");
+  const std::string token = RandomToken();
 
-  const Plan plan = PlanSweep(*config);
-  std::vector<JournalEntry> committed;
-  absl::StatusOr<std::unique_ptr<ResultJournal>> journal = ResultJournal::Open(out, plan.fingerprint, &committed);
-  if (!journal.ok()) return Fail(journal.status());
-
-  AidanReducer reducer(plan.aidan.preset, plan.models, plan.aidan_temperatures);
-  for (JournalEntry& entry : committed) reducer.Add(std::move(entry.result), entry.calls);
-  std::vector<UnitSpec> todo;
-  for (const UnitSpec& unit : plan.units) {
-    if (!reducer.Contains(unit.id)) todo.push_back(unit);
-  }
+  std::unique_ptr<Progress> progress;
+  CoordinatorOptions coordinator_options;
+  coordinator_options.listen = "127.0.0.1:0";
+  coordinator_options.out_dir = args->Get("out");
+  coordinator_options.token = token;
+  coordinator_options.on_commit = [&progress](int64_t answers, bool failed) {
+    if (progress) progress->UnitDone(answers, failed);
+  };
+  absl::StatusOr<std::unique_ptr<SweepCoordinator>> coordinator =
+      SweepCoordinator::Start(*config, coordinator_options);
+  if (!coordinator.ok()) return Fail(coordinator.status());
+  SweepCoordinator& c = **coordinator;
   if (!quiet) {
-    std::fprintf(stderr, "noveltygrid run: sweep '%s', %zu units (%zu already done), %lld loops in flight\n",
-                 config->name.c_str(), plan.units.size(), plan.units.size() - todo.size(), *concurrency);
+    std::fprintf(stderr, "noveltygrid run: sweep '%s', %lld units (%lld already done), %lld loops in flight\n",
+                 config->name.c_str(), static_cast<long long>(c.units_total()),
+                 static_cast<long long>(c.units_resumed()), *concurrency);
+    progress = std::make_unique<Progress>(config->name, c.units_total(), c.units_resumed());
   }
 
-  const auto started = std::chrono::steady_clock::now();
-  Progress progress(config->name, static_cast<int64_t>(plan.units.size()),
-                    static_cast<int64_t>(plan.units.size() - todo.size()));
-  absl::StatusOr<int> failed = 0;
+  ThreadPool pool(static_cast<int>(*threads));
+  ModelRegistry models(ModelContext{&pool});
+  UnitExecutor executor(&models);
+  WorkerOptions worker_options;
+  worker_options.coordinator = absl::StrCat("127.0.0.1:", c.port());
+  worker_options.token = token;
+  worker_options.worker_id = "in-process";
+  worker_options.concurrency = static_cast<int>(*concurrency);
+  LeaseLoop worker(worker_options, &executor);
+  absl::Status worker_status;
+  std::thread worker_thread([&] { worker_status = worker.Run(); });
+  absl::StatusOr<int> failed;
   {
-    // Destroyed in reverse order: the pool joins its threads (so every callback has returned) before
-    // the sweep whose state those callbacks touch goes away.
-    std::unique_ptr<LocalSweep> sweep;
-    ThreadPool pool(static_cast<int>(*threads));
-    ModelRegistry models(ModelContext{&pool});
-    UnitExecutor executor(&models);
-    sweep = std::make_unique<LocalSweep>(&executor, std::make_shared<const AidanSettings>(plan.aidan), &reducer,
-                                         journal->get(), &progress, static_cast<int>(*concurrency));
-    failed = sweep->Run(std::move(todo));
+    SignalWatcher signals([&](int) {
+      std::fprintf(stderr, "\nnoveltygrid run: stopping; finished units are kept in the journal, re-run to resume\n");
+      worker.Drain();
+      c.Shutdown();
+    });
+    failed = c.Wait();
   }
-  if (!quiet) progress.Finish();
+  worker.Drain();  // returns at once when the sweep is complete
+  worker_thread.join();
+  if (progress) progress->Finish();
   if (!failed.ok()) return Fail(failed.status());
-  reducer.SetRunInfo(Json{{"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()},
-                          {"units", plan.units.size()},
-                          {"units_resumed", committed.size()},
-                          {"concurrency", *concurrency}});
-
-  ResultsOptions options;
-  options.simulated_models = SimulatedModelIds(plan.models, {plan.aidan.judge, plan.aidan.embedder});
-  AidanSnapshot snapshot = reducer.Snapshot();
-  absl::Status written = WriteResultsFolder(out, snapshot, options);
-  if (!written.ok()) return Fail(written);
-  if (!quiet) std::fputs(FormatLeaderboard(snapshot, options).c_str(), stdout);
+  if (!worker_status.ok()) return Fail(worker_status);
+  if (!quiet) std::fputs(c.LeaderboardText().c_str(), stdout);
   if (*failed > 0) {
     std::fprintf(stderr,
                  "noveltygrid run: %d unit(s) ended in an error (see \"error\" in %s/answers.jsonl and the "
                  "questions table of summary.json); re-run the same command to retry them\n",
-                 *failed, out.c_str());
+                 *failed, coordinator_options.out_dir.c_str());
     return 1;
   }
   return 0;

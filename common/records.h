@@ -44,6 +44,7 @@ inline constexpr char kStopIncoherent[] = "incoherent";
 inline constexpr char kStopRepetitive[] = "repetitive";
 inline constexpr char kStopIterationCap[] = "iteration_cap";
 inline constexpr char kStopError[] = "error";
+inline constexpr char kStopCancelled[] = "cancelled";  // abandoned by the worker; never committed
 
 struct AidanUnitResult {
   UnitSpec unit;

@@ -52,7 +52,8 @@ struct AidanStep {
   const CallStats& calls;  // cumulative for this run of the unit
 };
 
-using AidanAnswerObserver = std::function<void(const AidanStep&)>;
+// Returns false to abandon the unit (its lease was lost): the loop then ends with kStopCancelled.
+using AidanAnswerObserver = std::function<bool(const AidanStep&)>;
 using AidanDoneCallback = absl::AnyInvocable<void(AidanUnitResult, CallStats) &&>;
 
 // Starts the loop for `unit`; returns at once.

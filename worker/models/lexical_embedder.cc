@@ -4,9 +4,9 @@
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/match.h"
 #include "common/hashing.h"
 
 namespace noveltygrid {
@@ -16,12 +16,12 @@ namespace {
 constexpr int kMaxDimensions = 65536;
 
 constexpr std::string_view kStopwords[] = {
-    "a",    "an",   "the",  "and",  "or",   "but",  "of",   "to",   "in",   "on",   "at",
-    "for",  "with", "by",   "from", "as",   "is",   "are",  "was",  "were", "be",   "been",
-    "being", "it",  "its",  "this", "that", "these", "those", "so",  "can",  "could", "would",
-    "will", "i",    "you",  "we",   "they", "he",   "she",  "them", "his",  "her",  "their",
-    "our",  "your", "my",   "me",   "us",   "do",   "does", "did",  "not",  "no",   "than",
-    "then", "there", "here", "if",  "into", "about", "which", "who", "what", "how",  "why",
+    "a",     "an",    "the",  "and",  "or",   "but",   "of",    "to",   "in",   "on",    "at",
+    "for",   "with",  "by",   "from", "as",   "is",    "are",   "was",  "were", "be",    "been",
+    "being", "it",    "its",  "this", "that", "these", "those", "so",   "can",  "could", "would",
+    "will",  "i",     "you",  "we",   "they", "he",    "she",   "them", "his",  "her",   "their",
+    "our",   "your",  "my",   "me",   "us",   "do",    "does",  "did",  "not",  "no",    "than",
+    "then",  "there", "here", "if",   "into", "about", "which", "who",  "what", "how",   "why",
 };
 
 bool IsWordByte(unsigned char c) {

@@ -36,8 +36,7 @@ class LexicalEmbedder : public Embedder {
   static constexpr int kDefaultDimensions = 256;
 
   // Parses "lexical" or "lexical-D"; InvalidArgument for anything else.
-  static absl::StatusOr<std::unique_ptr<LexicalEmbedder>> Create(const std::string& id,
-                                                                 Executor* executor);
+  static absl::StatusOr<std::unique_ptr<LexicalEmbedder>> Create(const std::string& id, Executor* executor);
   LexicalEmbedder(int dimensions, Executor* executor);
 
   const std::string& id() const override { return id_; }

@@ -19,8 +19,7 @@ absl::Status NotAvailable(const std::string& id) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<ChatModel>> MakeChatModel(const std::string& id,
-                                                         const ModelContext& context) {
+absl::StatusOr<std::unique_ptr<ChatModel>> MakeChatModel(const std::string& id, const ModelContext& context) {
   if (id == "sim:judge" || id == "sim:judge-flaky") {
     absl::StatusOr<std::unique_ptr<SimJudgeModel>> judge = SimJudgeModel::Create(id, context.executor);
     if (!judge.ok()) return judge.status();
@@ -34,11 +33,9 @@ absl::StatusOr<std::unique_ptr<ChatModel>> MakeChatModel(const std::string& id,
   return NotAvailable(id);
 }
 
-absl::StatusOr<std::unique_ptr<Embedder>> MakeEmbedder(const std::string& id,
-                                                       const ModelContext& context) {
+absl::StatusOr<std::unique_ptr<Embedder>> MakeEmbedder(const std::string& id, const ModelContext& context) {
   if (id == "lexical" || absl::StartsWith(id, "lexical-")) {
-    absl::StatusOr<std::unique_ptr<LexicalEmbedder>> embedder =
-        LexicalEmbedder::Create(id, context.executor);
+    absl::StatusOr<std::unique_ptr<LexicalEmbedder>> embedder = LexicalEmbedder::Create(id, context.executor);
     if (!embedder.ok()) return embedder.status();
     return std::unique_ptr<Embedder>(std::move(*embedder));
   }

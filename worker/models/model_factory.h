@@ -22,10 +22,8 @@ struct ModelContext {
   Executor* executor = nullptr;  // where model callbacks run; required
 };
 
-absl::StatusOr<std::unique_ptr<ChatModel>> MakeChatModel(const std::string& id,
-                                                         const ModelContext& context);
-absl::StatusOr<std::unique_ptr<Embedder>> MakeEmbedder(const std::string& id,
-                                                       const ModelContext& context);
+absl::StatusOr<std::unique_ptr<ChatModel>> MakeChatModel(const std::string& id, const ModelContext& context);
+absl::StatusOr<std::unique_ptr<Embedder>> MakeEmbedder(const std::string& id, const ModelContext& context);
 
 }  // namespace noveltygrid
 

@@ -6,7 +6,6 @@
 #include <string_view>
 #include <utility>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/hashing.h"
@@ -49,7 +48,6 @@ using sim::AnswerStyle;
 using sim::IdeaSpace;
 using sim::Personality;
 using sim::SimRng;
-
 
 constexpr const char* kPreambles[] = {
     "Here is a new answer:",
@@ -169,8 +167,8 @@ absl::StatusOr<std::unique_ptr<SimChatModel>> SimChatModel::Create(const std::st
     }
   }
   return absl::InvalidArgumentError(
-      absl::StrCat("model '", id, "': unknown simulated model; known: ",
-                   absl::StrJoin(KnownIds(), ", "), ", sim:judge, sim:judge-flaky"));
+      absl::StrCat("model '", id, "': unknown simulated model; known: ", absl::StrJoin(KnownIds(), ", "),
+                   ", sim:judge, sim:judge-flaky"));
 }
 
 std::vector<std::string> SimChatModel::KnownIds() {
@@ -193,22 +191,20 @@ absl::StatusOr<ChatReply> SimChatModel::Generate(const ChatRequest& request) con
 
   const uint64_t question_hash =
       StableHasher().Add("sim-space").Add(p.name).Add(StripWhitespace(conv.question)).Finish();
-  const int space_size =
-      p.min_ideas + static_cast<int>(question_hash % (p.max_ideas - p.min_ideas + 1));
+  const int space_size = p.min_ideas + static_cast<int>(question_hash % (p.max_ideas - p.min_ideas + 1));
   const IdeaSpace space(conv.question, p.name, space_size);
   const Memory memory = Remember(space, conv.previous);
 
   AnswerStyle style = AnswerStyle::kSentence;
   if (!conv.wants_answer_tags) {
-    style = sim::CountWords(conv.question) <= kShortPromptWords ? AnswerStyle::kShort
-                                                                : AnswerStyle::kStory;
+    style = sim::CountWords(conv.question) <= kShortPromptWords ? AnswerStyle::kShort : AnswerStyle::kStory;
   }
 
   const double t = request.temperature;
   const double heat = 0.3 + t * t;
-  const int reachable = std::clamp(
-      static_cast<int>(std::ceil(space.size() * std::min(1.0, p.reach_base + p.reach_slope * t))), 1,
-      space.size());
+  const int reachable =
+      std::clamp(static_cast<int>(std::ceil(space.size() * std::min(1.0, p.reach_base + p.reach_slope * t))),
+                 1, space.size());
   int used_reachable = 0;
   for (int rank : memory.used) used_reachable += rank < reachable ? 1 : 0;
   const double exhausted = static_cast<double>(used_reachable) / reachable;

@@ -40,8 +40,7 @@ struct Personality;
 class SimChatModel : public ChatModel {
  public:
   // `id` is "sim:NAME" for a known personality; InvalidArgument (listing them) otherwise.
-  static absl::StatusOr<std::unique_ptr<SimChatModel>> Create(const std::string& id,
-                                                              Executor* executor);
+  static absl::StatusOr<std::unique_ptr<SimChatModel>> Create(const std::string& id, Executor* executor);
   // The generator ids Create accepts, e.g. "sim:explorer".
   static std::vector<std::string> KnownIds();
 

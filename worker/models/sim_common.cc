@@ -8,9 +8,7 @@
 namespace noveltygrid::sim {
 
 namespace {
-bool IsSpace(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
 }  // namespace
 
 absl::Status ValidateRequest(const ChatRequest& request, const std::string& model_id) {
@@ -19,12 +17,12 @@ absl::Status ValidateRequest(const ChatRequest& request, const std::string& mode
         absl::StrCat("model '", model_id, "': the request has no message with role \"user\""));
   }
   if (request.n < 1 || request.n > kMaxChoices) {
-    return absl::InvalidArgumentError(absl::StrCat("model '", model_id, "': n = ", request.n,
-                                                   " is outside 1..", kMaxChoices));
+    return absl::InvalidArgumentError(
+        absl::StrCat("model '", model_id, "': n = ", request.n, " is outside 1..", kMaxChoices));
   }
   if (!(request.temperature >= 0.0 && request.temperature <= 2.0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "model '", model_id, "': temperature ", request.temperature, " is outside [0, 2]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("model '", model_id, "': temperature ", request.temperature, " is outside [0, 2]"));
   }
   return absl::OkStatus();
 }
@@ -75,9 +73,8 @@ std::string TruncateWords(std::string_view text, int max_words) {
 }
 
 void Deliver(Executor* executor, ChatCallback done, absl::StatusOr<ChatReply> result) {
-  executor->Schedule([done = std::move(done), result = std::move(result)]() mutable {
-    std::move(done)(std::move(result));
-  });
+  executor->Schedule(
+      [done = std::move(done), result = std::move(result)]() mutable { std::move(done)(std::move(result)); });
 }
 
 }  // namespace noveltygrid::sim

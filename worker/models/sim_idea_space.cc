@@ -15,14 +15,14 @@ namespace {
 
 // Words that frame a question rather than name its topic.
 constexpr std::string_view kQuestionWords[] = {
-    "what",     "why",      "how",     "which",   "who",     "whom",     "when",    "where",
-    "provide",  "explain",  "explanation", "describe", "give",  "list",    "name",    "tell",
-    "write",    "make",     "use",     "might",   "could",   "should",   "would",   "best",
-    "way",      "ways",     "some",    "possible", "please", "answer",   "question", "one",
-    "following", "think",   "new",     "good",    "can",     "you",      "your",    "me",
-    "two",      "three",    "four",    "five",    "six",     "seven",    "eight",   "nine",
-    "ten",      "sentence", "sentences", "word",  "words",   "paragraph", "short",  "brief",
-    "random",   "generate", "different", "another", "come",  "favorite", "create",  "pick",
+    "what",      "why",      "how",         "which",    "who",    "whom",      "when",     "where",
+    "provide",   "explain",  "explanation", "describe", "give",   "list",      "name",     "tell",
+    "write",     "make",     "use",         "might",    "could",  "should",    "would",    "best",
+    "way",       "ways",     "some",        "possible", "please", "answer",    "question", "one",
+    "following", "think",    "new",         "good",     "can",    "you",       "your",     "me",
+    "two",       "three",    "four",        "five",     "six",    "seven",     "eight",    "nine",
+    "ten",       "sentence", "sentences",   "word",     "words",  "paragraph", "short",    "brief",
+    "random",    "generate", "different",   "another",  "come",   "favorite",  "create",   "pick",
 };
 
 constexpr int kMaxTopics = 6;
@@ -113,8 +113,8 @@ int DistinctVocabularyIds(std::string_view text, std::vector<int>& ids) {
 }  // namespace
 
 std::vector<std::string> TopicWords(std::string_view question) {
-  static const auto* const question_words = new absl::flat_hash_set<std::string_view>(
-      std::begin(kQuestionWords), std::end(kQuestionWords));
+  static const auto* const question_words =
+      new absl::flat_hash_set<std::string_view>(std::begin(kQuestionWords), std::end(kQuestionWords));
   std::vector<std::string> topics;
   std::vector<std::string> seen;
   size_t i = 0;
@@ -142,22 +142,46 @@ IdeaSpace::IdeaSpace(std::string_view question, std::string_view personality, in
   size = std::clamp(size, 1, kPoolSize);
   topics_ = TopicWords(question);
   if (topics_.empty()) {
-    topics_.emplace_back(Nouns()[StableHasher().Add("sim-topic").Add(question).Finish() %
-                                 Nouns().size()]);
+    topics_.emplace_back(Nouns()[StableHasher().Add("sim-topic").Add(question).Finish() % Nouns().size()]);
   }
 
-  // The personality's salience order: a stride permutation of the pool (stride coprime to 400).
-  const uint64_t order = StableHasher().Add("sim-order").Add(question).Add(personality).Finish();
-  const int offset = static_cast<int>(order % kPoolSize);
-  int stride = 1 + 2 * static_cast<int>((order >> 20) % 100);
-  if (stride % 5 == 0) stride += 2;
+  // The pool: kPoolSize ideas split evenly across the topic words, idea j of topic word w seeded by
+  // (w, j) alone -- so paraphrases of a question, which share most topic words, share most ideas.
+  // The personality ranks the whole pool by a hash of (personality, w, j) and keeps the top `size`.
+  // Ideas about familiar words (vocabulary and common nouns: "dog", "war") rank higher than ideas
+  // about framing words ("involving", "featuring"), which paraphrases do not share.
+  struct Candidate {
+    double salience;
+    int topic;
+    int index;
+  };
+  const int topic_count = static_cast<int>(topics_.size());
+  const int per_topic = (kPoolSize + topic_count - 1) / topic_count;
+  std::vector<uint64_t> idea_seeds(topic_count);
+  std::vector<Candidate> pool;
+  pool.reserve(static_cast<size_t>(per_topic) * topic_count);
+  for (int k = 0; k < topic_count; ++k) {
+    const std::string key = Lowercase(topics_[k]);
+    idea_seeds[k] = StableHasher().Add("sim-idea").Add(key).Finish();
+    const uint64_t salience_seed = StableHasher().Add("sim-salience").Add(personality).Add(key).Finish();
+    const double weight = VocabularyId(key) >= 0 || IsCommonWord(key) ? 1.0 : 4.0;
+    for (int j = 0; j < per_topic; ++j) {
+      SimRng rng(salience_seed ^ Mix64(static_cast<uint64_t>(j)));
+      pool.push_back({weight * rng.Uniform(), k, j});
+    }
+  }
+  size = std::min(size, static_cast<int>(pool.size()));
+  std::partial_sort(pool.begin(), pool.begin() + size, pool.end(),
+                    [](const Candidate& a, const Candidate& b) {
+                      if (a.salience != b.salience) return a.salience < b.salience;
+                      return a.topic != b.topic ? a.topic < b.topic : a.index < b.index;
+                    });
 
   const uint64_t nv = Verbs().size(), na = Adjectives().size(), nn = Nouns().size();
-  const uint64_t pool_seed = StableHasher().Add("sim-idea").Add(question).Finish();
   ideas_.resize(size);
   for (int rank = 0; rank < size; ++rank) {
-    const int pool_index = (offset + rank * stride) % kPoolSize;
-    SimRng rng(pool_seed ^ Mix64(static_cast<uint64_t>(pool_index)));
+    const Candidate& c = pool[rank];
+    SimRng rng(idea_seeds[c.topic] ^ Mix64(static_cast<uint64_t>(c.index)));
     Idea& idea = ideas_[rank];
     const int verb = static_cast<int>(rng.Below(nv));
     const int purpose = static_cast<int>((verb + 1 + rng.Below(nv - 1)) % nv);
@@ -165,9 +189,10 @@ IdeaSpace::IdeaSpace(std::string_view question, std::string_view personality, in
     const int means = static_cast<int>((object + 1 + rng.Below(nn - 1)) % nn);
     int goal = static_cast<int>(rng.Below(nn));
     while (goal == object || goal == means) goal = static_cast<int>((goal + 1) % nn);
-    idea.words = {VerbId(verb), AdjectiveId(static_cast<int>(rng.Below(na))), NounId(object),
-                  NounId(means), VerbId(purpose), NounId(goal)};
-    idea.topic = static_cast<int>(rng.Below(topics_.size()));
+    const int adjective = static_cast<int>(rng.Below(na));
+    idea.words = {VerbId(verb),  AdjectiveId(adjective), NounId(object),
+                  NounId(means), VerbId(purpose),        NounId(goal)};
+    idea.topic = c.topic;
   }
 
   posting_start_.assign(VocabularySize() + 1, 0);
@@ -224,16 +249,11 @@ std::string IdeaSpace::Render(int rank, AnswerStyle style, int template_index) c
     if (capitalise) key.remove_suffix(1);
     const bool article = key.size() == 2 && key[0] == 'a';
     const char slot = key.back();
-    std::string_view word;
-    switch (slot) {
-      case 'V': word = VocabularyWord(idea.words[0]); break;
-      case 'A': word = VocabularyWord(idea.words[1]); break;
-      case 'N': word = VocabularyWord(idea.words[2]); break;
-      case 'M': word = VocabularyWord(idea.words[3]); break;
-      case 'P': word = VocabularyWord(idea.words[4]); break;
-      case 'G': word = VocabularyWord(idea.words[5]); break;
-      default: word = topics_[idea.topic]; break;
-    }
+    constexpr std::string_view kSlots = "VANMPG";  // the order of Idea::words
+    const size_t slot_index = kSlots.find(slot);
+    const std::string_view word = slot_index == std::string_view::npos
+                                      ? std::string_view(topics_[idea.topic])
+                                      : VocabularyWord(idea.words[slot_index]);
     const size_t begin = out.size();
     if (article) {
       AppendWithArticle(word, out);

@@ -2,8 +2,9 @@
 // each a set of six content words from the embedded vocabulary plus one topic word taken from the
 // question, and the ways to say an idea.
 //
-// Ideas of one question come from a pool of kPoolSize built from a hash of the question alone, so all
-// personalities draw on the same pool; a personality sees its own salience order over a prefix of it.
+// Ideas of one question come from a pool of kPoolSize derived from the question's topic words alone,
+// so all personalities draw on the same pool and paraphrases of a question share most of it; each
+// personality ranks the pool in its own salience order and knows a prefix of that ranking.
 // Two phrasings of one idea share its seven content words (high lexical cosine); two ideas share
 // little more than the topic word (low lexical cosine). Recognize maps any text back to the idea it
 // expresses by keyword overlap, which is how a simulated model reads its previous answers.

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/match.h"
 #include "common/hashing.h"
 #include "common/text.h"
 #include "worker/models/lexical_embedder.h"
@@ -73,7 +72,9 @@ bool AsksForTenPointScale(std::string_view prompt) {
     pos = std::max(pos, end);
   }
   frame.append(prompt.substr(pos));
-  for (std::string_view phrase : {"1 to 10", "1-10", "1 - 10", "1\xE2\x80\x93" "10"}) {
+  for (std::string_view phrase : {"1 to 10", "1-10", "1 - 10",
+                                  "1\xE2\x80\x93"
+                                  "10"}) {
     if (ContainsNumberPhrase(frame, phrase)) return true;
   }
   return false;
@@ -97,8 +98,7 @@ bool LooksLikeWord(std::string_view word) {
 
 // Deterministic jitter in [0, 1) from the text.
 double TextJitter(std::string_view a, std::string_view b) {
-  return static_cast<double>(StableHasher().Add("judge-jitter").Add(a).Add(b).Finish() >> 11) *
-         0x1.0p-53;
+  return static_cast<double>(StableHasher().Add("judge-jitter").Add(a).Add(b).Finish() >> 11) * 0x1.0p-53;
 }
 
 double Clamp01(double x) { return std::clamp(x, 0.0, 1.0); }
@@ -154,7 +154,9 @@ int SimJudgeModel::ScoreCoherence(std::string_view question, std::string_view an
     }
   }
   const size_t last = stripped.find_last_not_of("\"')]*");
-  if (last != std::string_view::npos && std::string_view(".!?").find(stripped[last]) != std::string_view::npos) shape += 0.4;
+  if (last != std::string_view::npos &&
+      std::string_view(".!?").find(stripped[last]) != std::string_view::npos)
+    shape += 0.4;
   int sentences = 0;
   for (char c : stripped) sentences += (c == '.' || c == '!' || c == '?') ? 1 : 0;
   const double words_per_sentence = n / std::max(1, sentences);
@@ -229,9 +231,8 @@ absl::StatusOr<ChatReply> SimJudgeModel::Judge(const ChatRequest& request) {
     tag = "coherence_score";
     const std::string question = ExtractLastTag(prompt, "question").value_or("");
     const int score = ScoreCoherence(question, *answer);
-    text = absl::StrCat(AsksForTenPointScale(prompt)
-                            ? std::clamp(1 + static_cast<int>(std::lround(score * 0.09)), 1, 10)
-                            : score);
+    // 0..100 maps onto 1..10 with rounding: 0 -> 1, 50 -> 6, 100 -> 10.
+    text = absl::StrCat(AsksForTenPointScale(prompt) ? 1 + (score * 9 + 50) / 100 : score);
   }
 
   auto tagged = [&tag](const std::string& value) {

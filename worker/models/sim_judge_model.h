@@ -35,8 +35,7 @@ namespace noveltygrid {
 class SimJudgeModel : public ChatModel {
  public:
   // `id` is "sim:judge" or "sim:judge-flaky"; InvalidArgument otherwise.
-  static absl::StatusOr<std::unique_ptr<SimJudgeModel>> Create(const std::string& id,
-                                                               Executor* executor);
+  static absl::StatusOr<std::unique_ptr<SimJudgeModel>> Create(const std::string& id, Executor* executor);
 
   const std::string& id() const override { return id_; }
   void Complete(ChatRequest request, ChatCallback done) override;

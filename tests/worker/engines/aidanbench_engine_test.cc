@@ -120,7 +120,7 @@ struct Harness {
     unit.item_id = "q1";
     unit.item_text = "What is a use of a brick?";
     RunAidanLoop(options, {&generator, &judge_model, &embedder}, unit, std::move(checkpoint),
-                 [this](const AidanStep&) { ++observed; },
+                 [this](const AidanStep&) { ++observed; return true; },
                  [this](AidanUnitResult r, CallStats c) {
                    result = std::move(r);
                    calls = std::move(c);
@@ -318,6 +318,7 @@ TEST(AidanLoop, ResumesFromCheckpointWithoutRepeatingCalls) {
                [&checkpoint](const AidanStep& s) {
                  checkpoint.answers.push_back(s.answer);
                  checkpoint.embeddings.push_back(s.embedding);
+                 return true;
                },
                [](AidanUnitResult, CallStats) {});
   first.executor.RunAll();
@@ -350,5 +351,25 @@ TEST(AidanLoop, LlmNoveltyJudgeComparesWithEveryEarlierAnswer) {
   EXPECT_EQ(h.judge_model.requests.size(), 6u);
 }
 
+}  // namespace
+}  // namespace noveltygrid
+
+namespace noveltygrid {
+namespace {
+TEST(AidanLoop, ObserverCanAbandonTheUnit) {
+  Harness h;
+  UnitSpec unit;
+  unit.item_text = "Q?";
+  std::optional<AidanUnitResult> result;
+  int steps = 0;
+  RunAidanLoop(h.options, {&h.generator, &h.judge_model, &h.embedder}, unit, {},
+               [&steps](const AidanStep&) { return ++steps < 2; },
+               [&result](AidanUnitResult r, CallStats) { result = std::move(r); });
+  h.executor.RunAll();
+  ASSERT_TRUE(result.has_value());
+  EXPECT_EQ(result->stop_reason, kStopCancelled);
+  EXPECT_EQ(result->answers.size(), 2u);
+  EXPECT_EQ(h.generator.requests.size(), 2u);
+}
 }  // namespace
 }  // namespace noveltygrid

@@ -50,13 +50,11 @@ TEST(LexicalEmbedderTest, LexicalNotSemantic) {
   QueueExecutor executor;
   LexicalEmbedder embedder(1024, &executor);
   // Same words, different order: only the bigrams differ.
-  const double reordered =
-      Cosine(embedder.EmbedOne("dog bites man"), embedder.EmbedOne("man bites dog"));
+  const double reordered = Cosine(embedder.EmbedOne("dog bites man"), embedder.EmbedOne("man bites dog"));
   EXPECT_GT(reordered, 0.6);
   EXPECT_LT(reordered, 0.999);
   // Synonyms share no words, so a lexical embedder sees nothing in common.
-  EXPECT_LT(std::abs(Cosine(embedder.EmbedOne("fast car"), embedder.EmbedOne("quick automobile"))),
-            0.2);
+  EXPECT_LT(std::abs(Cosine(embedder.EmbedOne("fast car"), embedder.EmbedOne("quick automobile"))), 0.2);
 }
 
 TEST(LexicalEmbedderTest, BatchEmbedDeliversThroughExecutorInOrder) {
@@ -89,8 +87,8 @@ TEST(LexicalEmbedderTest, CreateParsesIds) {
   ASSERT_TRUE(sized.ok());
   EXPECT_EQ((*sized)->dimensions(), 512);
   EXPECT_EQ((*sized)->id(), "lexical-512");
-  for (const char* bad : {"lexical-0", "lexical-", "lexical-abc", "lexical-064", "lexical-99999",
-                          "lexical-12x", "lexicalx"}) {
+  for (const char* bad :
+       {"lexical-0", "lexical-", "lexical-abc", "lexical-064", "lexical-99999", "lexical-12x", "lexicalx"}) {
     auto status = LexicalEmbedder::Create(bad, &executor).status();
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << bad;
   }

@@ -7,8 +7,8 @@
 namespace noveltygrid {
 namespace {
 
-using ::testing::HasSubstr;
 using simtest::QueueExecutor;
+using ::testing::HasSubstr;
 
 TEST(ModelFactoryTest, MakesEverySimulatedModel) {
   QueueExecutor executor;
@@ -59,12 +59,9 @@ TEST(ModelFactoryTest, MakesLexicalEmbedders) {
 }
 
 TEST(ModelFactoryTest, RequiresAnExecutor) {
-  EXPECT_EQ(MakeChatModel("sim:steady", ModelContext{}).status().code(),
-            absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(MakeChatModel("sim:judge", ModelContext{}).status().code(),
-            absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(MakeEmbedder("lexical", ModelContext{}).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(MakeChatModel("sim:steady", ModelContext{}).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(MakeChatModel("sim:judge", ModelContext{}).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(MakeEmbedder("lexical", ModelContext{}).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

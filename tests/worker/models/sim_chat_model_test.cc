@@ -1,7 +1,10 @@
 #include "worker/models/sim_chat_model.h"
 
 #include <set>
+#include <string>
 
+#include "absl/synchronization/blocking_counter.h"
+#include "absl/synchronization/mutex.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sim_test_util.h"
@@ -11,14 +14,14 @@
 namespace noveltygrid {
 namespace {
 
-using ::testing::HasSubstr;
-using ::testing::Not;
 using simtest::AidanPrompt;
 using simtest::CompleteSync;
 using simtest::Cosine;
 using simtest::QueueExecutor;
 using simtest::TestQuestions;
 using simtest::UserRequest;
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::unique_ptr<SimChatModel> Make(const std::string& id, Executor* executor) {
   auto model = SimChatModel::Create(id, executor);
@@ -28,6 +31,20 @@ std::unique_ptr<SimChatModel> Make(const std::string& id, Executor* executor) {
 
 std::string Answer(const std::string& text) {
   return ExtractLastTag(text, "answer").value_or(std::string(StripWhitespace(text)));
+}
+
+// Greedy classes of texts sharing most content words (lexical cosine > 0.5), like NoveltyBench's
+// partition with a lexical equivalence test.
+size_t DistinctIdeas(const std::vector<std::string>& texts) {
+  LexicalEmbedder embedder(1024, nullptr);
+  std::vector<Embedding> classes;
+  for (const std::string& text : texts) {
+    Embedding e = embedder.EmbedOne(text);
+    bool found = false;
+    for (const Embedding& c : classes) found |= Cosine(c, e) > 0.5;
+    if (!found) classes.push_back(e);
+  }
+  return classes.size();
 }
 
 TEST(SimChatModelTest, DeterministicForTheSameRequest) {
@@ -83,6 +100,37 @@ TEST(SimChatModelTest, CallbackRunsOnlyThroughTheExecutor) {
   EXPECT_TRUE(error_called);
 }
 
+TEST(SimChatModelTest, ConcurrentCallsGiveTheSequentialAnswers) {
+  ThreadPool pool(4);
+  auto model = Make("sim:explorer", &pool);
+  constexpr int kCalls = 200;
+  std::vector<ChatRequest> requests;
+  for (int i = 0; i < kCalls; ++i) {
+    const std::string& question = TestQuestions()[i % TestQuestions().size()];
+    requests.push_back(
+        UserRequest(AidanPrompt(question, {"An earlier answer about the topic."}), 0.1 * (i % 12), i));
+  }
+  absl::Mutex mu;
+  std::vector<std::string> got(kCalls);
+  absl::BlockingCounter done(kCalls);
+  for (int i = 0; i < kCalls; ++i) {
+    // Call from pool threads so that many Generate calls overlap.
+    pool.Schedule([&, i] {
+      model->Complete(requests[i], [&, i](absl::StatusOr<ChatReply> reply) {
+        EXPECT_TRUE(reply.ok()) << reply.status();
+        absl::MutexLock lock(&mu);
+        if (reply.ok()) got[i] = reply->choices[0];
+        done.DecrementCount();
+      });
+    });
+  }
+  done.Wait();
+  for (int i = 0; i < kCalls; ++i) {
+    absl::MutexLock lock(&mu);
+    EXPECT_EQ(got[i], model->Generate(requests[i])->choices[0]) << i;
+  }
+}
+
 TEST(SimChatModelTest, RejectsBadRequests) {
   QueueExecutor executor;
   auto model = Make("sim:steady", &executor);
@@ -105,8 +153,7 @@ TEST(SimChatModelTest, AnswersInTagsWhenAskedAndPlainTextOtherwise) {
     ASSERT_TRUE(ExtractLastTag(tagged->choices[0], "answer").has_value()) << tagged->choices[0];
     // On topic: the question's content words appear in the answer.
     const std::string answer = Answer(tagged->choices[0]);
-    EXPECT_TRUE(answer.find("brick") != std::string::npos ||
-                answer.find("blanket") != std::string::npos)
+    EXPECT_TRUE(answer.find("brick") != std::string::npos || answer.find("blanket") != std::string::npos)
         << answer;
 
     auto story = model->Generate(
@@ -131,23 +178,44 @@ TEST(SimChatModelTest, NChoicesAreIndependentSamples) {
   ASSERT_TRUE(collapse.ok());
   ASSERT_EQ(explorer->choices.size(), 10u);
   ASSERT_EQ(collapse->choices.size(), 10u);
-  auto distinct_ideas = [](const std::vector<std::string>& texts) {
-    // Two texts share an idea when they share most content words.
-    LexicalEmbedder embedder(1024, nullptr);
-    std::vector<Embedding> classes;
-    for (const std::string& text : texts) {
-      Embedding e = embedder.EmbedOne(text);
-      bool found = false;
-      for (const Embedding& c : classes) found |= Cosine(c, e) > 0.5;
-      if (!found) classes.push_back(e);
-    }
-    return classes.size();
-  };
-  EXPECT_GE(distinct_ideas(explorer->choices), 6u);
-  EXPECT_LE(distinct_ideas(collapse->choices), 4u);
+  EXPECT_GE(DistinctIdeas(explorer->choices), 6u);
+  EXPECT_LE(DistinctIdeas(collapse->choices), 4u);
   // Choice 0 of an n=10 request is the n=1 answer.
   request.n = 1;
   EXPECT_EQ(Make("sim:explorer", &executor)->Generate(request)->choices[0], explorer->choices[0]);
+}
+
+TEST(SimChatModelTest, ParaphrasesOfAPromptShareIdeas) {
+  // NoveltyBench's paraphrase mode: one generation per paraphrase (curated-0).
+  const std::vector<std::string> paraphrases = {
+      "Create a five-sentence story involving a girl and her dog.",
+      "Write a short story in five sentences that includes a girl and her pet dog.",
+      "Can you craft a five-sentence tale about a girl and the adventures she has with her dog?",
+      "Compose a brief narrative, only five sentences long, featuring a girl and her dog.",
+      "Please construct a story in five sentences that centers on a girl and her canine companion.",
+      "In five sentences, tell a story about the bond between a girl and her dog.",
+      "Draft a five-sentence story about a girl and her loyal dog.",
+      "Imagine a scenario involving a girl and her dog, and describe it in five sentences.",
+      "Illustrate a story in five sentences where a girl and her dog are the main characters.",
+      "Narrate a story in just five sentences focusing on a girl and her dog.",
+  };
+  QueueExecutor executor;
+  size_t explorer_total = 0, collapse_total = 0;
+  for (uint64_t seed = 0; seed < 10; ++seed) {
+    std::vector<std::string> explorer, collapse;
+    for (const std::string& prompt : paraphrases) {
+      explorer.push_back(
+          Make("sim:explorer", &executor)->Generate(UserRequest(prompt, 1.0, seed))->choices[0]);
+      collapse.push_back(
+          Make("sim:collapse", &executor)->Generate(UserRequest(prompt, 1.0, seed))->choices[0]);
+    }
+    explorer_total += DistinctIdeas(explorer);
+    collapse_total += DistinctIdeas(collapse);
+  }
+  RecordProperty("explorer_distinct_per_10", std::to_string(explorer_total / 10.0));
+  RecordProperty("collapse_distinct_per_10", std::to_string(collapse_total / 10.0));
+  EXPECT_LT(collapse_total, explorer_total);
+  EXPECT_LE(collapse_total, 75u);  // out of 100 generations: paraphrases do not make every idea new
 }
 
 TEST(SimChatModelTest, AvoidsAnIdeaItAlreadyGave) {
@@ -158,7 +226,8 @@ TEST(SimChatModelTest, AvoidsAnIdeaItAlreadyGave) {
   for (const std::string& question : TestQuestions()) {
     // At temperature 0 the first answer is the most salient idea; asked again with it as a previous
     // answer, the model should move on.
-    const std::string first = Answer(model->Generate(UserRequest(AidanPrompt(question, {}), 0.0))->choices[0]);
+    const std::string first =
+        Answer(model->Generate(UserRequest(AidanPrompt(question, {}), 0.0))->choices[0]);
     const std::string second =
         Answer(model->Generate(UserRequest(AidanPrompt(question, {first}), 0.0))->choices[0]);
     ++trials;
@@ -226,8 +295,7 @@ TEST(SimChatModelTest, CountsTokensAndHonoursMaxTokens) {
   request.messages.insert(request.messages.begin(), {"system", "Be brief."});
   auto reply = model->Generate(request);
   ASSERT_TRUE(reply.ok());
-  EXPECT_EQ(reply->prompt_tokens,
-            2 + simtest::WordCount(request.messages[1].content));
+  EXPECT_EQ(reply->prompt_tokens, 2 + simtest::WordCount(request.messages[1].content));
   EXPECT_EQ(reply->completion_tokens, simtest::WordCount(reply->choices[0]));
   request.max_tokens = 5;
   auto truncated = model->Generate(request);

@@ -53,8 +53,7 @@ TEST(IdeaSpaceTest, RecognizesEveryPhrasingOfItsIdeas) {
     for (int rank = 0; rank < space.size(); ++rank) {
       for (AnswerStyle style : {AnswerStyle::kSentence, AnswerStyle::kStory}) {
         for (int t = 0; t < IdeaSpace::NumTemplates(style); ++t) {
-          ASSERT_EQ(space.Recognize(space.Render(rank, style, t)), rank)
-              << space.Render(rank, style, t);
+          ASSERT_EQ(space.Recognize(space.Render(rank, style, t)), rank) << space.Render(rank, style, t);
         }
       }
     }
@@ -77,8 +76,7 @@ TEST(IdeaSpaceTest, PhrasingsOfOneIdeaAreCloseAndDifferentIdeasAreFar) {
       const Embedding a = embedder.EmbedOne(space.Render(rank, AnswerStyle::kSentence, t1));
       same_sum += Cosine(a, embedder.EmbedOne(space.Render(rank, AnswerStyle::kSentence, t2)));
       ++same_count;
-      different_sum +=
-          Cosine(a, embedder.EmbedOne(space.Render(rank + 30, AnswerStyle::kSentence, t1)));
+      different_sum += Cosine(a, embedder.EmbedOne(space.Render(rank + 30, AnswerStyle::kSentence, t1)));
       ++different_count;
     }
   }

@@ -1,5 +1,6 @@
 #include "worker/models/sim_judge_model.h"
 
+#include "common/json_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sim_test_util.h"
@@ -34,8 +35,8 @@ TEST(SimJudgeModelTest, CoherentSimAnswersScoreHighAndSaladLow) {
     sim::SimRng rng(StableHash(question));
     for (int rank = 0; rank < space.size(); ++rank) {
       for (int t = 0; t < sim::IdeaSpace::NumTemplates(sim::AnswerStyle::kSentence); ++t) {
-        const int score = SimJudgeModel::ScoreCoherence(
-            question, space.Render(rank, sim::AnswerStyle::kSentence, t));
+        const int score =
+            SimJudgeModel::ScoreCoherence(question, space.Render(rank, sim::AnswerStyle::kSentence, t));
         coherent_min = std::min(coherent_min, score);
         coherent_max = std::max(coherent_max, score);
         coherent_sum += score;
@@ -76,8 +77,7 @@ TEST(SimJudgeModelTest, RepliesWithACoherenceTagOnTheRequestedScale) {
   QueueExecutor executor;
   auto judge = Make("sim:judge", &executor);
   const std::string question = TestQuestions()[3];
-  const std::string answer =
-      sim::IdeaSpace(question, "steady", 5).Render(0, sim::AnswerStyle::kSentence, 0);
+  const std::string answer = sim::IdeaSpace(question, "steady", 5).Render(0, sim::AnswerStyle::kSentence, 0);
 
   auto hundred = CompleteSync(*judge, executor, UserRequest(CoherencePrompt(question, answer)));
   ASSERT_TRUE(hundred.ok());
@@ -107,8 +107,8 @@ TEST(SimJudgeModelTest, ScaleIsReadFromThePromptWordingOnly) {
   auto judge = Make("sim:judge", &executor);
   // "81-100" contains "1-10" but is not a 1-10 scale; an answer mentioning "1 to 10" is not either.
   const std::string answer = "Rate the risk from 1 to 10, then act on the highest scores first.";
-  auto reply = CompleteSync(*judge, executor,
-                            UserRequest(CoherencePrompt("What should a city plan for?", answer)));
+  auto reply =
+      CompleteSync(*judge, executor, UserRequest(CoherencePrompt("What should a city plan for?", answer)));
   auto score = ParsedScore(*reply, "coherence_score");
   ASSERT_TRUE(score.has_value());
   EXPECT_GT(*score, 10);
@@ -120,9 +120,8 @@ TEST(SimJudgeModelTest, SimilarityFromLexicalOverlap) {
   auto similarity = [&](const std::string& a, const std::string& b) {
     auto reply = CompleteSync(
         *judge, executor,
-        UserRequest(absl::StrCat("Compare.\n<question>Q?</question>\n<answer1>", a,
-                                 "</answer1>\n<answer2>", b,
-                                 "</answer2>\nReply in <similarity_score></similarity_score> tags.")));
+        UserRequest(absl::StrCat("Compare.\n<question>Q?</question>\n<answer1>", a, "</answer1>\n<answer2>",
+                                 b, "</answer2>\nReply in <similarity_score></similarity_score> tags.")));
     return ParsedScore(*reply, "similarity_score").value_or(-1);
   };
   sim::IdeaSpace space(TestQuestions()[5], "explorer", 10);
@@ -170,6 +169,41 @@ TEST(SimJudgeModelTest, FlakyJudgeFailsAboutThirtyPercentAndRetriesSucceed) {
   for (int i = 0; i < 50; ++i) {
     EXPECT_TRUE(ParsedScore(*CompleteSync(*judge, executor, UserRequest(prompt)), "coherence_score"));
   }
+}
+
+std::string Fill(std::string text, const std::string& key, const std::string& value) {
+  const size_t pos = text.find(key);
+  if (pos != std::string::npos) text.replace(pos, key.size(), value);
+  return text;
+}
+
+// The reference wording (data/aidanbench/prompts-reference.json) is what real runs send.
+TEST(SimJudgeModelTest, UnderstandsTheReferencePromptWording) {
+  absl::StatusOr<std::string> file =
+      ReadFile(std::string(NOVELTYGRID_SHARED_DATA) + "/aidanbench/prompts-reference.json");
+  ASSERT_TRUE(file.ok()) << file.status();
+  const nlohmann::json prompts = nlohmann::json::parse(*file);
+  QueueExecutor executor;
+  auto judge = Make("sim:judge", &executor);
+  const std::string question = TestQuestions()[3];
+  sim::IdeaSpace space(question, "steady", 5);
+  const std::string answer = space.Render(0, sim::AnswerStyle::kSentence, 1);
+
+  const std::string coherence =
+      Fill(Fill(prompts["coherence_judge"].get<std::string>(), "{question}", question), "{answer}", answer);
+  auto reply = CompleteSync(*judge, executor, UserRequest(coherence));
+  ASSERT_TRUE(reply.ok());
+  // 0-100 scale (the template's "81-100" must not read as a 1-10 scale).
+  EXPECT_EQ(ParsedScore(*reply, "coherence_score"), SimJudgeModel::ScoreCoherence(question, answer));
+
+  std::string similarity = prompts["similarity_judge"].get<std::string>();
+  similarity = Fill(Fill(Fill(similarity, "{question}", question), "{answer1}", answer), "{answer2}",
+                    space.Render(0, sim::AnswerStyle::kSentence, 5));
+  auto similar = CompleteSync(*judge, executor, UserRequest(similarity));
+  ASSERT_TRUE(similar.ok());
+  auto score = ParsedScore(*similar, "similarity_score");
+  ASSERT_TRUE(score.has_value()) << similar->choices[0];
+  EXPECT_GE(*score, 50);
 }
 
 }  // namespace

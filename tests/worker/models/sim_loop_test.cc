@@ -1,6 +1,7 @@
 // Drives the AidanBench loop over the simulated family (generate, judge, embed, novelty) and checks
 // that the personalities rank as documented.
 #include <chrono>
+#include <string>
 
 #include "gtest/gtest.h"
 #include "sim_test_util.h"
@@ -61,8 +62,9 @@ TEST(SimLoopTest, GenerationIsCheap) {
   auto model = *SimChatModel::Create("sim:explorer", &executor);
   std::vector<std::string> previous;
   for (int i = 0; i < 60; ++i) {
-    previous.push_back(model->Generate(simtest::UserRequest(simtest::AidanPrompt(TestQuestions()[0], previous), 0.7, i))
-                           ->choices[0]);
+    previous.push_back(
+        model->Generate(simtest::UserRequest(simtest::AidanPrompt(TestQuestions()[0], previous), 0.7, i))
+            ->choices[0]);
   }
   const ChatRequest request = simtest::UserRequest(simtest::AidanPrompt(TestQuestions()[0], previous));
   const auto start = std::chrono::steady_clock::now();
@@ -70,8 +72,12 @@ TEST(SimLoopTest, GenerationIsCheap) {
   for (int i = 0; i < calls; ++i) ASSERT_TRUE(model->Generate(request).ok());
   const double micros =
       std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / calls;
-  // Typically tens of microseconds; the bound leaves room for sanitizer and debug builds.
-  EXPECT_LT(micros, 2000.0);
+  RecordProperty("generate_micros", std::to_string(micros));
+  // Typically under 100 microseconds in an optimised build. Debug and sanitizer builds are tens of
+  // times slower, so only optimised builds check the bound.
+#if defined(__OPTIMIZE__) && !defined(__SANITIZE_ADDRESS__)
+  EXPECT_LT(micros, 1000.0);
+#endif
 }
 
 }  // namespace

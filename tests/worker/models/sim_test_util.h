@@ -46,9 +46,8 @@ inline absl::StatusOr<ChatReply> CompleteSync(ChatModel& model, QueueExecutor& e
 
 inline Embedding EmbedSync(Embedder& embedder, QueueExecutor& executor, std::string text) {
   std::vector<Embedding> out;
-  embedder.Embed({std::move(text)}, [&out](absl::StatusOr<std::vector<Embedding>> vectors) {
-    out = std::move(*vectors);
-  });
+  embedder.Embed({std::move(text)},
+                 [&out](absl::StatusOr<std::vector<Embedding>> vectors) { out = std::move(*vectors); });
   executor.RunAll();
   return out.at(0);
 }
@@ -74,13 +73,12 @@ inline ChatRequest UserRequest(std::string content, double temperature = 0.7, ui
 }
 
 // The AidanBench reference wording (data/aidanbench/prompts-reference.json).
-inline std::string AidanPrompt(const std::string& question,
-                               const std::vector<std::string>& previous) {
-  std::string prompt = absl::StrCat(
-      "Answer the following question:.\n<question>", question,
-      "</question>\nProvide your answer in <answer></answer> XML tags.\n",
-      "Your response should be one direct answer. Only provide one answer. DO NOT list multiple "
-      "answers. Please try to be concise.\n");
+inline std::string AidanPrompt(const std::string& question, const std::vector<std::string>& previous) {
+  std::string prompt =
+      absl::StrCat("Answer the following question:.\n<question>", question,
+                   "</question>\nProvide your answer in <answer></answer> XML tags.\n",
+                   "Your response should be one direct answer. Only provide one answer. DO NOT list multiple "
+                   "answers. Please try to be concise.\n");
   if (!previous.empty()) {
     absl::StrAppend(&prompt,
                     "IMPORTANT: Provide an answer you *HAVE NOT* given previously.\nYour previous "
@@ -88,8 +86,7 @@ inline std::string AidanPrompt(const std::string& question,
                     "<previous_answers>\n");
     for (size_t i = 0; i < previous.size(); ++i) {
       if (i > 0) prompt += "\n\n";
-      absl::StrAppend(&prompt, "<previous_answer id='", i + 1, "'>\n", previous[i],
-                      "\n</previous_answer>");
+      absl::StrAppend(&prompt, "<previous_answer id='", i + 1, "'>\n", previous[i], "\n</previous_answer>");
     }
     prompt += "\n</previous_answers>";
   }
@@ -138,13 +135,13 @@ struct LoopResult {
 
 // The AidanBench loop of the reference, capped at `max_answers`.
 inline LoopResult RunAidanLoop(ChatModel& model, ChatModel& judge, Embedder& embedder,
-                               QueueExecutor& executor, const std::string& question,
-                               double temperature, uint64_t seed, int max_answers = 150) {
+                               QueueExecutor& executor, const std::string& question, double temperature,
+                               uint64_t seed, int max_answers = 150) {
   LoopResult result;
   std::vector<Embedding> embeddings;
   while (result.valid < max_answers) {
-    absl::StatusOr<ChatReply> reply = CompleteSync(
-        model, executor, UserRequest(AidanPrompt(question, result.answers), temperature, seed));
+    absl::StatusOr<ChatReply> reply =
+        CompleteSync(model, executor, UserRequest(AidanPrompt(question, result.answers), temperature, seed));
     if (!reply.ok()) break;
     const std::string& text = reply->choices.at(0);
     std::string answer = ExtractLastTag(text, "answer").value_or(std::string(StripWhitespace(text)));

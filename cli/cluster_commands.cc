@@ -1,0 +1,267 @@
+// The cluster's commands: a coordinator that serves one sweep, workers that lease its units, and a
+// status query. Secrets (the shared token) come from NOVELTYGRID_TOKEN or --token-file only.
+#include "cli/cluster_commands.h"
+
+#include <cstdio>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "cli/args.h"
+#include "cli/progress.h"
+#include "cli/signals.h"
+#include "common/executor.h"
+#include "coordinator/sweep_coordinator.h"
+#include "grpcpp/create_channel.h"
+#include "noveltygrid/v1/coordinator.grpc.pb.h"
+#include "worker/lease_loop.h"
+#include "worker/model_registry.h"
+#include "worker/unit_executor.h"
+
+namespace noveltygrid::cli {
+namespace {
+
+const FlagSpec kTokenFile{"token-file", "FILE", "file holding the shared token (default: $NOVELTYGRID_TOKEN)"};
+const FlagSpec kTlsCert{"tls-cert", "FILE", "PEM certificate (server: enables TLS; worker: mutual TLS)"};
+const FlagSpec kTlsKey{"tls-key", "FILE", "PEM private key of --tls-cert"};
+const FlagSpec kTlsCa{"tls-ca", "FILE", "PEM CA (server: require client certificates; client: verify server)"};
+
+int Fail(const char* command, const absl::Status& status, int code = 1) {
+  std::fprintf(stderr, "noveltygrid %s: %s\n", command, std::string(status.message()).c_str());
+  return code;
+}
+
+TlsFiles TlsFrom(const ParsedArgs& args) {
+  return TlsFiles{args.Get("tls-cert"), args.Get("tls-key"), args.Get("tls-ca")};
+}
+
+// Parses flags, handles --help and a missing required flag. Returns nullopt-like exit code via `exit`.
+absl::StatusOr<ParsedArgs> Parse(const char* command, const std::vector<std::string>& raw, const std::string& usage,
+                                 const std::string& summary, const std::vector<FlagSpec>& flags,
+                                 const std::vector<std::string>& required, int* exit) {
+  absl::StatusOr<ParsedArgs> args = ParseArgs(raw, flags);
+  if (!args.ok()) {
+    *exit = Fail(command, args.status(), 2);
+    return args;
+  }
+  if (args->help) {
+    std::fputs(HelpText(usage, summary, flags).c_str(), stdout);
+    *exit = 0;
+    return absl::CancelledError("help");
+  }
+  for (const std::string& name : required) {
+    if (!args->Has(name)) {
+      std::fprintf(stderr, "noveltygrid %s: --%s is required\n\n%s", command, name.c_str(),
+                   HelpText(usage, summary, flags).c_str());
+      *exit = 2;
+      return absl::InvalidArgumentError("missing flag");
+    }
+  }
+  if (!args->positional.empty()) {
+    *exit = Fail(command, absl::InvalidArgumentError(absl::StrCat("unexpected argument '", args->positional[0], "'")), 2);
+    return absl::InvalidArgumentError("positional");
+  }
+  return args;
+}
+
+}  // namespace
+
+int RunCoordinatorCommand(const std::vector<std::string>& raw) {
+  const std::vector<FlagSpec> flags = {
+      {"config", "FILE", "sweep config (YAML)"},
+      {"listen", "HOST:PORT", "address to serve on (port 0 picks a free port)"},
+      {"out", "DIR", "results folder (re-using it resumes the sweep)"},
+      {"seed", "N", "override the config's seed"},
+      {"redis", "URL", "Redis for state and caches (not available yet: issue 4)"},
+      {"lease-ttl-ms", "N", "a lease not renewed for this long goes back to pending (default 30000)"},
+      {"worker-timeout-ms", "N", "a worker silent for this long is gone; its leases return (default 10000)"},
+      {"heartbeat-ms", "N", "heartbeat interval asked of workers (default 2000)"},
+      kTokenFile, kTlsCert, kTlsKey, kTlsCa,
+  };
+  int exit = 0;
+  absl::StatusOr<ParsedArgs> args =
+      Parse("coordinator", raw, "coordinator --config CONFIG.yaml --listen HOST:PORT --out DIR",
+            "Serves one sweep's units to workers over gRPC until every unit is committed, then writes the\n"
+            "results folder and exits 0. Prints 'listening on HOST:PORT' once it accepts workers.",
+            flags, {"config", "listen", "out"}, &exit);
+  if (!args.ok()) return exit;
+  if (args->Has("redis")) {
+    return Fail("coordinator", absl::UnimplementedError("--redis is not available yet (issue 4)"), 2);
+  }
+  absl::StatusOr<SweepConfig> config = LoadSweepConfig(args->Get("config"));
+  if (!config.ok()) return Fail("coordinator", config.status(), 2);
+  absl::StatusOr<long long> seed = args->GetInt("seed", static_cast<long long>(config->seed));
+  absl::StatusOr<long long> ttl = args->GetInt("lease-ttl-ms", 30'000);
+  absl::StatusOr<long long> worker_timeout = args->GetInt("worker-timeout-ms", 10'000);
+  absl::StatusOr<long long> heartbeat = args->GetInt("heartbeat-ms", 2'000);
+  for (const auto* v : {&seed, &ttl, &worker_timeout, &heartbeat}) {
+    if (!v->ok()) return Fail("coordinator", v->status(), 2);
+  }
+  if (*seed < 0 || *ttl < 1 || *worker_timeout < 1 || *heartbeat < 1) {
+    return Fail("coordinator", absl::InvalidArgumentError("--seed must be >= 0 and every duration >= 1 ms"), 2);
+  }
+  config->seed = static_cast<uint64_t>(*seed);
+  absl::StatusOr<std::string> token = LoadToken(args->Get("token-file"));
+  if (!token.ok()) return Fail("coordinator", token.status(), 2);
+
+  std::unique_ptr<Progress> progress;
+  CoordinatorOptions options;
+  options.listen = args->Get("listen");
+  options.out_dir = args->Get("out");
+  options.token = *token;
+  options.tls = TlsFrom(*args);
+  options.scheduler.lease_ttl = absl::Milliseconds(*ttl);
+  options.scheduler.worker_timeout = absl::Milliseconds(*worker_timeout);
+  options.heartbeat_interval = absl::Milliseconds(*heartbeat);
+  options.on_commit = [&progress](int64_t answers, bool failed) {
+    if (progress) progress->UnitDone(answers, failed);
+  };
+  absl::StatusOr<std::unique_ptr<SweepCoordinator>> coordinator = SweepCoordinator::Start(*config, options);
+  if (!coordinator.ok()) return Fail("coordinator", coordinator.status());
+  SweepCoordinator& c = **coordinator;
+  const std::string host = options.listen.substr(0, options.listen.rfind(':'));
+  progress = std::make_unique<Progress>(config->name, c.units_total(), c.units_resumed());
+  std::printf("noveltygrid coordinator: listening on %s:%d (sweep '%s', %lld units, %lld already done)\n",
+              host.c_str(), c.port(), config->name.c_str(), static_cast<long long>(c.units_total()),
+              static_cast<long long>(c.units_resumed()));
+  std::fflush(stdout);
+  absl::StatusOr<int> failed;
+  {
+    SignalWatcher signals([&](int) {
+      std::fprintf(stderr, "noveltygrid coordinator: stopping (health NOT_SERVING); committed units are kept\n");
+      c.Shutdown();
+    });
+    failed = c.Wait();
+  }
+  progress->Finish();
+  if (!failed.ok()) return Fail("coordinator", failed.status());
+  std::fputs(c.LeaderboardText().c_str(), stdout);
+  if (*failed > 0) {
+    std::fprintf(stderr, "noveltygrid coordinator: %d unit(s) ended in an error; see %s/answers.jsonl\n", *failed,
+                 options.out_dir.c_str());
+    return 1;
+  }
+  return 0;
+}
+
+int RunWorkerCommand(const std::vector<std::string>& raw) {
+  const std::vector<FlagSpec> flags = {
+      {"coordinator", "HOST:PORT", "the coordinator to lease from"},
+      {"concurrency", "N", "loops in flight (default 64)"},
+      {"threads", "N", "threads for model calls and engines (default: number of cores)"},
+      {"id", "NAME", "worker id shown in status (default: hostname-pid)"},
+      {"drain-grace-ms", "N", "on SIGTERM, time to finish running units before handing them back (default 30000)"},
+      {"redis", "URL", "Redis for caches and checkpoints (not available yet: issue 4)"},
+      {"keep-running", "", "stay up after the sweep completes (wait for the next coordinator)"},
+      kTokenFile, kTlsCert, kTlsKey, kTlsCa,
+  };
+  int exit = 0;
+  absl::StatusOr<ParsedArgs> args =
+      Parse("worker", raw, "worker --coordinator HOST:PORT [--concurrency N]",
+            "Leases units from the coordinator and runs them. Stateless: any number may join or leave at\n"
+            "any time. SIGTERM drains: no new leases, running units finish or are handed back.",
+            flags, {"coordinator"}, &exit);
+  if (!args.ok()) return exit;
+  if (args->Has("redis")) return Fail("worker", absl::UnimplementedError("--redis is not available yet (issue 4)"), 2);
+  absl::StatusOr<long long> concurrency = args->GetInt("concurrency", 64);
+  absl::StatusOr<long long> threads = args->GetInt("threads", std::max(2u, std::thread::hardware_concurrency()));
+  absl::StatusOr<long long> grace = args->GetInt("drain-grace-ms", 30'000);
+  for (const auto* v : {&concurrency, &threads, &grace}) {
+    if (!v->ok()) return Fail("worker", v->status(), 2);
+  }
+  if (*concurrency < 1 || *threads < 1 || *grace < 0) {
+    return Fail("worker", absl::InvalidArgumentError("--concurrency and --threads must be >= 1"), 2);
+  }
+  absl::StatusOr<std::string> token = LoadToken(args->Get("token-file"));
+  if (!token.ok()) return Fail("worker", token.status(), 2);
+
+  WorkerOptions options;
+  options.coordinator = args->Get("coordinator");
+  options.token = *token;
+  options.tls = TlsFrom(*args);
+  options.worker_id = args->Get("id", DefaultWorkerId());
+  options.concurrency = static_cast<int>(*concurrency);
+  options.drain_grace = absl::Milliseconds(*grace);
+  options.exit_when_complete = !args->Has("keep-running");
+  ThreadPool pool(static_cast<int>(*threads));
+  ModelRegistry models(ModelContext{&pool});
+  UnitExecutor executor(&models);
+  LeaseLoop loop(options, &executor);
+  std::fprintf(stderr, "noveltygrid worker: %s leasing from %s, %d loops in flight\n", options.worker_id.c_str(),
+               options.coordinator.c_str(), options.concurrency);
+  absl::Status status;
+  {
+    SignalWatcher signals([&](int) { loop.Drain(); });
+    status = loop.Run();
+  }
+  if (!status.ok()) return Fail("worker", status);
+  const LeaseLoop::Stats stats = loop.stats();
+  std::fprintf(stderr, "noveltygrid worker: done: %lld unit(s) committed, %lld handed back\n",
+               static_cast<long long>(stats.units_committed), static_cast<long long>(stats.units_released));
+  return 0;
+}
+
+int RunStatusCommand(const std::vector<std::string>& raw) {
+  const std::vector<FlagSpec> flags = {
+      {"coordinator", "HOST:PORT", "the coordinator to ask"},
+      {"json", "", "print the status as JSON"},
+      kTokenFile, kTlsCert, kTlsKey, kTlsCa,
+  };
+  int exit = 0;
+  absl::StatusOr<ParsedArgs> args =
+      Parse("status", raw, "status --coordinator HOST:PORT",
+            "Shows units done / leased / pending per model and the workers alive.", flags, {"coordinator"}, &exit);
+  if (!args.ok()) return exit;
+  absl::StatusOr<std::string> token = LoadToken(args->Get("token-file"));
+  if (!token.ok()) return Fail("status", token.status(), 2);
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials = MakeChannelCredentials(TlsFrom(*args));
+  if (!credentials.ok()) return Fail("status", credentials.status(), 2);
+  auto stub = v1::Coordinator::NewStub(grpc::CreateChannel(args->Get("coordinator"), *credentials));
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+  Authorize(context, *token);
+  v1::StatusResponse s;
+  grpc::Status rpc = stub->Status(&context, v1::StatusRequest(), &s);
+  if (!rpc.ok()) {
+    return Fail("status", absl::UnavailableError(absl::StrCat("cannot reach the coordinator at ",
+                                                              args->Get("coordinator"), ": ", rpc.error_message())));
+  }
+  if (args->Has("json")) {
+    Json j{{"sweep", s.sweep()}, {"complete", s.complete()}, {"units_total", s.units_total()},
+           {"units_done", s.units_done()}, {"units_leased", s.units_leased()}, {"units_pending", s.units_pending()}};
+    j["models"] = Json::array();
+    for (const v1::ModelStatus& m : s.models()) {
+      j["models"].push_back({{"model", m.model()}, {"done", m.done()}, {"leased", m.leased()},
+                             {"pending", m.pending()}, {"failed", m.failed()}});
+    }
+    j["workers"] = Json::array();
+    for (const v1::WorkerStatus& w : s.workers()) {
+      j["workers"].push_back({{"worker_id", w.worker_id()}, {"last_seen_ms_ago", w.last_seen_ms_ago()},
+                              {"leases", w.leases()}, {"loops_in_flight", w.loops_in_flight()},
+                              {"capacity", w.capacity()}, {"draining", w.draining()}});
+    }
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  }
+  std::printf("sweep %s: %lld/%lld units done, %lld leased, %lld pending%s\n\n", s.sweep().c_str(),
+              static_cast<long long>(s.units_done()), static_cast<long long>(s.units_total()),
+              static_cast<long long>(s.units_leased()), static_cast<long long>(s.units_pending()),
+              s.complete() ? " (complete)" : "");
+  std::printf("%-32s %8s %8s %8s %8s\n", "model", "done", "leased", "pending", "failed");
+  for (const v1::ModelStatus& m : s.models()) {
+    std::printf("%-32s %8lld %8lld %8lld %8lld\n", m.model().c_str(), static_cast<long long>(m.done()),
+                static_cast<long long>(m.leased()), static_cast<long long>(m.pending()),
+                static_cast<long long>(m.failed()));
+  }
+  std::printf("\n%d worker(s) alive\n", s.workers_size());
+  if (s.workers_size() > 0) {
+    std::printf("%-32s %8s %8s %10s %10s\n", "worker", "leases", "loops", "capacity", "seen");
+    for (const v1::WorkerStatus& w : s.workers()) {
+      std::printf("%-32s %8d %8d %10d %8lldms%s\n", w.worker_id().c_str(), w.leases(), w.loops_in_flight(),
+                  w.capacity(), static_cast<long long>(w.last_seen_ms_ago()), w.draining() ? " draining" : "");
+    }
+  }
+  return 0;
+}
+
+}  // namespace noveltygrid::cli

@@ -1,0 +1,269 @@
+#include "coordinator/lease/unit_scheduler.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "common/hashing.h"
+
+namespace noveltygrid {
+
+UnitScheduler::UnitScheduler(std::vector<UnitSpec> units, std::vector<std::string> models,
+                             SchedulerOptions options, const Clock* clock)
+    : options_(options),
+      clock_(clock),
+      lease_salt_(StableHasher()
+                      .Add("lease")
+                      .Add(static_cast<uint64_t>(absl::ToUnixNanos(clock->Now())))
+                      .Finish()) {
+  // Models: the configured order first, then models that only the units name, by name.
+  absl::flat_hash_map<std::string, int> model_rank;
+  std::vector<ModelState> model_states;
+  auto add_model = [&](const std::string& name) {
+    if (model_rank.emplace(name, static_cast<int>(model_states.size())).second) {
+      model_states.emplace_back().name = name;
+    }
+  };
+  for (const std::string& name : models) add_model(name);
+  std::set<std::string> others;
+  for (const UnitSpec& unit : units) {
+    if (!model_rank.contains(unit.model)) others.insert(unit.model);
+  }
+  for (const std::string& name : others) add_model(name);
+  models_ = std::move(model_states);
+
+  units_.reserve(units.size());
+  for (UnitSpec& spec : units) {
+    const size_t slot = units_.size();
+    if (!unit_slot_.emplace(spec.id, slot).second) continue;  // a repeated id is the same unit
+    const int model = model_rank.at(spec.model);
+    models_[model].pending.emplace(spec.index, slot);
+    UnitEntry& entry = units_.emplace_back();
+    entry.spec = std::move(spec);
+    entry.model = model;
+  }
+}
+
+std::vector<LeaseGrant> UnitScheduler::Lease(const std::string& worker_id, int max_units) {
+  absl::MutexLock lock(&mu_);
+  const absl::Time now = clock_->Now();
+  ExpireLocked(now);
+  WorkerEntry& worker = Touch(worker_id, now);
+  std::vector<LeaseGrant> grants;
+  for (int i = 0; i < max_units; ++i) {
+    const int model = PickModel();
+    if (model < 0) break;
+    ModelState& state = models_[model];
+    const size_t slot = state.pending.begin()->second;
+    state.pending.erase(state.pending.begin());
+    ++state.leased;
+
+    UnitEntry& unit = units_[slot];
+    unit.state = UnitState::kLeased;
+    ++unit.token;
+    unit.lease_id = NewLeaseId();
+    unit.worker_id = worker_id;
+    unit.deadline = now + options_.lease_ttl;
+    leases_.emplace(unit.lease_id, slot);
+    worker.leases.insert(slot);
+    grants.push_back(LeaseGrant{.lease_id = unit.lease_id,
+                                .fencing_token = unit.token,
+                                .deadline = unit.deadline,
+                                .unit = unit.spec,
+                                .checkpoint = unit.checkpoint});
+  }
+  return grants;
+}
+
+std::vector<std::string> UnitScheduler::Heartbeat(const std::string& worker_id,
+                                                  const std::vector<HeldLease>& leases,
+                                                  const WorkerInfo& info) {
+  absl::MutexLock lock(&mu_);
+  const absl::Time now = clock_->Now();
+  Touch(worker_id, now).info = info;
+  std::vector<std::string> lost;
+  for (const HeldLease& held : leases) {
+    const std::optional<size_t> slot = CurrentSlot(held.lease_id, held.fencing_token);
+    if (slot && units_[*slot].worker_id == worker_id) {
+      units_[*slot].deadline = now + options_.lease_ttl;
+    } else {
+      lost.push_back(held.lease_id);
+    }
+  }
+  return lost;
+}
+
+// Gap rule: the checkpoint is always a prefix 1..n of the unit's answers. Steps are taken in the order
+// given; one whose answer_num is <= n is already there and skipped; one equal to n + 1 is appended;
+// the first one beyond n + 1 (an earlier report got lost) ends the call and it and the rest are
+// dropped. That is not an error -- the lease is still valid (true), the checkpoint is just shorter, and
+// a resumed unit recomputes the missing steps deterministically.
+bool UnitScheduler::Report(const std::string& lease_id, uint64_t fencing_token,
+                           std::vector<CheckpointStep> steps) {
+  absl::MutexLock lock(&mu_);
+  const std::optional<size_t> slot = CurrentSlot(lease_id, fencing_token);
+  if (!slot) return false;
+  UnitEntry& unit = units_[*slot];
+  // A report proves the lease and its worker alive, like a heartbeat.
+  const absl::Time now = clock_->Now();
+  unit.deadline = now + options_.lease_ttl;
+  Touch(unit.worker_id, now);
+  for (CheckpointStep& step : steps) {
+    const int next = static_cast<int>(unit.checkpoint.size()) + 1;
+    if (step.answer.answer_num < next) continue;
+    if (step.answer.answer_num > next) break;
+    unit.checkpoint.push_back(std::move(step));
+  }
+  return true;
+}
+
+CommitCheck UnitScheduler::CheckCommit(const std::string& lease_id, uint64_t fencing_token,
+                                       const std::string& unit_id) {
+  const auto it = unit_slot_.find(unit_id);
+  if (it == unit_slot_.end()) return CommitCheck::kUnknown;
+  absl::MutexLock lock(&mu_);
+  if (units_[it->second].state == UnitState::kDone) return CommitCheck::kDuplicate;
+  // A current lease of another unit is no better than a stale one of this unit.
+  return CurrentSlot(lease_id, fencing_token) == it->second ? CommitCheck::kAccepted
+                                                            : CommitCheck::kStaleToken;
+}
+
+void UnitScheduler::MarkDone(const std::string& unit_id, bool failed) {
+  const auto it = unit_slot_.find(unit_id);
+  if (it == unit_slot_.end()) return;
+  const size_t slot = it->second;
+  absl::MutexLock lock(&mu_);
+  UnitEntry& unit = units_[slot];
+  ModelState& model = models_[unit.model];
+  switch (unit.state) {
+    case UnitState::kDone:
+      return;
+    case UnitState::kLeased:
+      DropLease(slot);
+      break;
+    case UnitState::kPending:
+      model.pending.erase({unit.spec.index, slot});
+      break;
+  }
+  unit.state = UnitState::kDone;
+  std::vector<CheckpointStep>().swap(unit.checkpoint);  // free the memory, not just the size
+  ++model.done;
+  if (failed) ++model.failed;
+}
+
+void UnitScheduler::Release(const std::string& lease_id, uint64_t fencing_token) {
+  absl::MutexLock lock(&mu_);
+  if (const std::optional<size_t> slot = CurrentSlot(lease_id, fencing_token)) ReturnToPending(*slot);
+}
+
+int UnitScheduler::ExpireOverdue() {
+  absl::MutexLock lock(&mu_);
+  return ExpireLocked(clock_->Now());
+}
+
+bool UnitScheduler::AllDone() const {
+  absl::MutexLock lock(&mu_);
+  int64_t done = 0;
+  for (const ModelState& model : models_) done += model.done;
+  return done == static_cast<int64_t>(units_.size());
+}
+
+SchedulerStatus UnitScheduler::Status() const {
+  absl::MutexLock lock(&mu_);
+  const absl::Time now = clock_->Now();
+  SchedulerStatus status;
+  status.total = static_cast<int64_t>(units_.size());
+  for (const ModelState& model : models_) {
+    ModelCounts counts{.model = model.name,
+                       .done = model.done,
+                       .leased = model.leased,
+                       .pending = static_cast<int64_t>(model.pending.size()),
+                       .failed = model.failed};
+    status.done += counts.done;
+    status.leased += counts.leased;
+    status.pending += counts.pending;
+    status.models.push_back(std::move(counts));
+  }
+  for (const auto& [id, worker] : workers_) {
+    const absl::Duration since = now - worker.last_seen;
+    if (since > options_.worker_timeout) continue;  // silent: forgotten at the next expiry
+    status.workers.push_back(WorkerCounts{.worker_id = id,
+                                          .since_last_seen = since,
+                                          .leases = static_cast<int>(worker.leases.size()),
+                                          .info = worker.info});
+  }
+  return status;
+}
+
+std::optional<UnitSpec> UnitScheduler::UnitById(const std::string& unit_id) const {
+  const auto it = unit_slot_.find(unit_id);
+  if (it == unit_slot_.end()) return std::nullopt;
+  absl::MutexLock lock(&mu_);
+  return units_[it->second].spec;
+}
+
+std::optional<size_t> UnitScheduler::CurrentSlot(const std::string& lease_id, uint64_t token) const {
+  const auto it = leases_.find(lease_id);
+  if (it == leases_.end() || units_[it->second].token != token) return std::nullopt;
+  return it->second;
+}
+
+int UnitScheduler::PickModel() const {
+  int best = -1;
+  for (int i = 0; i < static_cast<int>(models_.size()); ++i) {
+    const ModelState& model = models_[i];
+    if (model.pending.empty()) continue;
+    if (options_.per_model_cap > 0 && model.leased >= options_.per_model_cap) continue;
+    if (best < 0 || model.leased < models_[best].leased) best = i;  // strict: ties keep config order
+  }
+  return best;
+}
+
+// Mix64 is a bijection, so distinct sequence numbers give distinct ids for the scheduler's whole life;
+// the salt from the start time keeps them apart from ids a previous coordinator handed out.
+std::string UnitScheduler::NewLeaseId() { return HexId(Mix64(lease_salt_ + ++lease_seq_)); }
+
+UnitScheduler::WorkerEntry& UnitScheduler::Touch(const std::string& worker_id, absl::Time now) {
+  WorkerEntry& worker = workers_[worker_id];
+  worker.last_seen = now;
+  return worker;
+}
+
+void UnitScheduler::DropLease(size_t slot) {
+  UnitEntry& unit = units_[slot];
+  leases_.erase(unit.lease_id);
+  if (auto worker = workers_.find(unit.worker_id); worker != workers_.end()) {
+    worker->second.leases.erase(slot);
+  }
+  unit.lease_id.clear();
+  unit.worker_id.clear();
+  --models_[unit.model].leased;
+}
+
+void UnitScheduler::ReturnToPending(size_t slot) {
+  DropLease(slot);
+  UnitEntry& unit = units_[slot];
+  unit.state = UnitState::kPending;
+  models_[unit.model].pending.emplace(unit.spec.index, slot);
+}
+
+int UnitScheduler::ExpireLocked(absl::Time now) {
+  std::vector<size_t> overdue;
+  for (const auto& [lease_id, slot] : leases_) {
+    if (units_[slot].deadline < now) overdue.push_back(slot);
+  }
+  for (auto it = workers_.begin(); it != workers_.end();) {
+    if (now - it->second.last_seen > options_.worker_timeout) {
+      overdue.insert(overdue.end(), it->second.leases.begin(), it->second.leases.end());
+      it = workers_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  // A lease can be both past its deadline and held by a silent worker: return it once.
+  std::sort(overdue.begin(), overdue.end());
+  overdue.erase(std::unique(overdue.begin(), overdue.end()), overdue.end());
+  for (size_t slot : overdue) ReturnToPending(slot);
+  return static_cast<int>(overdue.size());
+}
+
+}  // namespace noveltygrid

@@ -1,0 +1,190 @@
+// UnitScheduler: which unit goes to which worker, and for how long.
+//
+// Holds every unit of the plan in one of three states -- pending, leased, done -- and hands pending
+// units out as leases: a lease id, a fencing token that grows with every lease of the same unit, and a
+// deadline that heartbeats extend. Leases come back to pending when their deadline passes, when their
+// worker stops sending heartbeats for `worker_timeout`, or when the worker releases them. Steps a
+// worker reports are kept per unit as its checkpoint and handed to the next lease of that unit.
+//
+// Fairness: each lease goes to the model with pending units and the fewest leased units (ties: config
+// order), never above `per_model_cap` leased units of one model (0 = no cap); inside a model, the
+// lowest plan index first. Commits are validated against the current holder and token: a stale token
+// is refused, a second commit of a done unit is reported as a duplicate.
+//
+// Thread-safe: one mutex guards all state. Time comes from the injected Clock; nothing here sleeps.
+#ifndef NOVELTYGRID_COORDINATOR_LEASE_UNIT_SCHEDULER_H_
+#define NOVELTYGRID_COORDINATOR_LEASE_UNIT_SCHEDULER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "common/clock.h"
+#include "common/records.h"
+#include "worker/models/model.h"
+
+namespace noveltygrid {
+
+struct SchedulerOptions {
+  absl::Duration lease_ttl = absl::Seconds(30);       // a lease not extended for this long expires
+  absl::Duration worker_timeout = absl::Seconds(15);  // no heartbeat for this long: the worker is gone
+  int per_model_cap = 0;                              // max leased units per model; 0 = unlimited
+};
+
+// A completed step as the scheduler keeps it for resumption.
+struct CheckpointStep {
+  AidanAnswer answer;
+  Embedding embedding;
+};
+
+struct LeaseGrant {
+  std::string lease_id;
+  uint64_t fencing_token = 0;
+  absl::Time deadline;
+  UnitSpec unit;
+  std::vector<CheckpointStep> checkpoint;  // steps reported under earlier leases of this unit
+};
+
+struct HeldLease {
+  std::string lease_id;
+  uint64_t fencing_token = 0;
+};
+
+struct WorkerInfo {
+  int loops_in_flight = 0;
+  int capacity = 0;
+  bool draining = false;
+};
+
+enum class CommitCheck {
+  kAccepted,    // the caller holds the current lease: commit, then call MarkDone
+  kDuplicate,   // the unit is already done: acknowledge, change nothing
+  kStaleToken,  // the lease was taken back and given to someone else: refuse
+  kUnknown,     // no such lease or unit: refuse
+};
+
+struct ModelCounts {
+  std::string model;
+  int64_t done = 0, leased = 0, pending = 0, failed = 0;
+};
+
+struct WorkerCounts {
+  std::string worker_id;
+  absl::Duration since_last_seen;
+  int leases = 0;
+  WorkerInfo info;
+};
+
+struct SchedulerStatus {
+  int64_t total = 0, done = 0, leased = 0, pending = 0;
+  std::vector<ModelCounts> models;    // config order
+  std::vector<WorkerCounts> workers;  // alive workers, by id
+};
+
+class UnitScheduler {
+ public:
+  // `units` in plan order; `models` fixes the fairness tie-break and the status order.
+  UnitScheduler(std::vector<UnitSpec> units, std::vector<std::string> models, SchedulerOptions options,
+                const Clock* clock);
+
+  UnitScheduler(const UnitScheduler&) = delete;
+  UnitScheduler& operator=(const UnitScheduler&) = delete;
+
+  // Up to `max_units` new leases for `worker_id` (also records the worker as alive). Expires overdue
+  // leases first.
+  std::vector<LeaseGrant> Lease(const std::string& worker_id, int max_units);
+
+  // Records the worker as alive and extends the deadlines of the leases it still holds; returns the
+  // lease ids it listed that it no longer holds.
+  std::vector<std::string> Heartbeat(const std::string& worker_id, const std::vector<HeldLease>& leases,
+                                     const WorkerInfo& info);
+
+  // Appends reported steps to the unit's checkpoint (steps whose answer_num is already there are
+  // ignored). False when the lease is not the unit's current one.
+  bool Report(const std::string& lease_id, uint64_t fencing_token, std::vector<CheckpointStep> steps);
+
+  // Validates a commit of `unit_id` under the lease. On kAccepted the caller persists the result and
+  // then calls MarkDone.
+  CommitCheck CheckCommit(const std::string& lease_id, uint64_t fencing_token, const std::string& unit_id);
+
+  // Marks a unit done (after its result is persisted, or at start-up for units already in the
+  // journal); `failed` counts it in the status as failed. Drops its lease and checkpoint.
+  void MarkDone(const std::string& unit_id, bool failed = false);
+
+  // Gives a lease back to pending (checkpoint kept). Ignored unless it is the current lease.
+  void Release(const std::string& lease_id, uint64_t fencing_token);
+
+  // Takes back leases past their deadline and leases of workers silent for worker_timeout.
+  // Returns how many leases came back.
+  int ExpireOverdue();
+
+  bool AllDone() const;
+  SchedulerStatus Status() const;
+
+  // The plan's copy of a unit (the coordinator trusts it over what a worker sends back).
+  std::optional<UnitSpec> UnitById(const std::string& unit_id) const;
+
+ private:
+  enum class UnitState { kPending, kLeased, kDone };
+
+  struct UnitEntry {
+    UnitSpec spec;
+    int model = 0;  // index into models_
+    UnitState state = UnitState::kPending;
+    uint64_t token = 0;     // of the latest lease; 0 before the first
+    std::string lease_id;   // the current lease; empty unless leased
+    std::string worker_id;  // its holder
+    absl::Time deadline;
+    std::vector<CheckpointStep> checkpoint;
+  };
+
+  struct ModelState {
+    std::string name;
+    std::set<std::pair<int, size_t>> pending;  // (plan index, slot): lowest index first
+    int64_t leased = 0, done = 0, failed = 0;  // `done` includes `failed`
+  };
+
+  struct WorkerEntry {
+    absl::Time last_seen;
+    WorkerInfo info;
+    std::set<size_t> leases;  // slots of the units it holds
+  };
+
+  // The slot of the unit whose current lease is (lease_id, token), if any.
+  std::optional<size_t> CurrentSlot(const std::string& lease_id, uint64_t token) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The model the next lease goes to, or -1 when none may get one.
+  int PickModel() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::string NewLeaseId() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  WorkerEntry& Touch(const std::string& worker_id, absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Forgets the unit's lease everywhere it is indexed; the caller sets the new state.
+  void DropLease(size_t slot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ReturnToPending(size_t slot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  int ExpireLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // Constant after construction.
+  const SchedulerOptions options_;
+  const Clock* const clock_;
+  const uint64_t lease_salt_;                         // see NewLeaseId
+  absl::flat_hash_map<std::string, size_t> unit_slot_;  // unit id -> index into units_
+
+  mutable absl::Mutex mu_;
+  std::vector<UnitEntry> units_ ABSL_GUARDED_BY(mu_);    // plan order
+  std::vector<ModelState> models_ ABSL_GUARDED_BY(mu_);  // config order, then the others by name
+  absl::flat_hash_map<std::string, size_t> leases_ ABSL_GUARDED_BY(mu_);  // current lease id -> slot
+  std::map<std::string, WorkerEntry> workers_ ABSL_GUARDED_BY(mu_);       // by id, for Status
+  uint64_t lease_seq_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace noveltygrid
+
+#endif  // NOVELTYGRID_COORDINATOR_LEASE_UNIT_SCHEDULER_H_

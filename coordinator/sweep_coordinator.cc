@@ -1,0 +1,152 @@
+#include "coordinator/sweep_coordinator.h"
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "coordinator/report/leaderboard.h"
+#include "coordinator/report/results_writer.h"
+#include "grpcpp/health_check_service_interface.h"
+#include "grpcpp/server_builder.h"
+
+namespace noveltygrid {
+
+namespace {
+constexpr int kMaxMessageBytes = 64 << 20;  // a unit of ~1000 answers with embeddings fits easily
+}  // namespace
+
+SweepCoordinator::SweepCoordinator(const SweepConfig& config, CoordinatorOptions options)
+    : options_(std::move(options)),
+      plan_(PlanSweep(config)),
+      simulated_(SimulatedModelIds(plan_.models, {plan_.aidan.judge, plan_.aidan.embedder})),
+      started_(clock_.Now()) {}
+
+absl::StatusOr<std::unique_ptr<SweepCoordinator>> SweepCoordinator::Start(const SweepConfig& config,
+                                                                          CoordinatorOptions options) {
+  std::unique_ptr<SweepCoordinator> c(new SweepCoordinator(config, std::move(options)));
+  const CoordinatorOptions& o = c->options_;
+
+  std::vector<JournalEntry> committed;
+  absl::StatusOr<std::unique_ptr<ResultJournal>> journal = ResultJournal::Open(o.out_dir, c->plan_.fingerprint, &committed);
+  if (!journal.ok()) return journal.status();
+  c->journal_ = std::move(*journal);
+  c->reducer_ = std::make_unique<AidanReducer>(c->plan_.aidan.preset, c->plan_.models, c->plan_.aidan_temperatures);
+  c->scheduler_ = std::make_unique<UnitScheduler>(c->plan_.units, c->plan_.models, o.scheduler, &c->clock_);
+  for (JournalEntry& entry : committed) {
+    const std::string id = entry.result.unit.id;
+    if (c->reducer_->Add(std::move(entry.result), entry.calls)) {
+      c->scheduler_->MarkDone(id);
+      ++c->units_resumed_;
+    }
+  }
+
+  CoordinatorServiceOptions service_options;
+  service_options.token = o.token;
+  service_options.sweep_name = config.name;
+  service_options.heartbeat_interval = o.heartbeat_interval;
+  SweepCoordinator* self = c.get();
+  c->service_ = std::make_unique<CoordinatorService>(
+      service_options, c->plan_.aidan, c->scheduler_.get(),
+      [self](AidanUnitResult result, const CallStats& calls) { return self->Commit(std::move(result), calls); });
+
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials = MakeServerCredentials(o.tls);
+  if (!credentials.ok()) return credentials.status();
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(o.listen, *credentials, &c->port_);
+  builder.RegisterService(c->service_.get());
+  builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
+  builder.SetMaxSendMessageSize(kMaxMessageBytes);
+  // Keepalive: ping idle connections so a vanished worker's connection is noticed, and accept the
+  // workers' own pings (they ping every 20 s).
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 30'000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10'000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10'000);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+  c->server_ = builder.BuildAndStart();
+  if (c->server_ == nullptr || c->port_ == 0) {
+    return absl::UnavailableError(absl::StrCat("cannot listen on ", o.listen,
+                                               " (address in use, or not an address of this machine?)"));
+  }
+  c->server_->GetHealthCheckService()->SetServingStatus(true);
+  return c;
+}
+
+SweepCoordinator::~SweepCoordinator() {
+  Shutdown();
+  if (server_ != nullptr) server_->Shutdown(absl::ToChronoTime(absl::Now() + absl::Seconds(2)));
+}
+
+absl::Status SweepCoordinator::Commit(AidanUnitResult result, const CallStats& calls) {
+  const bool failed = result.stop_reason == kStopError;
+  // Failed units are reported but not journaled: a re-run tries them again.
+  if (!failed) RETURN_IF_ERROR(journal_->Append(result, calls));
+  const int64_t answers = static_cast<int64_t>(result.answers.size());
+  reducer_->Add(std::move(result), calls);
+  if (options_.on_commit) options_.on_commit(answers, failed);
+  absl::MutexLock lock(&mu_);
+  ++commits_;
+  if (failed) ++failed_;
+  return absl::OkStatus();
+}
+
+void SweepCoordinator::Shutdown() {
+  absl::MutexLock lock(&mu_);
+  if (shutdown_) return;
+  shutdown_ = true;
+  if (server_ != nullptr) server_->GetHealthCheckService()->SetServingStatus(false);
+}
+
+absl::StatusOr<int> SweepCoordinator::Wait() {
+  while (true) {
+    scheduler_->ExpireOverdue();
+    if (scheduler_->AllDone()) break;
+    absl::MutexLock lock(&mu_);
+    const int64_t seen = commits_;
+    auto changed = [this, seen]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return shutdown_ || commits_ != seen; };
+    // Wake on every commit, and at least once a second to take back overdue leases.
+    mu_.AwaitWithTimeout(absl::Condition(&changed), absl::Seconds(1));
+    if (shutdown_) return absl::CancelledError("the coordinator was stopped before the sweep completed");
+  }
+  RETURN_IF_ERROR(WriteResults());
+  Linger();
+  absl::MutexLock lock(&mu_);
+  return failed_;
+}
+
+void SweepCoordinator::Linger() {
+  // Keep answering until every live worker has been told that the sweep is complete (so they exit
+  // cleanly), or the linger time is over, or Shutdown().
+  const absl::Time until = clock_.Now() + options_.linger;
+  while (clock_.Now() < until) {
+    std::set<std::string> told = service_->WorkersToldComplete();
+    bool all_told = true;
+    for (const WorkerCounts& w : scheduler_->Status().workers) {
+      if (told.count(w.worker_id) == 0) all_told = false;
+    }
+    if (all_told) return;
+    absl::MutexLock lock(&mu_);
+    auto stopped = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return shutdown_; };
+    if (mu_.AwaitWithTimeout(absl::Condition(&stopped), absl::Milliseconds(100))) return;
+  }
+}
+
+absl::Status SweepCoordinator::WriteResults() {
+  reducer_->SetRunInfo(Json{{"seconds", absl::ToDoubleSeconds(clock_.Now() - started_)},
+                            {"units", plan_.units.size()},
+                            {"units_resumed", units_resumed_}});
+  ResultsOptions options;
+  options.simulated_models = simulated_;
+  return WriteResultsFolder(options_.out_dir, reducer_->Snapshot(), options);
+}
+
+}  // namespace noveltygrid
+
+namespace noveltygrid {
+
+std::string SweepCoordinator::LeaderboardText() const {
+  ResultsOptions options;
+  options.simulated_models = simulated_;
+  return FormatLeaderboard(reducer_->Snapshot(), options);
+}
+
+}  // namespace noveltygrid

@@ -1,0 +1,90 @@
+// SweepCoordinator: one sweep's coordinator, assembled -- planner, scheduler (leases), reducer,
+// journal and the gRPC service with grpc.health.v1 -- listening on a port until every unit is
+// committed, then writing the results folder.
+//
+// Used by `noveltygrid coordinator` and, on a loopback port, by `noveltygrid run`. Thread-safe:
+// Shutdown() may be called from a signal-handling thread while Wait() blocks in another.
+#ifndef NOVELTYGRID_COORDINATOR_SWEEP_COORDINATOR_H_
+#define NOVELTYGRID_COORDINATOR_SWEEP_COORDINATOR_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "common/clock.h"
+#include "common/config.h"
+#include "coordinator/lease/unit_scheduler.h"
+#include "coordinator/plan/planner.h"
+#include "coordinator/reduce/aidan_reducer.h"
+#include "coordinator/service/coordinator_service.h"
+#include "coordinator/state/journal.h"
+#include "grpcpp/server.h"
+#include "proto/security.h"
+
+namespace noveltygrid {
+
+struct CoordinatorOptions {
+  std::string listen = "127.0.0.1:0";  // HOST:PORT; port 0 picks a free one (see port())
+  std::string out_dir;
+  std::string token;  // shared with the workers
+  TlsFiles tls;
+  SchedulerOptions scheduler;
+  absl::Duration heartbeat_interval = absl::Seconds(2);
+  absl::Duration linger = absl::Seconds(10);  // after completion: until every live worker has been told
+  std::function<void(int64_t answers, bool failed)> on_commit;  // progress; any thread
+};
+
+class SweepCoordinator {
+ public:
+  // Plans the sweep, resumes from DIR's journal, and starts serving.
+  static absl::StatusOr<std::unique_ptr<SweepCoordinator>> Start(const SweepConfig& config, CoordinatorOptions options);
+  ~SweepCoordinator();
+
+  int port() const { return port_; }
+  int64_t units_total() const { return static_cast<int64_t>(plan_.units.size()); }
+  int64_t units_resumed() const { return units_resumed_; }
+  const Plan& plan() const { return plan_; }
+
+  // Blocks until every unit is committed (then writes the results folder and returns the number of
+  // units that ended in an error) or until Shutdown() (then returns Cancelled; the journal keeps
+  // what was committed).
+  absl::StatusOr<int> Wait();
+
+  // Stops: health turns NOT_SERVING and Wait() returns. Safe from any thread, more than once.
+  void Shutdown();
+
+  // Writes the results folder from what is committed so far.
+  absl::Status WriteResults();
+
+  // The leaderboard text of what is committed so far.
+  std::string LeaderboardText() const;
+
+ private:
+  SweepCoordinator(const SweepConfig& config, CoordinatorOptions options);
+  absl::Status Commit(AidanUnitResult result, const CallStats& calls);
+  void Linger();
+
+  const CoordinatorOptions options_;
+  const Plan plan_;
+  const std::vector<std::string> simulated_;
+  SystemClock clock_;
+  const absl::Time started_;
+  int64_t units_resumed_ = 0;
+  int port_ = 0;
+  std::unique_ptr<ResultJournal> journal_;
+  std::unique_ptr<AidanReducer> reducer_;
+  std::unique_ptr<UnitScheduler> scheduler_;
+  std::unique_ptr<CoordinatorService> service_;
+  std::unique_ptr<grpc::Server> server_;
+
+  absl::Mutex mu_;
+  bool shutdown_ ABSL_GUARDED_BY(mu_) = false;
+  int64_t commits_ ABSL_GUARDED_BY(mu_) = 0;
+  int failed_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace noveltygrid
+
+#endif  // NOVELTYGRID_COORDINATOR_SWEEP_COORDINATOR_H_

@@ -1,0 +1,123 @@
+#include "proto/wire.h"
+
+namespace noveltygrid {
+
+void ToProto(const UnitSpec& u, v1::Unit* out) {
+  out->set_id(u.id);
+  out->set_index(u.index);
+  out->set_benchmark(u.benchmark);
+  out->set_model(u.model);
+  out->set_temperature(u.temperature);
+  out->set_item_id(u.item_id);
+  out->set_item_text(u.item_text);
+}
+
+UnitSpec FromProto(const v1::Unit& u) {
+  UnitSpec out;
+  out.id = u.id();
+  out.index = u.index();
+  out.benchmark = u.benchmark();
+  out.model = u.model();
+  out.temperature = u.temperature();
+  out.item_id = u.item_id();
+  out.item_text = u.item_text();
+  return out;
+}
+
+void ToProto(const AidanSettings& s, v1::AidanSettings* out) {
+  out->set_seed(s.seed);
+  out->set_judge(s.judge);
+  out->set_embedder(s.embedder);
+  out->set_preset(s.preset.name);
+  v1::PromptTemplates* t = out->mutable_templates();
+  t->set_generation_base(s.templates.generation_base);
+  t->set_generation_instructions(s.templates.generation_instructions);
+  t->set_generation_previous_block(s.templates.generation_previous_block);
+  t->set_previous_answer_item(s.templates.previous_answer_item);
+  t->set_previous_answers_separator(s.templates.previous_answers_separator);
+  t->set_coherence_judge(s.templates.coherence_judge);
+  t->set_coherence_judge_1_10(s.templates.coherence_judge_1_10);
+  t->set_similarity_judge(s.templates.similarity_judge);
+  out->set_max_iterations(s.max_iterations);
+  out->set_max_tokens(s.max_tokens);
+  out->set_judge_retries(s.judge_retries);
+  out->set_llm_novelty(s.llm_novelty);
+}
+
+absl::StatusOr<AidanSettings> FromProto(const v1::AidanSettings& s) {
+  AidanSettings out;
+  absl::StatusOr<AidanPreset> preset = FindAidanPreset(s.preset());
+  if (!preset.ok()) return preset.status();
+  out.preset = *preset;
+  out.seed = s.seed();
+  out.judge = s.judge();
+  out.embedder = s.embedder();
+  const v1::PromptTemplates& t = s.templates();
+  out.templates.generation_base = t.generation_base();
+  out.templates.generation_instructions = t.generation_instructions();
+  out.templates.generation_previous_block = t.generation_previous_block();
+  out.templates.previous_answer_item = t.previous_answer_item();
+  out.templates.previous_answers_separator = t.previous_answers_separator();
+  out.templates.coherence_judge = t.coherence_judge();
+  out.templates.coherence_judge_1_10 = t.coherence_judge_1_10();
+  out.templates.similarity_judge = t.similarity_judge();
+  out.max_iterations = s.max_iterations();
+  out.max_tokens = s.max_tokens();
+  out.judge_retries = s.judge_retries();
+  out.llm_novelty = s.llm_novelty();
+  return out;
+}
+
+void ToProto(const AidanAnswer& a, const Embedding* embedding, v1::AidanAnswer* out) {
+  out->set_answer_num(a.answer_num);
+  out->set_answer(a.answer);
+  out->set_coherence(a.coherence);
+  out->set_novelty(a.novelty);
+  if (a.llm_novelty.has_value()) out->set_llm_novelty(*a.llm_novelty);
+  out->set_valid(a.valid);
+  out->set_error(a.error);
+  if (embedding != nullptr) out->mutable_embedding()->Add(embedding->begin(), embedding->end());
+}
+
+AidanAnswer FromProto(const v1::AidanAnswer& a) {
+  AidanAnswer out;
+  out.answer_num = a.answer_num();
+  out.answer = a.answer();
+  out.coherence = a.coherence();
+  out.novelty = a.novelty();
+  if (a.has_llm_novelty()) out.llm_novelty = a.llm_novelty();
+  out.valid = a.valid();
+  out.error = a.error();
+  return out;
+}
+
+Embedding EmbeddingFromProto(const v1::AidanAnswer& a) { return Embedding(a.embedding().begin(), a.embedding().end()); }
+
+void ToProto(const CallStats& calls, google::protobuf::RepeatedPtrField<v1::CallCounter>* out) {
+  for (const auto& [key, c] : calls) {
+    v1::CallCounter* p = out->Add();
+    p->set_key(key);
+    p->set_requests(c.requests);
+    p->set_cache_hits(c.cache_hits);
+    p->set_retries(c.retries);
+    p->set_errors(c.errors);
+    p->set_prompt_tokens(c.prompt_tokens);
+    p->set_completion_tokens(c.completion_tokens);
+  }
+}
+
+CallStats FromProto(const google::protobuf::RepeatedPtrField<v1::CallCounter>& calls) {
+  CallStats out;
+  for (const v1::CallCounter& p : calls) {
+    CallCounters& c = out[p.key()];
+    c.requests += p.requests();
+    c.cache_hits += p.cache_hits();
+    c.retries += p.retries();
+    c.errors += p.errors();
+    c.prompt_tokens += p.prompt_tokens();
+    c.completion_tokens += p.completion_tokens();
+  }
+  return out;
+}
+
+}  // namespace noveltygrid

@@ -1,0 +1,30 @@
+// Conversions between the project's records and their noveltygrid.v1 messages, in one place, so the
+// coordinator service and the worker client agree on every field.
+#ifndef NOVELTYGRID_PROTO_WIRE_H_
+#define NOVELTYGRID_PROTO_WIRE_H_
+
+#include "absl/status/statusor.h"
+#include "common/records.h"
+#include "common/unit_settings.h"
+#include "noveltygrid/v1/coordinator.pb.h"
+#include "worker/models/model.h"
+
+namespace noveltygrid {
+
+void ToProto(const UnitSpec& unit, v1::Unit* out);
+UnitSpec FromProto(const v1::Unit& unit);
+
+void ToProto(const AidanSettings& settings, v1::AidanSettings* out);
+absl::StatusOr<AidanSettings> FromProto(const v1::AidanSettings& settings);
+
+// The embedding is optional: step reports carry it, completed results do not.
+void ToProto(const AidanAnswer& answer, const Embedding* embedding, v1::AidanAnswer* out);
+AidanAnswer FromProto(const v1::AidanAnswer& answer);
+Embedding EmbeddingFromProto(const v1::AidanAnswer& answer);
+
+void ToProto(const CallStats& calls, google::protobuf::RepeatedPtrField<v1::CallCounter>* out);
+CallStats FromProto(const google::protobuf::RepeatedPtrField<v1::CallCounter>& calls);
+
+}  // namespace noveltygrid
+
+#endif  // NOVELTYGRID_PROTO_WIRE_H_

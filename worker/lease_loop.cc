@@ -1,0 +1,351 @@
+#include "worker/lease_loop.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "grpcpp/create_channel.h"
+#include "proto/wire.h"
+
+namespace noveltygrid {
+
+namespace {
+constexpr int kMaxMessageBytes = 64 << 20;
+
+void Log(const std::string& message) { std::fprintf(stderr, "noveltygrid worker: %s\n", message.c_str()); }
+}  // namespace
+
+std::string DefaultWorkerId() {
+  char host[256] = {0};
+  if (::gethostname(host, sizeof(host) - 1) != 0) std::snprintf(host, sizeof(host), "worker");
+  return absl::StrCat(host, "-", ::getpid());
+}
+
+LeaseLoop::LeaseLoop(WorkerOptions options, UnitExecutor* executor)
+    : options_(std::move(options)), executor_(executor) {}
+
+LeaseLoop::~LeaseLoop() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  if (heartbeat_thread_.joinable()) heartbeat_thread_.join();
+  if (sender_thread_.joinable()) sender_thread_.join();
+}
+
+LeaseLoop::Stats LeaseLoop::stats() const {
+  absl::MutexLock lock(&mu_);
+  return stats_;
+}
+
+void LeaseLoop::Drain() {
+  absl::MutexLock lock(&mu_);
+  draining_ = true;
+}
+
+std::unique_ptr<grpc::ClientContext> LeaseLoop::Context() const {
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->set_deadline(absl::ToChronoTime(absl::Now() + options_.rpc_timeout));
+  Authorize(*context, options_.token);
+  return context;
+}
+
+absl::Duration LeaseLoop::Backoff(int failures) const {
+  // 100 ms doubling up to max_backoff, with full jitter in [50%, 100%].
+  absl::Duration base = absl::Milliseconds(100) * (1 << std::min(failures, 10));
+  if (base > options_.max_backoff) base = options_.max_backoff;
+  static thread_local std::mt19937_64 rng(std::random_device{}());
+  const double jitter = 0.5 + 0.5 * std::uniform_real_distribution<double>(0, 1)(rng);
+  return base * jitter;
+}
+
+void LeaseLoop::Pause(absl::Duration d, bool wake_on_drain) {
+  absl::MutexLock lock(&mu_);
+  auto woken = [this, wake_on_drain]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return stopping_ || (wake_on_drain && draining_);
+  };
+  mu_.AwaitWithTimeout(absl::Condition(&woken), d);
+}
+
+absl::Status LeaseLoop::Run() {
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials = MakeChannelCredentials(options_.tls);
+  if (!credentials.ok()) return credentials.status();
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 20'000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10'000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, static_cast<int>(absl::ToInt64Milliseconds(options_.max_backoff)));
+  args.SetMaxReceiveMessageSize(kMaxMessageBytes);
+  args.SetMaxSendMessageSize(kMaxMessageBytes);
+  channel_ = grpc::CreateCustomChannel(options_.coordinator, *credentials, args);
+  stub_ = v1::Coordinator::NewStub(channel_);
+  heartbeat_thread_ = std::thread([this] { HeartbeatLoop(); });
+  sender_thread_ = std::thread([this] { SendLoop(); });
+
+  int failures = 0;
+  bool complete = false;
+  while (true) {
+    int free;
+    {
+      absl::MutexLock lock(&mu_);
+      auto can_lease = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return draining_ || !fatal_.ok() || running_ < options_.concurrency;
+      };
+      mu_.Await(absl::Condition(&can_lease));
+      if (draining_ || !fatal_.ok()) break;
+      free = options_.concurrency - running_;
+    }
+    v1::LeaseRequest request;
+    request.set_worker_id(options_.worker_id);
+    request.set_max_units(free);
+    v1::LeaseResponse response;
+    grpc::Status status = stub_->Lease(Context().get(), request, &response);
+    if (!status.ok()) {
+      if (status.error_code() == grpc::StatusCode::UNAUTHENTICATED ||
+          status.error_code() == grpc::StatusCode::PERMISSION_DENIED) {
+        absl::MutexLock lock(&mu_);
+        fatal_ = absl::UnauthenticatedError(absl::StrCat("the coordinator at ", options_.coordinator,
+                                                         " refused this worker: ", status.error_message()));
+        break;
+      }
+      ++failures;
+      const absl::Duration wait = Backoff(failures);
+      if (failures == 1 || failures % 20 == 0) {
+        Log(absl::StrCat("coordinator ", options_.coordinator, " unreachable (", status.error_message(),
+                         "); retrying in ", absl::FormatDuration(wait)));
+      }
+      Pause(wait, /*wake_on_drain=*/true);
+      continue;
+    }
+    if (failures > 0) Log(absl::StrCat("connected to ", options_.coordinator));
+    failures = 0;
+    if (response.heartbeat_interval_ms() > 0) {
+      absl::MutexLock lock(&mu_);
+      heartbeat_interval_ = absl::Milliseconds(response.heartbeat_interval_ms());
+    }
+    for (const v1::Lease& lease : response.leases()) StartUnit(lease);
+    if (response.leases_size() == 0) {
+      if (response.sweep_complete() && options_.exit_when_complete) {
+        complete = true;
+        break;
+      }
+      Pause(absl::Milliseconds(std::max<int64_t>(50, response.retry_after_ms())), /*wake_on_drain=*/true);
+    }
+  }
+
+  // Finish: let running units end (within the grace period when draining), hand back the rest, and
+  // wait until every outgoing message is sent.
+  absl::MutexLock lock(&mu_);
+  const absl::Time grace_end = absl::Now() + options_.drain_grace;
+  if (draining_ && fatal_.ok()) {
+    Log(absl::StrCat("draining: ", running_, " unit(s) running, grace ", absl::FormatDuration(options_.drain_grace)));
+    auto idle = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return running_ == 0; };
+    mu_.AwaitWithDeadline(absl::Condition(&idle), grace_end);
+  }
+  for (auto& [lease_id, a] : active_) {
+    if (!a.running || a.lost) continue;
+    a.lost = true;  // the loop stops at its next step
+    v1::ReleaseRequest release;
+    release.set_worker_id(options_.worker_id);
+    release.set_lease_id(lease_id);
+    release.set_fencing_token(a.token);
+    release.set_reason(fatal_.ok() ? "worker draining" : "worker stopping");
+    outgoing_.releases.push_back(std::move(release));
+  }
+  auto settled = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return running_ == 0 && active_.empty() && outgoing_.empty() && sending_ == 0;
+  };
+  // Commits are retried while the coordinator is away; give up after a while so the process ends
+  // (the leases then expire on the coordinator and the units run again elsewhere).
+  if (!mu_.AwaitWithDeadline(absl::Condition(&settled), std::max(grace_end, absl::Now()) + absl::Seconds(30))) {
+    Log("some results could not be delivered; the coordinator will hand those units out again");
+  }
+  auto idle = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return running_ == 0; };
+  mu_.Await(absl::Condition(&idle));  // no callback may outlive this object
+  stopping_ = true;
+  if (complete) Log(absl::StrCat("sweep complete; committed ", stats_.units_committed, " unit(s)"));
+  return fatal_;
+}
+
+void LeaseLoop::StartUnit(const v1::Lease& lease) {
+  absl::StatusOr<AidanSettings> settings = FromProto(lease.aidan());
+  const std::string lease_id = lease.lease_id();
+  absl::MutexLock lock(&mu_);
+  if (!settings.ok()) {
+    Log(absl::StrCat("cannot run unit ", lease.unit().id(), ": ", settings.status().message()));
+    v1::ReleaseRequest release;
+    release.set_worker_id(options_.worker_id);
+    release.set_lease_id(lease_id);
+    release.set_fencing_token(lease.fencing_token());
+    release.set_reason(std::string(settings.status().message()));
+    outgoing_.releases.push_back(std::move(release));
+    return;
+  }
+  AidanCheckpoint checkpoint;
+  for (const v1::AidanAnswer& a : lease.checkpoint()) {
+    checkpoint.answers.push_back(FromProto(a));
+    checkpoint.embeddings.push_back(EmbeddingFromProto(a));
+  }
+  Active& a = active_[lease_id];
+  a.lease_id = lease_id;
+  a.token = lease.fencing_token();
+  a.unit_id = lease.unit().id();
+  a.steps_done = static_cast<int>(checkpoint.answers.size());
+  ++running_;
+  ++stats_.units_started;
+  // RunAidan returns at once; its callbacks take mu_ on executor threads, after this lock is released.
+  executor_->RunAidan(
+      std::make_shared<const AidanSettings>(std::move(*settings)), FromProto(lease.unit()), std::move(checkpoint),
+      [this, lease_id](const AidanStep& step) { return OnStep(lease_id, step); },
+      [this, lease_id](AidanUnitResult result, CallStats calls) { OnDone(lease_id, std::move(result), std::move(calls)); });
+}
+
+bool LeaseLoop::OnStep(const std::string& lease_id, const AidanStep& step) {
+  absl::MutexLock lock(&mu_);
+  auto it = active_.find(lease_id);
+  if (it == active_.end() || it->second.lost) return false;
+  ++it->second.steps_done;
+  ToProto(step.answer, &step.embedding, &outgoing_.steps[lease_id].emplace_back());
+  return true;
+}
+
+void LeaseLoop::OnDone(const std::string& lease_id, AidanUnitResult result, CallStats calls) {
+  absl::MutexLock lock(&mu_);
+  --running_;
+  auto it = active_.find(lease_id);
+  outgoing_.steps.erase(lease_id);  // the commit carries every answer
+  if (it == active_.end()) return;
+  if (result.stop_reason == kStopCancelled || it->second.lost) {
+    active_.erase(it);
+    return;
+  }
+  it->second.running = false;
+  v1::CompleteRequest complete;
+  complete.set_worker_id(options_.worker_id);
+  complete.set_lease_id(lease_id);
+  complete.set_fencing_token(it->second.token);
+  complete.set_unit_id(result.unit.id);
+  for (const AidanAnswer& a : result.answers) ToProto(a, nullptr, complete.add_answers());
+  complete.set_stop_reason(result.stop_reason);
+  complete.set_error(result.error);
+  complete.set_max_iterations(result.max_iterations);
+  ToProto(calls, complete.mutable_calls());
+  outgoing_.completes.push_back(std::move(complete));
+}
+
+void LeaseLoop::HeartbeatLoop() {
+  while (true) {
+    v1::HeartbeatRequest request;
+    absl::Duration interval;
+    {
+      absl::MutexLock lock(&mu_);
+      interval = heartbeat_interval_;
+      auto stop = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; };
+      if (mu_.AwaitWithTimeout(absl::Condition(&stop), interval)) return;
+      request.set_worker_id(options_.worker_id);
+      for (const auto& [lease_id, a] : active_) {
+        if (a.lost) continue;
+        v1::LeaseProgress* p = request.add_leases();
+        p->set_lease_id(lease_id);
+        p->set_fencing_token(a.token);
+        p->set_steps_done(a.steps_done);
+      }
+      request.set_loops_in_flight(running_);
+      request.set_capacity(options_.concurrency);
+      request.set_draining(draining_);
+    }
+    v1::HeartbeatResponse response;
+    grpc::Status status = stub_->Heartbeat(Context().get(), request, &response);
+    if (!status.ok()) continue;  // the lease loop reports unreachability; leases survive until they expire
+    absl::MutexLock lock(&mu_);
+    for (const std::string& lost : response.lost_lease_ids()) {
+      auto it = active_.find(lost);
+      if (it != active_.end()) it->second.lost = true;
+    }
+  }
+}
+
+void LeaseLoop::SendLoop() {
+  while (true) {
+    Outgoing batch;
+    {
+      absl::MutexLock lock(&mu_);
+      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || !outgoing_.empty(); };
+      mu_.Await(absl::Condition(&ready));
+      if (stopping_) return;
+      std::swap(batch, outgoing_);
+      ++sending_;
+    }
+    SendReports(std::move(batch.steps));
+    for (const v1::CompleteRequest& c : batch.completes) SendComplete(c);
+    for (const v1::ReleaseRequest& r : batch.releases) SendRelease(r);
+    absl::MutexLock lock(&mu_);
+    --sending_;
+  }
+}
+
+void LeaseLoop::SendReports(std::map<std::string, std::vector<v1::AidanAnswer>> steps) {
+  for (auto& [lease_id, answers] : steps) {
+    v1::ReportRequest request;
+    {
+      absl::MutexLock lock(&mu_);
+      auto it = active_.find(lease_id);
+      if (it == active_.end() || it->second.lost || !it->second.running) continue;
+      request.set_fencing_token(it->second.token);
+    }
+    request.set_worker_id(options_.worker_id);
+    request.set_lease_id(lease_id);
+    for (v1::AidanAnswer& a : answers) *request.add_steps() = std::move(a);
+    v1::ReportResponse response;
+    grpc::Status status = stub_->Report(Context().get(), request, &response);
+    absl::MutexLock lock(&mu_);
+    auto it = active_.find(lease_id);
+    if (it == active_.end()) continue;
+    if (!status.ok()) {
+      // Keep the steps, in order, ahead of any newer ones: the next round sends them again.
+      if (!it->second.running) continue;
+      std::vector<v1::AidanAnswer>& queued = outgoing_.steps[lease_id];
+      queued.insert(queued.begin(), request.steps().begin(), request.steps().end());
+    } else if (!response.accepted()) {
+      it->second.lost = true;
+    } else {
+      stats_.steps_reported += request.steps_size();
+    }
+  }
+}
+
+void LeaseLoop::SendComplete(const v1::CompleteRequest& request) {
+  for (int failures = 0;; ++failures) {
+    v1::CompleteResponse response;
+    grpc::Status status = stub_->Complete(Context().get(), request, &response);
+    if (status.ok() || status.error_code() == grpc::StatusCode::NOT_FOUND ||
+        status.error_code() == grpc::StatusCode::UNAUTHENTICATED) {
+      absl::MutexLock lock(&mu_);
+      if (status.ok() && response.accepted()) {
+        ++stats_.units_committed;
+      } else {
+        Log(absl::StrCat("result of unit ", request.unit_id(), " was refused (",
+                         status.ok() ? "the lease was taken back" : status.error_message(), ")"));
+      }
+      active_.erase(request.lease_id());
+      return;
+    }
+    {
+      absl::MutexLock lock(&mu_);
+      if (stopping_) return;
+    }
+    Pause(Backoff(failures + 1), /*wake_on_drain=*/false);
+  }
+}
+
+void LeaseLoop::SendRelease(const v1::ReleaseRequest& request) {
+  v1::ReleaseResponse response;
+  grpc::Status status = stub_->Release(Context().get(), request, &response);
+  absl::MutexLock lock(&mu_);
+  if (status.ok()) ++stats_.units_released;
+}
+
+}  // namespace noveltygrid

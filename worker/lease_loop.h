@@ -1,0 +1,113 @@
+// LeaseLoop: a stateless worker's life -- lease units from the coordinator, run them, stream every
+// finished step back (Report), keep the leases alive (Heartbeat) and commit each result (Complete).
+//
+// Threads: Run()'s thread leases; a heartbeat thread; a sender thread that owns every outgoing
+// Report/Complete/Release, so model callbacks never block on the network. Units run on the
+// UnitExecutor's executor. When the coordinator is unreachable the loop backs off (jittered,
+// exponential up to max_backoff) and keeps trying; a commit is retried until the coordinator accepts
+// or refuses it. Drain() (SIGTERM) stops leasing, lets running units finish within drain_grace, then
+// abandons the rest and hands their leases back; their reported steps stay with the coordinator.
+#ifndef NOVELTYGRID_WORKER_LEASE_LOOP_H_
+#define NOVELTYGRID_WORKER_LEASE_LOOP_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "noveltygrid/v1/coordinator.grpc.pb.h"
+#include "proto/security.h"
+#include "worker/unit_executor.h"
+
+namespace noveltygrid {
+
+struct WorkerOptions {
+  std::string coordinator;  // HOST:PORT
+  std::string token;
+  TlsFiles tls;
+  std::string worker_id;    // default: hostname-pid
+  int concurrency = 64;     // loops in flight
+  absl::Duration drain_grace = absl::Seconds(30);
+  absl::Duration rpc_timeout = absl::Seconds(10);
+  absl::Duration max_backoff = absl::Seconds(5);
+  bool exit_when_complete = true;  // return from Run() once the coordinator says the sweep is complete
+};
+
+class LeaseLoop {
+ public:
+  LeaseLoop(WorkerOptions options, UnitExecutor* executor);
+  ~LeaseLoop();
+
+  // Blocks until the sweep is complete and every result is committed, or until a drain finished.
+  // Fails only on what retrying cannot fix (a refused token).
+  absl::Status Run();
+
+  // Stops leasing and drains; Run() returns when done. Safe from any thread.
+  void Drain();
+
+  // Counters for tests and logs.
+  struct Stats {
+    int64_t units_started = 0, units_committed = 0, units_released = 0, steps_reported = 0;
+  };
+  Stats stats() const;
+
+ private:
+  struct Active {
+    std::string lease_id;
+    uint64_t token = 0;
+    std::string unit_id;
+    bool running = true;  // false once the loop ended and the result waits for its commit
+    bool lost = false;    // the coordinator took the lease back: abandon the unit
+    int steps_done = 0;
+  };
+  struct Outgoing {
+    std::map<std::string, std::vector<v1::AidanAnswer>> steps;  // by lease id, in order
+    std::vector<v1::CompleteRequest> completes;
+    std::vector<v1::ReleaseRequest> releases;
+    bool empty() const { return steps.empty() && completes.empty() && releases.empty(); }
+  };
+
+  void StartUnit(const v1::Lease& lease);
+  bool OnStep(const std::string& lease_id, const AidanStep& step);
+  void OnDone(const std::string& lease_id, AidanUnitResult result, CallStats calls);
+  void HeartbeatLoop();
+  void SendLoop();
+  void SendReports(std::map<std::string, std::vector<v1::AidanAnswer>> steps);
+  void SendComplete(const v1::CompleteRequest& request);
+  void SendRelease(const v1::ReleaseRequest& request);
+  std::unique_ptr<grpc::ClientContext> Context() const;
+  // Waits up to `d`, or less when stopping (or draining, if `wake_on_drain`).
+  void Pause(absl::Duration d, bool wake_on_drain);
+  absl::Duration Backoff(int failures) const;
+
+  // Constant after construction.
+  const WorkerOptions options_;
+  UnitExecutor* const executor_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::Coordinator::Stub> stub_;
+
+  mutable absl::Mutex mu_;
+  std::map<std::string, Active> active_ ABSL_GUARDED_BY(mu_);  // by lease id
+  int running_ ABSL_GUARDED_BY(mu_) = 0;
+  bool draining_ ABSL_GUARDED_BY(mu_) = false;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;  // threads exit
+  absl::Duration heartbeat_interval_ ABSL_GUARDED_BY(mu_) = absl::Seconds(2);
+  Outgoing outgoing_ ABSL_GUARDED_BY(mu_);
+  int sending_ ABSL_GUARDED_BY(mu_) = 0;  // batches taken by the sender and not yet sent
+  Stats stats_ ABSL_GUARDED_BY(mu_);
+  absl::Status fatal_ ABSL_GUARDED_BY(mu_);
+
+  std::thread heartbeat_thread_;
+  std::thread sender_thread_;
+};
+
+// "hostname-pid".
+std::string DefaultWorkerId();
+
+}  // namespace noveltygrid
+
+#endif  // NOVELTYGRID_WORKER_LEASE_LOOP_H_
