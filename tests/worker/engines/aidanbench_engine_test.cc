@@ -70,7 +70,7 @@ class TableEmbedder : public Embedder {
         out.push_back(it->second);
       } else {
         Embedding e(64, 0.0f);
-        e[next_axis_++ % 64] = 1.0f;
+        e[table.size() % 64] = 1.0f;  // a fresh axis per distinct text
         table[t] = e;
         out.push_back(e);
       }
@@ -83,7 +83,6 @@ class TableEmbedder : public Embedder {
  private:
   std::string id_ = "table";
   Executor* executor_;
-  int next_axis_ = 0;
 };
 
 AidanPreset Reference() { return *FindAidanPreset("reference-2025"); }

@@ -1,0 +1,198 @@
+#include "common/storage/redis_store.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "common/storage/redis_client.h"
+#include "common/storage/redis_url.h"
+
+namespace noveltygrid {
+namespace {
+
+using storage_internal::Command;
+using storage_internal::RedisClient;
+using storage_internal::Reply;
+
+absl::Status UnexpectedReply(std::string_view command, const redisReply& reply,
+                             const std::string& where) {
+  return absl::InternalError(absl::StrCat(std::string(command), " on ", where,
+                                          " returned an unexpected reply (hiredis type ", reply.type,
+                                          "); is this a Redis server?"));
+}
+
+// Runs one command and returns its one reply.
+absl::StatusOr<Reply> RunOne(RedisClient& client, std::string_view name, std::string_view key,
+                             Command command, bool idempotent = true) {
+  ASSIGN_OR_RETURN(std::vector<Reply> replies,
+                   client.Run({.name = name, .key = key, .commands = {std::move(command)},
+                               .idempotent = idempotent}));
+  return std::move(replies.front());
+}
+
+absl::StatusOr<std::optional<std::string>> OptionalString(std::string_view command,
+                                                          const redisReply& reply,
+                                                          const std::string& where) {
+  if (reply.type == REDIS_REPLY_NIL) return std::nullopt;
+  if (reply.type != REDIS_REPLY_STRING) return UnexpectedReply(command, reply, where);
+  return std::string(reply.str, reply.len);
+}
+
+absl::StatusOr<int64_t> Integer(std::string_view command, const redisReply& reply,
+                                const std::string& where) {
+  if (reply.type != REDIS_REPLY_INTEGER) return UnexpectedReply(command, reply, where);
+  return static_cast<int64_t>(reply.integer);
+}
+
+absl::Status Ok(std::string_view command, const redisReply& reply, const std::string& where) {
+  if (reply.type != REDIS_REPLY_STATUS) return UnexpectedReply(command, reply, where);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::string>> Strings(std::string_view command, const redisReply& reply,
+                                                 const std::string& where) {
+  if (reply.type != REDIS_REPLY_ARRAY) return UnexpectedReply(command, reply, where);
+  std::vector<std::string> strings;
+  strings.reserve(reply.elements);
+  for (size_t i = 0; i < reply.elements; ++i) {
+    const redisReply& element = *reply.element[i];
+    if (element.type != REDIS_REPLY_STRING) return UnexpectedReply(command, element, where);
+    strings.emplace_back(element.str, element.len);
+  }
+  return strings;
+}
+
+}  // namespace
+
+RedisStore::RedisStore(std::unique_ptr<RedisClient> client) : client_(std::move(client)) {}
+
+RedisStore::~RedisStore() = default;
+
+absl::StatusOr<std::unique_ptr<RedisStore>> RedisStore::Connect(const std::string& url,
+                                                                RedisOptions options) {
+  ASSIGN_OR_RETURN(RedisEndpoint endpoint, ParseRedisUrl(url));
+  ASSIGN_OR_RETURN(std::unique_ptr<RedisClient> client,
+                   RedisClient::Create(std::move(endpoint), options));
+  return std::unique_ptr<RedisStore>(new RedisStore(std::move(client)));
+}
+
+std::string RedisStore::Describe() const { return client_->where(); }
+
+absl::StatusOr<std::optional<std::string>> RedisStore::Get(const std::string& key) {
+  ASSIGN_OR_RETURN(Reply reply, RunOne(*client_, "GET", key, {"GET", key}));
+  return OptionalString("GET", *reply, client_->where());
+}
+
+absl::StatusOr<std::vector<std::optional<std::string>>> RedisStore::MultiGet(
+    const std::vector<std::string>& keys) {
+  std::vector<std::optional<std::string>> values;
+  if (keys.empty()) return values;
+  constexpr const char* kName = "MultiGet (MGET)";
+  const size_t per_command = static_cast<size_t>(client_->options().pipeline_batch);
+  RedisClient::Call call{.name = kName, .key = {}, .commands = {}, .idempotent = true};
+  for (size_t begin = 0; begin < keys.size(); begin += per_command) {
+    Command& mget = call.commands.emplace_back(Command{"MGET"});
+    const size_t end = std::min(keys.size(), begin + per_command);
+    for (size_t i = begin; i < end; ++i) mget.push_back(keys[i]);
+  }
+  ASSIGN_OR_RETURN(std::vector<Reply> replies, client_->Run(call));
+  values.reserve(keys.size());
+  for (const Reply& reply : replies) {
+    if (reply->type != REDIS_REPLY_ARRAY) return UnexpectedReply(kName, *reply, client_->where());
+    for (size_t i = 0; i < reply->elements; ++i) {
+      ASSIGN_OR_RETURN(std::optional<std::string> value,
+                       OptionalString(kName, *reply->element[i], client_->where()));
+      values.push_back(std::move(value));
+    }
+  }
+  if (values.size() != keys.size()) {
+    return absl::InternalError(absl::StrCat(kName, " on ", client_->where(), " returned ",
+                                            values.size(), " values for ", keys.size(), " keys"));
+  }
+  return values;
+}
+
+absl::Status RedisStore::Set(const std::string& key, const std::string& value) {
+  ASSIGN_OR_RETURN(Reply reply, RunOne(*client_, "SET", key, {"SET", key, value}));
+  return Ok("SET", *reply, client_->where());
+}
+
+absl::StatusOr<bool> RedisStore::SetIfAbsent(const std::string& key, const std::string& value) {
+  ASSIGN_OR_RETURN(Reply reply, RunOne(*client_, "SET NX", key, {"SET", key, value, "NX"},
+                                       /*idempotent=*/false));
+  if (reply->type == REDIS_REPLY_NIL) return false;
+  RETURN_IF_ERROR(Ok("SET NX", *reply, client_->where()));
+  return true;
+}
+
+absl::Status RedisStore::MultiSet(const std::vector<std::pair<std::string, std::string>>& entries) {
+  if (entries.empty()) return absl::OkStatus();
+  constexpr const char* kName = "MultiSet (SET)";
+  RedisClient::Call call{.name = kName, .key = {}, .commands = {}, .idempotent = true};
+  call.commands.reserve(entries.size());
+  for (const auto& [key, value] : entries) call.commands.push_back({"SET", key, value});
+  ASSIGN_OR_RETURN(std::vector<Reply> replies, client_->Run(call));
+  for (const Reply& reply : replies) RETURN_IF_ERROR(Ok(kName, *reply, client_->where()));
+  return absl::OkStatus();
+}
+
+absl::Status RedisStore::Delete(const std::string& key) {
+  ASSIGN_OR_RETURN(Reply reply, RunOne(*client_, "DEL", key, {"DEL", key}));
+  return Integer("DEL", *reply, client_->where()).status();
+}
+
+absl::Status RedisStore::HashSet(const std::string& key, const std::string& field,
+                                 const std::string& value) {
+  ASSIGN_OR_RETURN(Reply reply, RunOne(*client_, "HSET", key, {"HSET", key, field, value}));
+  return Integer("HSET", *reply, client_->where()).status();
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> RedisStore::HashGetAll(
+    const std::string& key) {
+  // HGETALL in one reply: the hashes kept here are small (checkpoint and state records); HSCAN would
+  // only matter for hashes too large to hold in memory anyway.
+  ASSIGN_OR_RETURN(Reply reply, RunOne(*client_, "HGETALL", key, {"HGETALL", key}));
+  ASSIGN_OR_RETURN(std::vector<std::string> flat, Strings("HGETALL", *reply, client_->where()));
+  if (flat.size() % 2 != 0) return UnexpectedReply("HGETALL", *reply, client_->where());
+  std::vector<std::pair<std::string, std::string>> pairs;
+  pairs.reserve(flat.size() / 2);
+  for (size_t i = 0; i < flat.size(); i += 2) {
+    pairs.emplace_back(std::move(flat[i]), std::move(flat[i + 1]));
+  }
+  std::sort(pairs.begin(), pairs.end());  // fields are unique: this orders by field
+  return pairs;
+}
+
+absl::StatusOr<int64_t> RedisStore::HashLength(const std::string& key) {
+  ASSIGN_OR_RETURN(Reply reply, RunOne(*client_, "HLEN", key, {"HLEN", key}));
+  return Integer("HLEN", *reply, client_->where());
+}
+
+absl::StatusOr<int64_t> RedisStore::ListAppend(const std::string& key, const std::string& value) {
+  ASSIGN_OR_RETURN(Reply reply,
+                   RunOne(*client_, "RPUSH", key, {"RPUSH", key, value}, /*idempotent=*/false));
+  return Integer("RPUSH", *reply, client_->where());
+}
+
+absl::StatusOr<std::vector<std::string>> RedisStore::ListRange(const std::string& key,
+                                                               int64_t start, int64_t stop) {
+  const std::string first = std::to_string(start), last = std::to_string(stop);
+  ASSIGN_OR_RETURN(Reply reply, RunOne(*client_, "LRANGE", key, {"LRANGE", key, first, last}));
+  return Strings("LRANGE", *reply, client_->where());
+}
+
+absl::Status RedisStore::ListTrim(const std::string& key, int64_t start, int64_t stop) {
+  // Not idempotent in general: LTRIM 1 -1 twice drops two elements.
+  const std::string first = std::to_string(start), last = std::to_string(stop);
+  ASSIGN_OR_RETURN(Reply reply, RunOne(*client_, "LTRIM", key, {"LTRIM", key, first, last},
+                                       /*idempotent=*/false));
+  return Ok("LTRIM", *reply, client_->where());
+}
+
+absl::StatusOr<int64_t> RedisStore::ListLength(const std::string& key) {
+  ASSIGN_OR_RETURN(Reply reply, RunOne(*client_, "LLEN", key, {"LLEN", key}));
+  return Integer("LLEN", *reply, client_->where());
+}
+
+}  // namespace noveltygrid
