@@ -92,6 +92,7 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
   coordinator_options.listen = "127.0.0.1:0";
   coordinator_options.out_dir = args->Get("out");
   coordinator_options.token = token;
+  coordinator_options.linger = absl::Seconds(2);
   coordinator_options.on_commit = [&progress](int64_t answers, bool failed) {
     if (progress) progress->UnitDone(answers, failed);
   };
@@ -113,6 +114,7 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
   worker_options.coordinator = absl::StrCat("127.0.0.1:", c.port());
   worker_options.token = token;
   worker_options.worker_id = "in-process";
+  worker_options.log = false;
   worker_options.concurrency = static_cast<int>(*concurrency);
   LeaseLoop worker(worker_options, &executor);
   absl::Status worker_status;

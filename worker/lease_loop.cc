@@ -14,8 +14,12 @@ namespace noveltygrid {
 namespace {
 constexpr int kMaxMessageBytes = 64 << 20;
 
-void Log(const std::string& message) { std::fprintf(stderr, "noveltygrid worker: %s\n", message.c_str()); }
+void Print(const std::string& message) { std::fprintf(stderr, "noveltygrid worker: %s\n", message.c_str()); }
 }  // namespace
+
+void LeaseLoop::Log(const std::string& message) const {
+  if (options_.log) Print(message);
+}
 
 std::string DefaultWorkerId() {
   char host[256] = {0};

@@ -35,6 +35,7 @@ struct WorkerOptions {
   absl::Duration rpc_timeout = absl::Seconds(10);
   absl::Duration max_backoff = absl::Seconds(5);
   bool exit_when_complete = true;  // return from Run() once the coordinator says the sweep is complete
+  bool log = true;                 // progress notes on stderr (off for the in-process worker of `run`)
 };
 
 class LeaseLoop {
@@ -83,6 +84,7 @@ class LeaseLoop {
   // Waits up to `d`, or less when stopping (or draining, if `wake_on_drain`).
   void Pause(absl::Duration d, bool wake_on_drain);
   absl::Duration Backoff(int failures) const;
+  void Log(const std::string& message) const;
 
   // Constant after construction.
   const WorkerOptions options_;

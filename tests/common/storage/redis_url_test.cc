@@ -68,7 +68,7 @@ TEST(RedisUrlTest, MaskKeepsTheUserAndHidesThePassword) {
   EXPECT_EQ(MaskRedisUrl("redis://me:pw@h:1"), "redis://me:***@h:1");
   EXPECT_EQ(MaskRedisUrl("redis://pw@h:1"), "redis://***@h:1");
   EXPECT_EQ(MaskRedisUrl("redis://h:1/0"), "redis://h:1/0");
-  EXPECT_EQ(MaskRedisUrl("weird:pw@h"), "***@h");
+  EXPECT_EQ(MaskRedisUrl("weird:pw@h"), "weird:***@h");
 }
 
 TEST(StoreFactoryTest, EmptyOrMemoryGivesAnInMemoryStore) {
