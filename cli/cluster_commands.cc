@@ -11,6 +11,7 @@
 #include "cli/progress.h"
 #include "cli/signals.h"
 #include "common/executor.h"
+#include "common/storage/store_factory.h"
 #include "coordinator/sweep_coordinator.h"
 #include "grpcpp/create_channel.h"
 #include "noveltygrid/v1/coordinator.grpc.pb.h"
@@ -72,7 +73,7 @@ int RunCoordinatorCommand(const std::vector<std::string>& raw) {
       {"listen", "HOST:PORT", "address to serve on (port 0 picks a free port)"},
       {"out", "DIR", "results folder (re-using it resumes the sweep)"},
       {"seed", "N", "override the config's seed"},
-      {"redis", "URL", "Redis for state and caches (not available yet: issue 4)"},
+      {"redis", "URL", "redis://[:password@]host:port[/db]: keep the sweep state there (restart-safe)"},
       {"lease-ttl-ms", "N", "a lease not renewed for this long goes back to pending (default 30000)"},
       {"worker-timeout-ms", "N", "a worker silent for this long is gone; its leases return (default 10000)"},
       {"heartbeat-ms", "N", "heartbeat interval asked of workers (default 2000)"},
@@ -85,9 +86,6 @@ int RunCoordinatorCommand(const std::vector<std::string>& raw) {
             "results folder and exits 0. Prints 'listening on HOST:PORT' once it accepts workers.",
             flags, {"config", "listen", "out"}, &exit);
   if (!args.ok()) return exit;
-  if (args->Has("redis")) {
-    return Fail("coordinator", absl::UnimplementedError("--redis is not available yet (issue 4)"), 2);
-  }
   absl::StatusOr<SweepConfig> config = LoadSweepConfig(args->Get("config"));
   if (!config.ok()) return Fail("coordinator", config.status(), 2);
   absl::StatusOr<long long> seed = args->GetInt("seed", static_cast<long long>(config->seed));
@@ -104,8 +102,15 @@ int RunCoordinatorCommand(const std::vector<std::string>& raw) {
   absl::StatusOr<std::string> token = LoadToken(args->Get("token-file"));
   if (!token.ok()) return Fail("coordinator", token.status(), 2);
 
+  std::unique_ptr<Store> store;
+  if (args->Has("redis")) {
+    absl::StatusOr<std::unique_ptr<Store>> opened = OpenStore(args->Get("redis"));
+    if (!opened.ok()) return Fail("coordinator", opened.status());
+    store = std::move(*opened);
+  }
   std::unique_ptr<Progress> progress;
   CoordinatorOptions options;
+  options.store = store.get();
   options.listen = args->Get("listen");
   options.out_dir = args->Get("out");
   options.token = *token;
@@ -151,8 +156,9 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
       {"threads", "N", "threads for model calls and engines (default: number of cores)"},
       {"id", "NAME", "worker id shown in status (default: hostname-pid)"},
       {"drain-grace-ms", "N", "on SIGTERM, time to finish running units before handing them back (default 30000)"},
-      {"redis", "URL", "Redis for caches and checkpoints (not available yet: issue 4)"},
+      {"redis", "URL", "redis://[:password@]host:port[/db]: shared embedding cache and loop checkpoints"},
       {"keep-running", "", "stay up after the sweep completes (wait for the next coordinator)"},
+      {"call-log", "FILE", "append one line per model call to FILE (accounting, tests)"},
       kTokenFile, kTlsCert, kTlsKey, kTlsCa,
   };
   int exit = 0;
@@ -162,7 +168,6 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
             "any time. SIGTERM drains: no new leases, running units finish or are handed back.",
             flags, {"coordinator"}, &exit);
   if (!args.ok()) return exit;
-  if (args->Has("redis")) return Fail("worker", absl::UnimplementedError("--redis is not available yet (issue 4)"), 2);
   absl::StatusOr<long long> concurrency = args->GetInt("concurrency", 64);
   absl::StatusOr<long long> threads = args->GetInt("threads", std::max(2u, std::thread::hardware_concurrency()));
   absl::StatusOr<long long> grace = args->GetInt("drain-grace-ms", 30'000);
@@ -183,10 +188,31 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
   options.concurrency = static_cast<int>(*concurrency);
   options.drain_grace = absl::Milliseconds(*grace);
   options.exit_when_complete = !args->Has("keep-running");
+  // Redis is optional for a worker: without it (or while it is away) work goes on uncached.
+  std::unique_ptr<Store> store;
+  std::unique_ptr<EmbeddingCache> cache;
+  std::unique_ptr<CheckpointStore> checkpoints;
+  if (args->Has("redis")) {
+    absl::StatusOr<std::unique_ptr<Store>> opened = OpenStore(args->Get("redis"));
+    if (opened.ok()) {
+      store = std::move(*opened);
+      cache = std::make_unique<EmbeddingCache>(store.get());
+      checkpoints = std::make_unique<CheckpointStore>(store.get());
+    } else {
+      std::fprintf(stderr, "noveltygrid worker: warning: %s; continuing without the embedding cache and "
+                   "checkpoints, results are unchanged\n", std::string(opened.status().message()).c_str());
+    }
+  }
+  std::unique_ptr<CallLog> call_log;
+  if (args->Has("call-log")) {
+    absl::StatusOr<std::unique_ptr<CallLog>> opened = CallLog::Open(args->Get("call-log"));
+    if (!opened.ok()) return Fail("worker", opened.status(), 2);
+    call_log = std::move(*opened);
+  }
   ThreadPool pool(static_cast<int>(*threads));
-  ModelRegistry models(ModelContext{&pool});
-  UnitExecutor executor(&models);
-  LeaseLoop loop(options, &executor);
+  ModelRegistry models(ModelContext{&pool}, call_log.get());
+  UnitExecutor executor(&models, cache.get());
+  LeaseLoop loop(options, &executor, checkpoints.get());
   std::fprintf(stderr, "noveltygrid worker: %s leasing from %s, %d loops in flight\n", options.worker_id.c_str(),
                options.coordinator.c_str(), options.concurrency);
   absl::Status status;

@@ -27,7 +27,7 @@ constexpr char kUsage[] =
     "  report DIR                     rebuild summary.json and the leaderboard from a results folder\n"
     "\n"
     "Not available yet (planned): serve-sim and HTTP models (issue 5), repartition and NoveltyBench\n"
-    "(issue 6), --redis (issue 4).\n"
+    "(issue 6).\n"
     "\n"
     "Run `noveltygrid COMMAND --help` for the flags of a command.\n";
 

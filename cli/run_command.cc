@@ -13,6 +13,7 @@
 #include "cli/signals.h"
 #include "common/config.h"
 #include "common/executor.h"
+#include "common/storage/store_factory.h"
 #include "coordinator/sweep_coordinator.h"
 #include "worker/lease_loop.h"
 #include "worker/model_registry.h"
@@ -27,8 +28,9 @@ const std::vector<FlagSpec>& Flags() {
       {"seed", "N", "override the config's seed"},
       {"concurrency", "N", "override the config's number of loops in flight"},
       {"threads", "N", "worker threads (default: number of cores)"},
-      {"redis", "URL", "Redis for caches and checkpoints (not available yet: issue 4)"},
+      {"redis", "URL", "redis://[:password@]host:port[/db]: sweep state, embedding cache, loop checkpoints"},
       {"quiet", "", "no progress and no leaderboard on the terminal"},
+      {"call-log", "FILE", "append one line per model call to FILE (accounting, tests)"},
   };
   return *flags;
 }
@@ -66,11 +68,6 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
     std::fprintf(stderr, "%s", HelpText(usage, summary, Flags()).c_str());
     return 2;
   }
-  if (args->Has("redis")) {
-    return Fail(absl::UnimplementedError("--redis is not available yet (Redis caches and checkpoints arrive "
-                                         "with issue 4); run without it"),
-                2);
-  }
   absl::StatusOr<SweepConfig> config = LoadSweepConfig(args->positional[0]);
   if (!config.ok()) return Fail(config.status(), 2);
   absl::StatusOr<long long> seed = args->GetInt("seed", static_cast<long long>(config->seed));
@@ -86,6 +83,12 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
   config->seed = static_cast<uint64_t>(*seed);
   const bool quiet = args->Has("quiet");
   const std::string token = RandomToken();
+  std::unique_ptr<Store> store;
+  if (args->Has("redis")) {
+    absl::StatusOr<std::unique_ptr<Store>> opened = OpenStore(args->Get("redis"));
+    if (!opened.ok()) return Fail(opened.status());
+    store = std::move(*opened);
+  }
 
   std::unique_ptr<Progress> progress;
   CoordinatorOptions coordinator_options;
@@ -93,6 +96,7 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
   coordinator_options.out_dir = args->Get("out");
   coordinator_options.token = token;
   coordinator_options.linger = absl::Seconds(2);
+  coordinator_options.store = store.get();
   coordinator_options.on_commit = [&progress](int64_t answers, bool failed) {
     if (progress) progress->UnitDone(answers, failed);
   };
@@ -107,16 +111,28 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
     progress = std::make_unique<Progress>(config->name, c.units_total(), c.units_resumed());
   }
 
+  std::unique_ptr<CallLog> call_log;
+  if (args->Has("call-log")) {
+    absl::StatusOr<std::unique_ptr<CallLog>> opened = CallLog::Open(args->Get("call-log"));
+    if (!opened.ok()) return Fail(opened.status(), 2);
+    call_log = std::move(*opened);
+  }
   ThreadPool pool(static_cast<int>(*threads));
-  ModelRegistry models(ModelContext{&pool});
-  UnitExecutor executor(&models);
+  ModelRegistry models(ModelContext{&pool}, call_log.get());
+  std::unique_ptr<EmbeddingCache> cache;
+  std::unique_ptr<CheckpointStore> checkpoints;
+  if (store != nullptr) {
+    cache = std::make_unique<EmbeddingCache>(store.get());
+    checkpoints = std::make_unique<CheckpointStore>(store.get());
+  }
+  UnitExecutor executor(&models, cache.get());
   WorkerOptions worker_options;
   worker_options.coordinator = absl::StrCat("127.0.0.1:", c.port());
   worker_options.token = token;
   worker_options.worker_id = "in-process";
   worker_options.log = false;
   worker_options.concurrency = static_cast<int>(*concurrency);
-  LeaseLoop worker(worker_options, &executor);
+  LeaseLoop worker(worker_options, &executor, checkpoints.get());
   absl::Status worker_status;
   std::thread worker_thread([&] { worker_status = worker.Run(); });
   absl::StatusOr<int> failed;

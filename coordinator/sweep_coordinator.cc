@@ -2,6 +2,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "common/storage/keys.h"
+#include "coordinator/state/store_commit_log.h"
 #include "coordinator/report/leaderboard.h"
 #include "coordinator/report/results_writer.h"
 #include "grpcpp/health_check_service_interface.h"
@@ -25,9 +27,17 @@ absl::StatusOr<std::unique_ptr<SweepCoordinator>> SweepCoordinator::Start(const 
   const CoordinatorOptions& o = c->options_;
 
   std::vector<JournalEntry> committed;
-  absl::StatusOr<std::unique_ptr<ResultJournal>> journal = ResultJournal::Open(o.out_dir, c->plan_.fingerprint, &committed);
-  if (!journal.ok()) return journal.status();
-  c->journal_ = std::move(*journal);
+  if (o.store != nullptr) {
+    absl::StatusOr<std::unique_ptr<StoreCommitLog>> log =
+        StoreCommitLog::Open(o.store, config.name, c->plan_.fingerprint, &committed);
+    if (!log.ok()) return log.status();
+    c->journal_ = std::move(*log);
+  } else {
+    absl::StatusOr<std::unique_ptr<ResultJournal>> journal =
+        ResultJournal::Open(o.out_dir, c->plan_.fingerprint, &committed);
+    if (!journal.ok()) return journal.status();
+    c->journal_ = std::move(*journal);
+  }
   c->reducer_ = std::make_unique<AidanReducer>(c->plan_.aidan.preset, c->plan_.models, c->plan_.aidan_temperatures);
   c->scheduler_ = std::make_unique<UnitScheduler>(c->plan_.units, c->plan_.models, o.scheduler, &c->clock_);
   for (JournalEntry& entry : committed) {
@@ -80,6 +90,10 @@ absl::Status SweepCoordinator::Commit(AidanUnitResult result, const CallStats& c
   const bool failed = result.stop_reason == kStopError;
   // Failed units are reported but not journaled: a re-run tries them again.
   if (!failed) RETURN_IF_ERROR(journal_->Append(result, calls));
+  if (options_.store != nullptr) {
+    // The unit is committed; its checkpoint is no longer needed (a failure here only costs memory).
+    options_.store->Delete(keys::Checkpoint(result.unit.id)).IgnoreError();
+  }
   const int64_t answers = static_cast<int64_t>(result.answers.size());
   reducer_->Add(std::move(result), calls);
   if (options_.on_commit) options_.on_commit(answers, failed);

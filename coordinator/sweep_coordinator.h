@@ -19,6 +19,7 @@
 #include "coordinator/plan/planner.h"
 #include "coordinator/reduce/aidan_reducer.h"
 #include "coordinator/service/coordinator_service.h"
+#include "common/storage/store.h"
 #include "coordinator/state/journal.h"
 #include "grpcpp/server.h"
 #include "proto/security.h"
@@ -34,6 +35,9 @@ struct CoordinatorOptions {
   absl::Duration heartbeat_interval = absl::Seconds(2);
   absl::Duration linger = absl::Seconds(10);  // after completion: until every live worker has been told
   std::function<void(int64_t answers, bool failed)> on_commit;  // progress; any thread
+  // Optional (not owned): keeps the sweep state (commits) in the store instead of DIR's journal,
+  // and drops each unit's loop checkpoint once it is committed.
+  Store* store = nullptr;
 };
 
 class SweepCoordinator {
@@ -73,7 +77,7 @@ class SweepCoordinator {
   const absl::Time started_;
   int64_t units_resumed_ = 0;
   int port_ = 0;
-  std::unique_ptr<ResultJournal> journal_;
+  std::unique_ptr<CommitLog> journal_;
   std::unique_ptr<AidanReducer> reducer_;
   std::unique_ptr<UnitScheduler> scheduler_;
   std::unique_ptr<CoordinatorService> service_;

@@ -27,8 +27,8 @@ std::string DefaultWorkerId() {
   return absl::StrCat(host, "-", ::getpid());
 }
 
-LeaseLoop::LeaseLoop(WorkerOptions options, UnitExecutor* executor)
-    : options_(std::move(options)), executor_(executor) {}
+LeaseLoop::LeaseLoop(WorkerOptions options, UnitExecutor* executor, CheckpointStore* checkpoints)
+    : options_(std::move(options)), executor_(executor), checkpoints_(checkpoints) {}
 
 LeaseLoop::~LeaseLoop() {
   {
@@ -177,6 +177,16 @@ absl::Status LeaseLoop::Run() {
 void LeaseLoop::StartUnit(const v1::Lease& lease) {
   absl::StatusOr<AidanSettings> settings = FromProto(lease.aidan());
   const std::string lease_id = lease.lease_id();
+  AidanCheckpoint checkpoint;
+  for (const v1::AidanAnswer& a : lease.checkpoint()) {
+    checkpoint.answers.push_back(FromProto(a));
+    checkpoint.embeddings.push_back(EmbeddingFromProto(a));
+  }
+  if (checkpoints_ != nullptr) {
+    // The store may be ahead of the coordinator (reports are asynchronous): take the longer one.
+    AidanCheckpoint stored = checkpoints_->Load(lease.unit().id());
+    if (stored.answers.size() > checkpoint.answers.size()) checkpoint = std::move(stored);
+  }
   absl::MutexLock lock(&mu_);
   if (!settings.ok()) {
     Log(absl::StrCat("cannot run unit ", lease.unit().id(), ": ", settings.status().message()));
@@ -187,11 +197,6 @@ void LeaseLoop::StartUnit(const v1::Lease& lease) {
     release.set_reason(std::string(settings.status().message()));
     outgoing_.releases.push_back(std::move(release));
     return;
-  }
-  AidanCheckpoint checkpoint;
-  for (const v1::AidanAnswer& a : lease.checkpoint()) {
-    checkpoint.answers.push_back(FromProto(a));
-    checkpoint.embeddings.push_back(EmbeddingFromProto(a));
   }
   Active& a = active_[lease_id];
   a.lease_id = lease_id;
@@ -208,6 +213,15 @@ void LeaseLoop::StartUnit(const v1::Lease& lease) {
 }
 
 bool LeaseLoop::OnStep(const std::string& lease_id, const AidanStep& step) {
+  std::string unit_id;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = active_.find(lease_id);
+    if (it == active_.end() || it->second.lost) return false;
+    unit_id = it->second.unit_id;
+  }
+  // Persisted before the next iteration starts: a crash loses at most the iteration in flight.
+  if (checkpoints_ != nullptr) checkpoints_->Append(unit_id, step.answer, step.embedding);
   absl::MutexLock lock(&mu_);
   auto it = active_.find(lease_id);
   if (it == active_.end() || it->second.lost) return false;

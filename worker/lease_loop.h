@@ -21,6 +21,7 @@
 #include "absl/time/time.h"
 #include "noveltygrid/v1/coordinator.grpc.pb.h"
 #include "proto/security.h"
+#include "worker/checkpoint/checkpoint_store.h"
 #include "worker/unit_executor.h"
 
 namespace noveltygrid {
@@ -40,7 +41,9 @@ struct WorkerOptions {
 
 class LeaseLoop {
  public:
-  LeaseLoop(WorkerOptions options, UnitExecutor* executor);
+  // `checkpoints` (optional) persists every step so a unit resumes even if this worker dies before
+  // the coordinator has its reports.
+  LeaseLoop(WorkerOptions options, UnitExecutor* executor, CheckpointStore* checkpoints = nullptr);
   ~LeaseLoop();
 
   // Blocks until the sweep is complete and every result is committed, or until a drain finished.
@@ -89,6 +92,7 @@ class LeaseLoop {
   // Constant after construction.
   const WorkerOptions options_;
   UnitExecutor* const executor_;
+  CheckpointStore* const checkpoints_;  // may be null
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::Coordinator::Stub> stub_;
 

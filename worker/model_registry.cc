@@ -8,6 +8,7 @@ absl::StatusOr<ChatModel*> ModelRegistry::Chat(const std::string& id) {
   if (it != chat_.end()) return it->second.get();
   absl::StatusOr<std::unique_ptr<ChatModel>> model = MakeChatModel(id, context_);
   if (!model.ok()) return model.status();
+  if (call_log_ != nullptr) *model = LogCalls(std::move(*model), call_log_);
   ChatModel* raw = model->get();
   chat_.emplace(id, std::move(*model));
   return raw;
@@ -19,6 +20,7 @@ absl::StatusOr<Embedder*> ModelRegistry::Embedding(const std::string& id) {
   if (it != embedders_.end()) return it->second.get();
   absl::StatusOr<std::unique_ptr<Embedder>> model = MakeEmbedder(id, context_);
   if (!model.ok()) return model.status();
+  if (call_log_ != nullptr) *model = LogCalls(std::move(*model), call_log_);
   Embedder* raw = model->get();
   embedders_.emplace(id, std::move(*model));
   return raw;

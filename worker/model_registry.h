@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "worker/models/call_log.h"
 #include "worker/models/model.h"
 #include "worker/models/model_factory.h"
 
@@ -17,13 +18,15 @@ namespace noveltygrid {
 
 class ModelRegistry {
  public:
-  explicit ModelRegistry(ModelContext context) : context_(context) {}
+  // `call_log` (optional, not owned): every model built here logs its calls there.
+  explicit ModelRegistry(ModelContext context, CallLog* call_log = nullptr) : context_(context), call_log_(call_log) {}
 
   absl::StatusOr<ChatModel*> Chat(const std::string& id);
   absl::StatusOr<Embedder*> Embedding(const std::string& id);
 
  private:
   const ModelContext context_;
+  CallLog* const call_log_;
   absl::Mutex mu_;
   std::map<std::string, std::unique_ptr<ChatModel>> chat_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::unique_ptr<Embedder>> embedders_ ABSL_GUARDED_BY(mu_);

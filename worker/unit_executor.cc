@@ -10,6 +10,7 @@ void UnitExecutor::RunAidan(std::shared_ptr<const AidanSettings> shared_settings
                             AidanDoneCallback done) {
   const AidanSettings& settings = *shared_settings;
   AidanModels models;
+  models.cache = cache_;
   absl::Status status;
   if (auto m = models_->Chat(unit.model); m.ok()) models.generator = *m; else status = m.status();
   if (auto m = models_->Chat(settings.judge); m.ok()) models.judge = *m; else if (status.ok()) status = m.status();

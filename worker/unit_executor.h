@@ -11,13 +11,15 @@
 #include "common/records.h"
 #include "worker/engines/aidanbench_engine.h"
 #include "common/unit_settings.h"
+#include "worker/cache/embedding_cache.h"
 #include "worker/model_registry.h"
 
 namespace noveltygrid {
 
 class UnitExecutor {
  public:
-  explicit UnitExecutor(ModelRegistry* models) : models_(models) {}
+  // `cache` (optional) is shared by every unit this executor runs.
+  explicit UnitExecutor(ModelRegistry* models, EmbeddingCache* cache = nullptr) : models_(models), cache_(cache) {}
 
   // Runs an AidanBench unit from `checkpoint` (empty for a fresh unit). A model that cannot be built
   // ends the unit with stop_reason "error" and the reason in `error`.
@@ -26,6 +28,7 @@ class UnitExecutor {
 
  private:
   ModelRegistry* const models_;  // not owned
+  EmbeddingCache* const cache_;   // not owned; may be null
 };
 
 }  // namespace noveltygrid

@@ -66,8 +66,7 @@ absl::StatusOr<bool> InMemoryStore::SetIfAbsent(const std::string& key, const st
   return data_.try_emplace(key, value).second;
 }
 
-absl::Status InMemoryStore::MultiSet(
-    const std::vector<std::pair<std::string, std::string>>& entries) {
+absl::Status InMemoryStore::MultiSet(const std::vector<std::pair<std::string, std::string>>& entries) {
   absl::MutexLock lock(&mu_);
   for (const auto& [key, value] : entries) data_[key] = value;
   return absl::OkStatus();
@@ -110,8 +109,8 @@ absl::StatusOr<int64_t> InMemoryStore::ListAppend(const std::string& key, const 
   return static_cast<int64_t>(list->size());
 }
 
-absl::StatusOr<std::vector<std::string>> InMemoryStore::ListRange(const std::string& key,
-                                                                  int64_t start, int64_t stop) {
+absl::StatusOr<std::vector<std::string>> InMemoryStore::ListRange(const std::string& key, int64_t start,
+                                                                  int64_t stop) {
   absl::MutexLock lock(&mu_);
   ASSIGN_OR_RETURN(const List* list, Find<List>("LRANGE", key));
   if (list == nullptr) return std::vector<std::string>();

@@ -13,7 +13,8 @@ namespace noveltygrid::storage_internal {
 namespace {
 
 absl::Status CheckOptions(const RedisOptions& options) {
-  if (options.connect_timeout <= absl::ZeroDuration() || options.command_timeout <= absl::ZeroDuration()) {
+  if (options.connect_timeout <= absl::ZeroDuration() ||
+      options.command_timeout <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("RedisOptions: connect_timeout and command_timeout must be > 0");
   }
   if (options.max_retries < 0 || options.initial_backoff < absl::ZeroDuration() ||
@@ -36,9 +37,9 @@ absl::StatusOr<std::unique_ptr<RedisClient>> RedisClient::Create(RedisEndpoint e
                                                                  RedisOptions options) {
   RETURN_IF_ERROR(CheckOptions(options));
   std::unique_ptr<RedisClient> client(new RedisClient(std::move(endpoint), options));
-  ASSIGN_OR_RETURN(std::unique_ptr<RedisConnection> first,
-                   RedisConnection::Open(client->endpoint_, options.connect_timeout,
-                                         options.command_timeout));
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<RedisConnection> first,
+      RedisConnection::Open(client->endpoint_, options.connect_timeout, options.command_timeout));
   absl::MutexLock lock(&client->mu_);
   client->idle_.push_back(std::move(first));
   client->open_ = 1;
@@ -70,8 +71,9 @@ absl::StatusOr<std::vector<Reply>> RedisClient::Attempt(const Call& call, bool* 
                                ? std::string(call.name)
                                : absl::StrCat(std::string(call.name), " on key ", QuoteKey(call.key));
   Outcome outcome;
-  absl::StatusOr<std::vector<Reply>> replies = (*connection)->Exchange(
-      call.commands, static_cast<size_t>(options_.pipeline_batch), what, &outcome);
+  absl::StatusOr<std::vector<Reply>> replies =
+      (*connection)
+          ->Exchange(call.commands, static_cast<size_t>(options_.pipeline_batch), what, &outcome);
   Release(*std::move(connection));
   if (!replies.ok()) {
     *retryable = call.idempotent || outcome == Outcome::kNotExecuted;

@@ -74,8 +74,9 @@ RedisConnection::RedisConnection(redisContext* context, std::string where,
 
 RedisConnection::~RedisConnection() { redisFree(context_); }
 
-absl::StatusOr<std::unique_ptr<RedisConnection>> RedisConnection::Open(
-    const RedisEndpoint& endpoint, absl::Duration connect_timeout, absl::Duration command_timeout) {
+absl::StatusOr<std::unique_ptr<RedisConnection>> RedisConnection::Open(const RedisEndpoint& endpoint,
+                                                                       absl::Duration connect_timeout,
+                                                                       absl::Duration command_timeout) {
   const std::string where = endpoint.Describe();
   redisContext* context =
       redisConnectWithTimeout(endpoint.host.c_str(), endpoint.port, absl::ToTimeval(connect_timeout));
@@ -85,10 +86,10 @@ absl::StatusOr<std::unique_ptr<RedisConnection>> RedisConnection::Open(
   }
   std::unique_ptr<RedisConnection> connection(new RedisConnection(context, where, command_timeout));
   if (context->err != 0) {
-    return absl::UnavailableError(absl::StrCat(
-        "cannot connect to Redis at ", where, ": ", context->errstr, " (connect timeout ",
-        absl::FormatDuration(connect_timeout),
-        "); check that redis-server is running there and the URL's host:port is right"));
+    return absl::UnavailableError(
+        absl::StrCat("cannot connect to Redis at ", where, ": ", context->errstr, " (connect timeout ",
+                     absl::FormatDuration(connect_timeout),
+                     "); check that redis-server is running there and the URL's host:port is right"));
   }
   if (redisSetTimeout(context, absl::ToTimeval(command_timeout)) != REDIS_OK ||
       redisEnableKeepAlive(context) != REDIS_OK) {
@@ -138,8 +139,8 @@ absl::Status RedisConnection::IoError(std::string_view what) const {
   std::string cause = context_->errstr;
   if (context_->err == REDIS_ERR_IO &&
       (absl::StrContains(cause, "temporarily unavailable") || absl::StrContains(cause, "timed out"))) {
-    cause = absl::StrCat("no reply within the command timeout of ", absl::FormatDuration(command_timeout_),
-                         " (", cause, ")");
+    cause = absl::StrCat("no reply within the command timeout of ",
+                         absl::FormatDuration(command_timeout_), " (", cause, ")");
   }
   return absl::UnavailableError(
       absl::StrCat("Redis ", AbslView(what), " on ", where_, " failed: ", cause));
@@ -163,8 +164,8 @@ absl::StatusOr<std::vector<Reply>> RedisConnection::Exchange(const std::vector<C
         argv.push_back(arg.data());
         lengths.push_back(arg.size());
       }
-      if (redisAppendCommandArgv(context_, static_cast<int>(argv.size()), argv.data(),
-                                 lengths.data()) != REDIS_OK) {
+      if (redisAppendCommandArgv(context_, static_cast<int>(argv.size()), argv.data(), lengths.data()) !=
+          REDIS_OK) {
         return IoError(what);
       }
     }
@@ -190,9 +191,9 @@ absl::Status ReplyError(std::string_view command, std::string_view key, std::str
   const std::string on = absl::StrCat(AbslView(command), key.empty() ? "" : " on key ",
                                       key.empty() ? "" : QuoteKey(key), " at ", AbslView(where));
   if (absl::StartsWith(text, "NOAUTH") || absl::StartsWith(text, "WRONGPASS")) {
-    return absl::UnauthenticatedError(absl::StrCat(
-        on, " was refused: ", text,
-        "; check the user and password in the URL (redis://[user]:PASSWORD@host:port/db)"));
+    return absl::UnauthenticatedError(
+        absl::StrCat(on, " was refused: ", text,
+                     "; check the user and password in the URL (redis://[user]:PASSWORD@host:port/db)"));
   }
   if (absl::StartsWith(text, "NOPERM")) {
     return absl::PermissionDeniedError(

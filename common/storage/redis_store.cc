@@ -25,9 +25,10 @@ absl::Status UnexpectedReply(std::string_view command, const redisReply& reply,
 // Runs one command and returns its one reply.
 absl::StatusOr<Reply> RunOne(RedisClient& client, std::string_view name, std::string_view key,
                              Command command, bool idempotent = true) {
-  ASSIGN_OR_RETURN(std::vector<Reply> replies,
-                   client.Run({.name = name, .key = key, .commands = {std::move(command)},
-                               .idempotent = idempotent}));
+  ASSIGN_OR_RETURN(
+      std::vector<Reply> replies,
+      client.Run(
+          {.name = name, .key = key, .commands = {std::move(command)}, .idempotent = idempotent}));
   return std::move(replies.front());
 }
 
@@ -107,8 +108,8 @@ absl::StatusOr<std::vector<std::optional<std::string>>> RedisStore::MultiGet(
     }
   }
   if (values.size() != keys.size()) {
-    return absl::InternalError(absl::StrCat(kName, " on ", client_->where(), " returned ",
-                                            values.size(), " values for ", keys.size(), " keys"));
+    return absl::InternalError(absl::StrCat(kName, " on ", client_->where(), " returned ", values.size(),
+                                            " values for ", keys.size(), " keys"));
   }
   return values;
 }
@@ -175,8 +176,8 @@ absl::StatusOr<int64_t> RedisStore::ListAppend(const std::string& key, const std
   return Integer("RPUSH", *reply, client_->where());
 }
 
-absl::StatusOr<std::vector<std::string>> RedisStore::ListRange(const std::string& key,
-                                                               int64_t start, int64_t stop) {
+absl::StatusOr<std::vector<std::string>> RedisStore::ListRange(const std::string& key, int64_t start,
+                                                               int64_t stop) {
   const std::string first = std::to_string(start), last = std::to_string(stop);
   ASSIGN_OR_RETURN(Reply reply, RunOne(*client_, "LRANGE", key, {"LRANGE", key, first, last}));
   return Strings("LRANGE", *reply, client_->where());

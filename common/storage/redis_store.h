@@ -37,8 +37,8 @@ struct RedisOptions {
   int max_retries = 3;  // after the first attempt, on connection errors and LOADING only
   absl::Duration initial_backoff = absl::Milliseconds(50);
   absl::Duration max_backoff = absl::Seconds(2);
-  int pool_size = 4;           // connections, i.e. commands in flight at once
-  int pipeline_batch = 1000;   // commands per round trip, and keys per MGET
+  int pool_size = 4;          // connections, i.e. commands in flight at once
+  int pipeline_batch = 1000;  // commands per round trip, and keys per MGET
 };
 
 class RedisStore : public Store {

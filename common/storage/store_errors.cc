@@ -14,10 +14,10 @@ std::string QuoteKey(std::string_view key) {
 
 absl::Status WrongTypeError(std::string_view command, std::string_view key, std::string_view where,
                             std::string_view detail) {
-  return absl::FailedPreconditionError(absl::StrCat(
-      std::string(command), " on key ", QuoteKey(key), " in ", std::string(where),
-      " failed: the key holds another kind of value (", std::string(detail),
-      "); use a separate key per kind (string, hash, list)"));
+  return absl::FailedPreconditionError(
+      absl::StrCat(std::string(command), " on key ", QuoteKey(key), " in ", std::string(where),
+                   " failed: the key holds another kind of value (", std::string(detail),
+                   "); use a separate key per kind (string, hash, list)"));
 }
 
 }  // namespace noveltygrid::storage_internal

@@ -23,16 +23,24 @@ struct JournalEntry {
   CallStats calls;
 };
 
-class ResultJournal {
+// Where the coordinator keeps committed units: this file journal, or Redis (store_commit_log.h).
+class CommitLog {
+ public:
+  virtual ~CommitLog() = default;
+  // Durable when it returns OK.
+  virtual absl::Status Append(const AidanUnitResult& result, const CallStats& calls) = 0;
+};
+
+class ResultJournal : public CommitLog {
  public:
   // Opens (or creates) the journal of `out_dir`. Entries already there are returned through
   // `committed`. A journal written for a different plan is refused with FailedPrecondition.
   static absl::StatusOr<std::unique_ptr<ResultJournal>> Open(const std::string& out_dir,
                                                             const std::string& fingerprint,
                                                             std::vector<JournalEntry>* committed);
-  ~ResultJournal();
+  ~ResultJournal() override;
 
-  absl::Status Append(const AidanUnitResult& result, const CallStats& calls);
+  absl::Status Append(const AidanUnitResult& result, const CallStats& calls) override;
 
  private:
   ResultJournal(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}

@@ -9,6 +9,7 @@
 #include "absl/synchronization/mutex.h"
 #include "common/aidan_scoring.h"
 #include "common/text.h"
+#include "worker/cache/embedding_cache.h"
 
 namespace noveltygrid {
 
@@ -123,13 +124,22 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
       return Record(std::move(pending->answer), Embedding());
     }
 
+    // A cached embedding (same embedder, dimensions and text) saves the embedding call.
+    std::optional<Embedding> cached;
+    if (models_.cache != nullptr) {
+      cached = models_.cache->Get(models_.embedder->id(), models_.embedder->dimensions(), pending->answer.answer);
+    }
     const size_t earlier = result_.answers.size();
-    pending->outstanding = 2 + (options_.llm_novelty ? static_cast<int>(earlier) : 0);
+    pending->outstanding = (cached.has_value() ? 1 : 2) + (options_.llm_novelty ? static_cast<int>(earlier) : 0);
     if (options_.llm_novelty) pending->similarity.resize(earlier);
     // Hold the lock while fanning out so that the call counters stay consistent with the callbacks.
     absl::MutexLock lock(&mu_);
+    if (cached.has_value()) {
+      pending->embedding = std::move(*cached);
+      calls_[Key("embed", models_.embedder->id())].cache_hits++;
+    }
     Judge(pending, 0);
-    Embed(pending);
+    if (!cached.has_value()) Embed(pending);
     for (size_t i = 0; options_.llm_novelty && i < earlier; ++i) CompareWithEarlier(pending, i, 0);
   }
 
@@ -192,6 +202,10 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
                                       vectors.ok() ? "wrong number of vectors" : vectors.status().ToString());
       } else {
         pending->embedding = std::move(vectors->front());
+        if (self->models_.cache != nullptr) {
+          self->models_.cache->Put(self->models_.embedder->id(), self->models_.embedder->dimensions(),
+                                   pending->answer.answer, pending->embedding);
+        }
       }
       const bool last = self->Arrived(*pending);
       lock.Release();

@@ -34,10 +34,13 @@ struct AidanEngineOptions {
   uint64_t seed = 0;
 };
 
+class EmbeddingCache;
+
 struct AidanModels {
   ChatModel* generator = nullptr;  // not owned
   ChatModel* judge = nullptr;
   Embedder* embedder = nullptr;
+  EmbeddingCache* cache = nullptr;  // optional; consulted before the embedder, filled after it
 };
 
 // Where a resumed unit starts: the answers of completed iterations and their embeddings.

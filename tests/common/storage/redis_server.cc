@@ -39,7 +39,8 @@ absl::StatusOr<std::string> FindRedisServer() {
     const std::string candidate = absl::StrCat(dir.empty() ? "." : dir, "/redis-server");
     if (::access(candidate.c_str(), X_OK) == 0) return candidate;
   }
-  for (const char* candidate : {"/usr/bin/redis-server", "/usr/sbin/redis-server", "/usr/local/bin/redis-server"}) {
+  for (const char* candidate :
+       {"/usr/bin/redis-server", "/usr/sbin/redis-server", "/usr/local/bin/redis-server"}) {
     if (::access(candidate, X_OK) == 0) return std::string(candidate);
   }
   return absl::NotFoundError(
@@ -111,13 +112,20 @@ RedisServer::~RedisServer() {
 absl::Status RedisServer::Launch() {
   const std::filesystem::path log = dir_.path() / "redis.log";
   std::vector<std::string> args = {binary_,
-                                   "--port", std::to_string(port_),
-                                   "--bind", "127.0.0.1",
-                                   "--save", "",
-                                   "--appendonly", options_.append_only ? "yes" : "no",
-                                   "--dir", dir_.path().string(),
-                                   "--logfile", log.string(),
-                                   "--daemonize", "no"};
+                                   "--port",
+                                   std::to_string(port_),
+                                   "--bind",
+                                   "127.0.0.1",
+                                   "--save",
+                                   "",
+                                   "--appendonly",
+                                   options_.append_only ? "yes" : "no",
+                                   "--dir",
+                                   dir_.path().string(),
+                                   "--logfile",
+                                   log.string(),
+                                   "--daemonize",
+                                   "no"};
   if (!options_.password.empty()) {
     args.push_back("--requirepass");
     args.push_back(options_.password);
@@ -160,9 +168,9 @@ absl::Status RedisServer::Launch() {
   ::kill(pid_, SIGKILL);
   ::waitpid(pid_, nullptr, 0);
   pid_ = -1;
-  return absl::DeadlineExceededError(absl::StrCat("redis-server on port ", port_, " did not answer PING within ",
-                                                  absl::FormatDuration(kStartDeadline), " (", last.message(),
-                                                  "); its log:\n", LogTail(log)));
+  return absl::DeadlineExceededError(absl::StrCat(
+      "redis-server on port ", port_, " did not answer PING within ",
+      absl::FormatDuration(kStartDeadline), " (", last.message(), "); its log:\n", LogTail(log)));
 }
 
 absl::Status RedisServer::Stop() {
@@ -186,7 +194,8 @@ absl::Status RedisServer::Restart() {
 std::string RedisServer::host_port() const { return absl::StrCat("127.0.0.1:", port_); }
 
 std::string RedisServer::url(int db) const {
-  return absl::StrCat("redis://", options_.password.empty() ? "" : absl::StrCat(":", options_.password, "@"),
+  return absl::StrCat("redis://",
+                      options_.password.empty() ? "" : absl::StrCat(":", options_.password, "@"),
                       host_port(), "/", db);
 }
 

@@ -3,6 +3,7 @@
 #ifndef NOVELTYGRID_TESTS_COMMON_STORAGE_STATUS_TESTING_H_
 #define NOVELTYGRID_TESTS_COMMON_STORAGE_STATUS_TESTING_H_
 
+#include <string>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -17,6 +18,9 @@ absl::Status StatusOf(const absl::StatusOr<T>& result) {
   return result.status();
 }
 
+// The message as a std::string, which gmock prints readably (absl::string_view it prints per char).
+inline std::string MessageOf(const absl::Status& status) { return std::string(status.message()); }
+
 // The value of a StatusOr that must be ok (a failed expectation and T() otherwise).
 template <typename T>
 T Must(absl::StatusOr<T> result) {
@@ -26,15 +30,15 @@ T Must(absl::StatusOr<T> result) {
 
 }  // namespace noveltygrid::testing_status
 
-#define ASSERT_OK(expr)                                                          \
-  do {                                                                           \
+#define ASSERT_OK(expr)                                                              \
+  do {                                                                               \
     const ::absl::Status ng_status_ = ::noveltygrid::testing_status::StatusOf(expr); \
-    ASSERT_TRUE(ng_status_.ok()) << ng_status_;                                  \
+    ASSERT_TRUE(ng_status_.ok()) << ng_status_;                                      \
   } while (0)
-#define EXPECT_OK(expr)                                                          \
-  do {                                                                           \
+#define EXPECT_OK(expr)                                                              \
+  do {                                                                               \
     const ::absl::Status ng_status_ = ::noveltygrid::testing_status::StatusOf(expr); \
-    EXPECT_TRUE(ng_status_.ok()) << ng_status_;                                  \
+    EXPECT_TRUE(ng_status_.ok()) << ng_status_;                                      \
   } while (0)
 
 #endif  // NOVELTYGRID_TESTS_COMMON_STORAGE_STATUS_TESTING_H_

@@ -27,6 +27,7 @@ using ::testing::Optional;
 using ::testing::Pair;
 using ::testing::StartsWith;
 using testing_redis::RedisServer;
+using testing_status::MessageOf;
 using testing_status::Must;
 
 class StoreConformanceTest : public ::testing::TestWithParam<std::string> {
@@ -107,7 +108,8 @@ TEST_P(StoreConformanceTest, MultiSetOf5000EntriesThenMultiGet) {
   std::vector<std::pair<std::string, std::string>> entries;
   std::vector<std::string> keys;
   for (int i = 0; i < 5000; ++i) {
-    entries.emplace_back(absl::StrCat("key:", i), absl::StrCat(std::string("value\0:", 7), i, std::string(i % 50, 'x')));
+    entries.emplace_back(absl::StrCat("key:", i),
+                         absl::StrCat(std::string("value\0:", 7), i, std::string(i % 50, 'x')));
     keys.push_back(entries.back().first);
   }
   keys.push_back("key:absent");
@@ -142,8 +144,7 @@ TEST_P(StoreConformanceTest, HashOperationsAreSortedByField) {
   EXPECT_EQ(Must(store_->HashLength("h")), 6);
   EXPECT_THAT(Must(store_->HashGetAll("h")),
               ElementsAre(Pair("a", "va"), Pair(std::string("a\0x", 3), "v" + std::string("a\0x", 3)),
-                          Pair("b", "overwritten"), Pair("k", "vk"), Pair("m", "vm"),
-                          Pair("z", "vz")));
+                          Pair("b", "overwritten"), Pair("k", "vk"), Pair("m", "vm"), Pair("z", "vz")));
   EXPECT_THAT(Must(store_->HashGetAll("no-hash")), IsEmpty());
   EXPECT_EQ(Must(store_->HashLength("no-hash")), 0);
 }
@@ -174,16 +175,19 @@ TEST_P(StoreConformanceTest, ListAppendRangeTrimLength) {
 TEST_P(StoreConformanceTest, UsingAKeyAsTheWrongKindIsFailedPrecondition) {
   ASSERT_OK(store_->Set("str", "v"));
   ASSERT_OK(store_->ListAppend("lst", "v"));
-  const absl::Status statuses[] = {
-      store_->ListAppend("str", "x").status(), store_->HashSet("lst", "f", "v"),
-      store_->Get("lst").status(),             store_->HashGetAll("str").status(),
-      store_->ListLength("str").status(),      store_->HashLength("lst").status(),
-      store_->ListRange("str", 0, -1).status(), store_->ListTrim("str", 0, 1)};
+  const absl::Status statuses[] = {store_->ListAppend("str", "x").status(),
+                                   store_->HashSet("lst", "f", "v"),
+                                   store_->Get("lst").status(),
+                                   store_->HashGetAll("str").status(),
+                                   store_->ListLength("str").status(),
+                                   store_->HashLength("lst").status(),
+                                   store_->ListRange("str", 0, -1).status(),
+                                   store_->ListTrim("str", 0, 1)};
   for (const absl::Status& status : statuses) {
     EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
-    EXPECT_THAT(status.message(), HasSubstr("on key \"")) << status;
+    EXPECT_THAT(MessageOf(status), HasSubstr("on key \"")) << status;
   }
-  EXPECT_THAT(store_->ListAppend("str", "x").status().message(), HasSubstr("RPUSH on key \"str\""));
+  EXPECT_THAT(MessageOf(store_->ListAppend("str", "x").status()), HasSubstr("RPUSH on key \"str\""));
   EXPECT_THAT(Must(store_->Get("str")), Optional(std::string("v")));  // untouched
   ASSERT_OK(store_->Set("lst", "replaced"));                          // Set replaces any kind
   EXPECT_THAT(Must(store_->Get("lst")), Optional(std::string("replaced")));

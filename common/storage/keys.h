@@ -1,0 +1,27 @@
+// Every key NoveltyGrid writes, in one place. All start with "ng:"; a Redis shared with other
+// applications can be cleaned with SCAN MATCH ng:*.
+//
+//   ng:emb:EMBEDDER:DIMS:HASH128        float32 vector (little endian) -- shared embedding cache
+//   ng:ckpt:UNIT_ID                     list of completed steps of a unit -- loop checkpoints
+//   ng:sweep:NAME:fingerprint           the plan fingerprint the namespace belongs to
+//   ng:sweep:NAME:results               hash unit id -> committed result (JSON)
+#ifndef NOVELTYGRID_COMMON_STORAGE_KEYS_H_
+#define NOVELTYGRID_COMMON_STORAGE_KEYS_H_
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+
+namespace noveltygrid::keys {
+
+inline std::string Checkpoint(const std::string& unit_id) { return absl::StrCat("ng:ckpt:", unit_id); }
+inline std::string SweepFingerprint(const std::string& sweep) {
+  return absl::StrCat("ng:sweep:", sweep, ":fingerprint");
+}
+inline std::string SweepResults(const std::string& sweep) {
+  return absl::StrCat("ng:sweep:", sweep, ":results");
+}
+
+}  // namespace noveltygrid::keys
+
+#endif  // NOVELTYGRID_COMMON_STORAGE_KEYS_H_
