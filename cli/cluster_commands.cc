@@ -14,6 +14,8 @@
 #include "common/storage/store_factory.h"
 #include "coordinator/sweep_coordinator.h"
 #include "grpcpp/create_channel.h"
+#include "proto/health_server.h"
+#include "grpcpp/server_builder.h"
 #include "noveltygrid/v1/coordinator.grpc.pb.h"
 #include "worker/lease_loop.h"
 #include "worker/model_registry.h"
@@ -159,6 +161,7 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
       {"redis", "URL", "redis://[:password@]host:port[/db]: shared embedding cache and loop checkpoints"},
       {"keep-running", "", "stay up after the sweep completes (wait for the next coordinator)"},
       {"call-log", "FILE", "append one line per model call to FILE (accounting, tests)"},
+      {"health-listen", "HOST:PORT", "serve grpc.health.v1 there (NOT_SERVING while draining), for probes"},
       kTokenFile, kTlsCert, kTlsKey, kTlsCa,
   };
   int exit = 0;
@@ -213,13 +216,30 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
   ModelRegistry models(ModelContext{&pool}, call_log.get());
   UnitExecutor executor(&models, cache.get());
   LeaseLoop loop(options, &executor, checkpoints.get());
+  HealthService health_service;
+  std::unique_ptr<grpc::Server> health;
+  if (args->Has("health-listen")) {
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort(args->Get("health-listen"), grpc::InsecureServerCredentials(), &port);
+    builder.RegisterService(&health_service);
+    health = builder.BuildAndStart();
+    if (health == nullptr || port == 0) {
+      return Fail("worker", absl::UnavailableError(absl::StrCat("cannot serve health on ", args->Get("health-listen"))));
+    }
+    std::fprintf(stderr, "noveltygrid worker: health on port %d\n", port);
+  }
   std::fprintf(stderr, "noveltygrid worker: %s leasing from %s, %d loops in flight\n", options.worker_id.c_str(),
                options.coordinator.c_str(), options.concurrency);
   absl::Status status;
   {
-    SignalWatcher signals([&](int) { loop.Drain(); });
+    SignalWatcher signals([&](int) {
+      health_service.SetServing(false);
+      loop.Drain();
+    });
     status = loop.Run();
   }
+  if (health != nullptr) health->Shutdown(absl::ToChronoTime(absl::Now() + absl::Seconds(1)));
   if (!status.ok()) return Fail("worker", status);
   const LeaseLoop::Stats stats = loop.stats();
   std::fprintf(stderr, "noveltygrid worker: done: %lld unit(s) committed, %lld handed back\n",
