@@ -13,8 +13,9 @@
 // becomes empty disappears; list indices are inclusive and negative ones count from the end (-1 = last).
 //
 // Thread-safe: every method may be called from any thread concurrently. Errors: Unavailable when the
-// backend cannot be reached (the message names host:port and the cause), FailedPrecondition for a
-// wrong-kind key, Internal (naming the command) for anything else. No message ever contains a password.
+// backend cannot be reached (the message names host:port and the cause), Unauthenticated when it
+// refuses the credentials, FailedPrecondition for a wrong-kind key, Internal (naming the command) for
+// anything else. No message ever contains a password.
 #ifndef NOVELTYGRID_COMMON_STORAGE_STORE_H_
 #define NOVELTYGRID_COMMON_STORAGE_STORE_H_
 
