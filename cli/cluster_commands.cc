@@ -10,7 +10,6 @@
 #include "cli/args.h"
 #include "cli/progress.h"
 #include "cli/signals.h"
-#include "common/executor.h"
 #include "common/storage/store_factory.h"
 #include "coordinator/sweep_coordinator.h"
 #include "grpcpp/create_channel.h"
@@ -18,8 +17,7 @@
 #include "grpcpp/server_builder.h"
 #include "noveltygrid/v1/coordinator.grpc.pb.h"
 #include "worker/lease_loop.h"
-#include "worker/model_registry.h"
-#include "worker/unit_executor.h"
+#include "worker/worker_runtime.h"
 
 namespace noveltygrid::cli {
 namespace {
@@ -79,6 +77,7 @@ int RunCoordinatorCommand(const std::vector<std::string>& raw) {
       {"lease-ttl-ms", "N", "a lease not renewed for this long goes back to pending (default 30000)"},
       {"worker-timeout-ms", "N", "a worker silent for this long is gone; its leases return (default 10000)"},
       {"heartbeat-ms", "N", "heartbeat interval asked of workers (default 2000)"},
+      {"per-model-cap", "N", "at most N units of one model in flight across all workers (default 0: no cap)"},
       kTokenFile, kTlsCert, kTlsKey, kTlsCa,
   };
   int exit = 0;
@@ -94,11 +93,13 @@ int RunCoordinatorCommand(const std::vector<std::string>& raw) {
   absl::StatusOr<long long> ttl = args->GetInt("lease-ttl-ms", 30'000);
   absl::StatusOr<long long> worker_timeout = args->GetInt("worker-timeout-ms", 10'000);
   absl::StatusOr<long long> heartbeat = args->GetInt("heartbeat-ms", 2'000);
-  for (const auto* v : {&seed, &ttl, &worker_timeout, &heartbeat}) {
+  absl::StatusOr<long long> per_model_cap = args->GetInt("per-model-cap", 0);
+  for (const auto* v : {&seed, &ttl, &worker_timeout, &heartbeat, &per_model_cap}) {
     if (!v->ok()) return Fail("coordinator", v->status(), 2);
   }
-  if (*seed < 0 || *ttl < 1 || *worker_timeout < 1 || *heartbeat < 1) {
-    return Fail("coordinator", absl::InvalidArgumentError("--seed must be >= 0 and every duration >= 1 ms"), 2);
+  if (*seed < 0 || *ttl < 1 || *worker_timeout < 1 || *heartbeat < 1 || *per_model_cap < 0) {
+    return Fail("coordinator",
+                absl::InvalidArgumentError("--seed and --per-model-cap must be >= 0 and every duration >= 1 ms"), 2);
   }
   config->seed = static_cast<uint64_t>(*seed);
   absl::StatusOr<std::string> token = LoadToken(args->Get("token-file"));
@@ -120,6 +121,7 @@ int RunCoordinatorCommand(const std::vector<std::string>& raw) {
   options.scheduler.lease_ttl = absl::Milliseconds(*ttl);
   options.scheduler.worker_timeout = absl::Milliseconds(*worker_timeout);
   options.heartbeat_interval = absl::Milliseconds(*heartbeat);
+  options.scheduler.per_model_cap = static_cast<int>(*per_model_cap);
   options.on_commit = [&progress](int64_t answers, bool failed) {
     if (progress) progress->UnitDone(answers, failed);
   };
@@ -193,29 +195,22 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
   options.exit_when_complete = !args->Has("keep-running");
   // Redis is optional for a worker: without it (or while it is away) work goes on uncached.
   std::unique_ptr<Store> store;
-  std::unique_ptr<EmbeddingCache> cache;
-  std::unique_ptr<CheckpointStore> checkpoints;
   if (args->Has("redis")) {
     absl::StatusOr<std::unique_ptr<Store>> opened = OpenStore(args->Get("redis"));
     if (opened.ok()) {
       store = std::move(*opened);
-      cache = std::make_unique<EmbeddingCache>(store.get());
-      checkpoints = std::make_unique<CheckpointStore>(store.get());
     } else {
       std::fprintf(stderr, "noveltygrid worker: warning: %s; continuing without the embedding cache and "
                    "checkpoints, results are unchanged\n", std::string(opened.status().message()).c_str());
     }
   }
-  std::unique_ptr<CallLog> call_log;
-  if (args->Has("call-log")) {
-    absl::StatusOr<std::unique_ptr<CallLog>> opened = CallLog::Open(args->Get("call-log"));
-    if (!opened.ok()) return Fail("worker", opened.status(), 2);
-    call_log = std::move(*opened);
-  }
-  ThreadPool pool(static_cast<int>(*threads));
-  ModelRegistry models(ModelContext{&pool}, call_log.get());
-  UnitExecutor executor(&models, cache.get());
-  LeaseLoop loop(options, &executor, checkpoints.get());
+  WorkerRuntimeOptions runtime_options;
+  runtime_options.threads = static_cast<int>(*threads);
+  runtime_options.store = store.get();
+  runtime_options.call_log = args->Get("call-log");
+  absl::StatusOr<std::unique_ptr<WorkerRuntime>> runtime = WorkerRuntime::Create(runtime_options);
+  if (!runtime.ok()) return Fail("worker", runtime.status(), 2);
+  LeaseLoop loop(options, (*runtime)->executor(), (*runtime)->checkpoints());
   HealthService health_service;
   std::unique_ptr<grpc::Server> health;
   if (args->Has("health-listen")) {

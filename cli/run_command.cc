@@ -12,12 +12,10 @@
 #include "cli/progress.h"
 #include "cli/signals.h"
 #include "common/config.h"
-#include "common/executor.h"
 #include "common/storage/store_factory.h"
 #include "coordinator/sweep_coordinator.h"
 #include "worker/lease_loop.h"
-#include "worker/model_registry.h"
-#include "worker/unit_executor.h"
+#include "worker/worker_runtime.h"
 
 namespace noveltygrid::cli {
 namespace {
@@ -111,28 +109,19 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
     progress = std::make_unique<Progress>(config->name, c.units_total(), c.units_resumed());
   }
 
-  std::unique_ptr<CallLog> call_log;
-  if (args->Has("call-log")) {
-    absl::StatusOr<std::unique_ptr<CallLog>> opened = CallLog::Open(args->Get("call-log"));
-    if (!opened.ok()) return Fail(opened.status(), 2);
-    call_log = std::move(*opened);
-  }
-  ThreadPool pool(static_cast<int>(*threads));
-  ModelRegistry models(ModelContext{&pool}, call_log.get());
-  std::unique_ptr<EmbeddingCache> cache;
-  std::unique_ptr<CheckpointStore> checkpoints;
-  if (store != nullptr) {
-    cache = std::make_unique<EmbeddingCache>(store.get());
-    checkpoints = std::make_unique<CheckpointStore>(store.get());
-  }
-  UnitExecutor executor(&models, cache.get());
+  WorkerRuntimeOptions runtime_options;
+  runtime_options.threads = static_cast<int>(*threads);
+  runtime_options.store = store.get();
+  runtime_options.call_log = args->Get("call-log");
+  absl::StatusOr<std::unique_ptr<WorkerRuntime>> runtime = WorkerRuntime::Create(runtime_options);
+  if (!runtime.ok()) return Fail(runtime.status(), 2);
   WorkerOptions worker_options;
   worker_options.coordinator = absl::StrCat("127.0.0.1:", c.port());
   worker_options.token = token;
   worker_options.worker_id = "in-process";
   worker_options.log = false;
   worker_options.concurrency = static_cast<int>(*concurrency);
-  LeaseLoop worker(worker_options, &executor, checkpoints.get());
+  LeaseLoop worker(worker_options, (*runtime)->executor(), (*runtime)->checkpoints());
   absl::Status worker_status;
   std::thread worker_thread([&] { worker_status = worker.Run(); });
   absl::StatusOr<int> failed;

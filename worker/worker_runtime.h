@@ -1,0 +1,49 @@
+// WorkerRuntime: everything a worker process runs units with, assembled in one place -- the thread
+// pool, the models, the optional call log, and (with a store) the embedding cache and the loop
+// checkpoints. Used by `noveltygrid worker` and by the in-process worker of `noveltygrid run`.
+#ifndef NOVELTYGRID_WORKER_WORKER_RUNTIME_H_
+#define NOVELTYGRID_WORKER_WORKER_RUNTIME_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "common/executor.h"
+#include "common/storage/store.h"
+#include "worker/cache/embedding_cache.h"
+#include "worker/checkpoint/checkpoint_store.h"
+#include "worker/model_registry.h"
+#include "worker/models/call_log.h"
+#include "worker/unit_executor.h"
+
+namespace noveltygrid {
+
+struct WorkerRuntimeOptions {
+  int threads = 2;
+  Store* store = nullptr;  // optional, not owned: enables the embedding cache and checkpoints
+  std::string call_log;    // optional path: one line per model call
+};
+
+class WorkerRuntime {
+ public:
+  static absl::StatusOr<std::unique_ptr<WorkerRuntime>> Create(const WorkerRuntimeOptions& options);
+
+  UnitExecutor* executor() { return executor_.get(); }
+  CheckpointStore* checkpoints() { return checkpoints_.get(); }  // null without a store
+
+ private:
+  WorkerRuntime() = default;
+
+  // Declared so that destruction runs the other way: the pool joins its threads before the models
+  // and stores its tasks use go away.
+  std::unique_ptr<CallLog> call_log_;
+  std::unique_ptr<EmbeddingCache> cache_;
+  std::unique_ptr<CheckpointStore> checkpoints_;
+  std::unique_ptr<ModelRegistry> models_;
+  std::unique_ptr<UnitExecutor> executor_;
+  std::unique_ptr<ThreadPool> pool_;
+};
+
+}  // namespace noveltygrid
+
+#endif  // NOVELTYGRID_WORKER_WORKER_RUNTIME_H_
