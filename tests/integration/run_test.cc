@@ -12,6 +12,9 @@
 namespace noveltygrid {
 namespace {
 
+using testing::Process;
+using testing::ProcessOptions;
+
 std::string Binary() {
   if (const char* bin = std::getenv("NOVELTYGRID_BIN"); bin != nullptr && *bin != '\0') return bin;
   return NOVELTYGRID_SOURCE_DIR "/build/noveltygrid";
