@@ -128,7 +128,10 @@ absl::Status LeaseLoop::Run() {
     failures = 0;
     if (response.heartbeat_interval_ms() > 0) {
       absl::MutexLock lock(&mu_);
-      heartbeat_interval_ = absl::Milliseconds(response.heartbeat_interval_ms());
+      const absl::Duration interval = absl::Milliseconds(response.heartbeat_interval_ms());
+      // The coordinator's interval applies at once: wake the heartbeat thread to beat now.
+      if (interval != heartbeat_interval_) beat_now_ = true;
+      heartbeat_interval_ = interval;
     }
     for (const v1::Lease& lease : response.leases()) StartUnit(lease);
     if (response.leases_size() == 0) {
@@ -164,7 +167,7 @@ absl::Status LeaseLoop::Run() {
   };
   // Commits are retried while the coordinator is away; give up after a while so the process ends
   // (the leases then expire on the coordinator and the units run again elsewhere).
-  if (!mu_.AwaitWithDeadline(absl::Condition(&settled), std::max(grace_end, absl::Now()) + absl::Seconds(30))) {
+  if (!mu_.AwaitWithDeadline(absl::Condition(&settled), std::max(grace_end, absl::Now()) + absl::Seconds(10))) {
     Log("some results could not be delivered; the coordinator will hand those units out again");
   }
   auto idle = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return running_ == 0; };
@@ -261,8 +264,10 @@ void LeaseLoop::HeartbeatLoop() {
     {
       absl::MutexLock lock(&mu_);
       interval = heartbeat_interval_;
-      auto stop = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; };
-      if (mu_.AwaitWithTimeout(absl::Condition(&stop), interval)) return;
+      auto woken = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || beat_now_; };
+      mu_.AwaitWithTimeout(absl::Condition(&woken), interval);
+      if (stopping_) return;
+      beat_now_ = false;
       request.set_worker_id(options_.worker_id);
       for (const auto& [lease_id, a] : active_) {
         if (a.lost) continue;

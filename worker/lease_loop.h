@@ -102,6 +102,7 @@ class LeaseLoop {
   bool draining_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;  // threads exit
   absl::Duration heartbeat_interval_ ABSL_GUARDED_BY(mu_) = absl::Seconds(2);
+  bool beat_now_ ABSL_GUARDED_BY(mu_) = false;  // send a heartbeat without waiting for the interval
   Outgoing outgoing_ ABSL_GUARDED_BY(mu_);
   int sending_ ABSL_GUARDED_BY(mu_) = 0;  // batches taken by the sender and not yet sent
   Stats stats_ ABSL_GUARDED_BY(mu_);

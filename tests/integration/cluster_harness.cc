@@ -180,8 +180,9 @@ std::unique_ptr<Process> ClusterTest::Spawn(std::vector<std::string> args, std::
 }
 
 std::unique_ptr<Process> ClusterTest::StartCoordinator(const std::string& config, const std::string& out,
-                                                       std::vector<std::string> extra, std::string* address) {
-  std::vector<std::string> args = {"coordinator", "--config", config, "--listen", "127.0.0.1:0",
+                                                       std::vector<std::string> extra, std::string* address,
+                                                       const std::string& listen) {
+  std::vector<std::string> args = {"coordinator", "--config", config, "--listen", listen,
                                    "--out", out, "--seed", kSeed};
   args.insert(args.end(), extra.begin(), extra.end());
   std::unique_ptr<Process> coordinator = Spawn(std::move(args));

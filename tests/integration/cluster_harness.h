@@ -83,9 +83,10 @@ class ClusterTest : public ::testing::Test {
   // Starts `noveltygrid ARGS...` with NOVELTYGRID_TOKEN = `token` (unset when nullopt). Null on failure
   // (already reported).
   std::unique_ptr<Process> Spawn(std::vector<std::string> args, std::optional<std::string> token = kToken);
-  // `noveltygrid coordinator` on 127.0.0.1:0; sets `address` from its "listening on" line.
+  // `noveltygrid coordinator` on `listen`; sets `address` from its "listening on" line.
   std::unique_ptr<Process> StartCoordinator(const std::string& config, const std::string& out,
-                                            std::vector<std::string> extra, std::string* address);
+                                            std::vector<std::string> extra, std::string* address,
+                                            const std::string& listen = "127.0.0.1:0");
   std::unique_ptr<Process> StartWorker(const std::string& address, const std::string& id, int concurrency,
                                        std::vector<std::string> extra = {},
                                        std::optional<std::string> token = kToken);

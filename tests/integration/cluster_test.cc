@@ -30,6 +30,35 @@ int64_t Committed(const Process& worker) {
 
 bool Contains(const std::string& text, const std::string& part) { return absl::StrContains(text, part); }
 
+// The process helper itself: what every test below relies on to never hang and to see output.
+TEST(ClusterProcessHelper, CapturesOutputExitCodeAndEnvironment) {
+  ProcessOptions options;
+  options.args = {"/bin/sh", "-c", "echo \"hello $GREETING\"; echo oops >&2; exit 3"};
+  options.env["GREETING"] = "world";
+  absl::StatusOr<std::unique_ptr<Process>> p = Process::Start(options);
+  ASSERT_TRUE(p.ok()) << p.status();
+  absl::StatusOr<std::string> line = (*p)->WaitForStdoutPrefix("hello");
+  ASSERT_TRUE(line.ok()) << line.status();
+  EXPECT_EQ(*line, "hello world");
+  EXPECT_TRUE((*p)->WaitForLine(Stream::kStderr, [](const std::string& l) { return l == "oops"; }).ok());
+  EXPECT_EQ((*p)->Wait(), 3);
+  EXPECT_EQ((*p)->WaitForStdoutPrefix("never").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_FALSE((*p)->timed_out());
+}
+
+TEST(ClusterProcessHelper, HardDeadlineKillsAHungChild) {
+  ProcessOptions options;
+  options.args = {"/bin/sh", "-c", "exec sleep 600"};
+  options.timeout = absl::Milliseconds(200);
+  absl::StatusOr<std::unique_ptr<Process>> p = Process::Start(options);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ((*p)->Wait(), 128 + SIGKILL);
+  EXPECT_TRUE((*p)->timed_out());
+  ProcessOptions missing;
+  missing.args = {"/nonexistent/noveltygrid"};
+  EXPECT_FALSE(Process::Start(missing).ok());
+}
+
 TEST_F(ClusterTest, ThreeWorkersMatchSingleProcessRun) {
   const SweepSpec sweep;
   const std::string config = WriteConfig("sweep", sweep);
@@ -82,6 +111,46 @@ TEST_F(ClusterTest, KilledWorkersUnitsAreRedoneElsewhere) {
   EXPECT_EQ(a->Wait(), 0) << a->Output();
   EXPECT_EQ(b->Wait(), 0) << b->Output();
   ASSERT_EQ(coordinator->Wait(), 0) << coordinator->Output();
+  ExpectSameResults(Path("reference"), Path("cluster"));
+  ExpectJournalHasEachUnitOnce(Path("cluster"), sweep.units());
+}
+
+// The coordinator crashes mid-sweep and comes back on the same address: it resumes from its journal,
+// the worker reconnects, and nothing is lost or counted twice.
+TEST_F(ClusterTest, RestartedCoordinatorResumesFromJournal) {
+  const SweepSpec sweep;
+  const std::string config = WriteConfig("sweep", sweep);
+  ASSERT_NO_FATAL_FAILURE(RunReference(config, Path("reference")));
+
+  std::string address;
+  auto first = StartCoordinator(config, Path("cluster"), {}, &address);
+  ASSERT_NE(first, nullptr);
+  // One worker: the sweep cannot finish without it reconnecting to the second coordinator.
+  auto worker = StartWorker(address, "survivor", 2);
+  ASSERT_NE(worker, nullptr);
+  absl::StatusOr<v1::StatusResponse> status = CoordinatorClient(address, kToken).PollUntil(
+      [](const v1::StatusResponse& s) { return s.units_done() * 5 >= s.units_total(); });
+  ASSERT_TRUE(status.ok()) << status.status() << "\n" << first->Output();
+  ASSERT_FALSE(status->complete());
+  first->Signal(SIGKILL);
+  EXPECT_EQ(first->Wait(), 128 + SIGKILL);
+
+  std::string again;
+  auto second = StartCoordinator(config, Path("cluster"), {}, &again, address);
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(again, address);
+  // Results are journaled before Status counts them: everything seen done is resumed.
+  std::smatch resumed;
+  absl::StatusOr<std::string> listening = second->WaitForStdoutPrefix("noveltygrid coordinator: listening on ");
+  ASSERT_TRUE(listening.ok()) << listening.status();
+  const std::string line = *listening;
+  ASSERT_TRUE(std::regex_search(line, resumed, std::regex(R"(([0-9]+) already done)"))) << line;
+  EXPECT_GE(std::stoll(resumed[1]), status->units_done()) << line;
+  EXPECT_LT(std::stoll(resumed[1]), sweep.units()) << line;
+
+  EXPECT_EQ(worker->Wait(), 0) << worker->Output();
+  EXPECT_TRUE(Contains(worker->Stderr(), "connected to")) << worker->Output();
+  ASSERT_EQ(second->Wait(), 0) << second->Output();
   ExpectSameResults(Path("reference"), Path("cluster"));
   ExpectJournalHasEachUnitOnce(Path("cluster"), sweep.units());
 }
