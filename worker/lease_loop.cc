@@ -190,7 +190,7 @@ void LeaseLoop::StartUnit(const v1::Lease& lease) {
     AidanCheckpoint stored = checkpoints_->Load(lease.unit().id());
     if (stored.answers.size() > checkpoint.answers.size()) checkpoint = std::move(stored);
   }
-  absl::MutexLock lock(&mu_);
+  absl::ReleasableMutexLock lock(&mu_);
   if (!settings.ok()) {
     Log(absl::StrCat("cannot run unit ", lease.unit().id(), ": ", settings.status().message()));
     v1::ReleaseRequest release;
@@ -208,7 +208,9 @@ void LeaseLoop::StartUnit(const v1::Lease& lease) {
   a.steps_done = static_cast<int>(checkpoint.answers.size());
   ++running_;
   ++stats_.units_started;
-  // RunAidan returns at once; its callbacks take mu_ on executor threads, after this lock is released.
+  // RunAidan may finish the unit before it returns (a checkpoint that already ends the loop, a model
+  // that cannot be built), calling OnDone on this thread: it must run without mu_ held.
+  lock.Release();
   executor_->RunAidan(
       std::make_shared<const AidanSettings>(std::move(*settings)), FromProto(lease.unit()), std::move(checkpoint),
       [this, lease_id](const AidanStep& step) { return OnStep(lease_id, step); },
