@@ -88,6 +88,19 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
     store = std::move(*opened);
   }
 
+  WorkerRuntimeOptions runtime_options;
+  runtime_options.threads = static_cast<int>(*threads);
+  runtime_options.store = store.get();
+  runtime_options.call_log = args->Get("call-log");
+  absl::StatusOr<std::unique_ptr<WorkerRuntime>> runtime = WorkerRuntime::Create(runtime_options);
+  if (!runtime.ok()) return Fail(runtime.status(), 2);
+  std::vector<std::string> chat_models(config->models.size());
+  for (size_t i = 0; i < config->models.size(); ++i) chat_models[i] = config->models[i].name;
+  chat_models.push_back(config->judge);
+  if (absl::Status usable = (*runtime)->CheckModels(chat_models, config->embedder); !usable.ok()) {
+    return Fail(usable, 2);
+  }
+
   std::unique_ptr<Progress> progress;
   CoordinatorOptions coordinator_options;
   coordinator_options.listen = "127.0.0.1:0";
@@ -109,12 +122,6 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
     progress = std::make_unique<Progress>(config->name, c.units_total(), c.units_resumed());
   }
 
-  WorkerRuntimeOptions runtime_options;
-  runtime_options.threads = static_cast<int>(*threads);
-  runtime_options.store = store.get();
-  runtime_options.call_log = args->Get("call-log");
-  absl::StatusOr<std::unique_ptr<WorkerRuntime>> runtime = WorkerRuntime::Create(runtime_options);
-  if (!runtime.ok()) return Fail(runtime.status(), 2);
   WorkerOptions worker_options;
   worker_options.coordinator = absl::StrCat("127.0.0.1:", c.port());
   worker_options.token = token;

@@ -19,4 +19,12 @@ absl::StatusOr<std::unique_ptr<WorkerRuntime>> WorkerRuntime::Create(const Worke
   return r;
 }
 
+absl::Status WorkerRuntime::CheckModels(const std::vector<std::string>& chat_models, const std::string& embedder) {
+  for (const std::string& id : chat_models) {
+    if (absl::StatusOr<ChatModel*> model = models_->Chat(id); !model.ok()) return model.status();
+  }
+  absl::StatusOr<Embedder*> model = models_->Embedding(embedder);
+  return model.status();
+}
+
 }  // namespace noveltygrid

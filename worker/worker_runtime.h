@@ -29,6 +29,9 @@ class WorkerRuntime {
   static absl::StatusOr<std::unique_ptr<WorkerRuntime>> Create(const WorkerRuntimeOptions& options);
 
   UnitExecutor* executor() { return executor_.get(); }
+
+  // Builds the named models now, so that an id no worker can serve fails before any work.
+  absl::Status CheckModels(const std::vector<std::string>& chat_models, const std::string& embedder);
   CheckpointStore* checkpoints() { return checkpoints_.get(); }  // null without a store
 
  private:
