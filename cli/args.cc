@@ -1,5 +1,7 @@
 #include "cli/args.h"
 
+#include <cstdlib>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -11,6 +13,12 @@ namespace noveltygrid::cli {
 std::string ParsedArgs::Get(const std::string& name, const std::string& fallback) const {
   auto it = values.find(name);
   return it == values.end() ? fallback : it->second;
+}
+
+std::string ParsedArgs::GetOrEnv(const std::string& name, const char* env) const {
+  if (Has(name)) return Get(name);
+  const char* value = std::getenv(env);
+  return value == nullptr ? "" : value;
 }
 
 absl::StatusOr<long long> ParsedArgs::GetInt(const std::string& name, long long fallback) const {

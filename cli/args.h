@@ -24,6 +24,9 @@ struct ParsedArgs {
   bool help = false;
 
   bool Has(const std::string& name) const { return values.count(name) > 0; }
+  // The flag's value, else the environment variable `env` (for values that may hold secrets, such
+  // as a Redis URL with a password), else "".
+  std::string GetOrEnv(const std::string& name, const char* env) const;
   std::string Get(const std::string& name, const std::string& fallback = "") const;
   absl::StatusOr<long long> GetInt(const std::string& name, long long fallback) const;
 };

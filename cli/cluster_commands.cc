@@ -73,7 +73,8 @@ int RunCoordinatorCommand(const std::vector<std::string>& raw) {
       {"listen", "HOST:PORT", "address to serve on (port 0 picks a free port)"},
       {"out", "DIR", "results folder (re-using it resumes the sweep)"},
       {"seed", "N", "override the config's seed"},
-      {"redis", "URL", "redis://[:password@]host:port[/db]: keep the sweep state there (restart-safe)"},
+      {"redis", "URL", "redis://[:password@]host:port[/db]: keep the sweep state there (restart-safe);\n"
+                       "                             default $NOVELTYGRID_REDIS_URL (put passwords there, not in flags)"},
       {"lease-ttl-ms", "N", "a lease not renewed for this long goes back to pending (default 30000)"},
       {"worker-timeout-ms", "N", "a worker silent for this long is gone; its leases return (default 10000)"},
       {"heartbeat-ms", "N", "heartbeat interval asked of workers (default 2000)"},
@@ -106,9 +107,9 @@ int RunCoordinatorCommand(const std::vector<std::string>& raw) {
   if (!token.ok()) return Fail("coordinator", token.status(), 2);
 
   std::unique_ptr<Store> store;
-  if (args->Has("redis")) {
-    absl::StatusOr<std::unique_ptr<Store>> opened = OpenStore(args->Get("redis"));
-    if (!opened.ok()) return Fail("coordinator", opened.status());
+  if (const std::string url = args->GetOrEnv("redis", "NOVELTYGRID_REDIS_URL"); !url.empty()) {
+    absl::StatusOr<std::unique_ptr<Store>> opened = OpenStore(url);
+    if (!opened.ok()) return Fail("coordinator", opened.status(), absl::IsInvalidArgument(opened.status()) ? 2 : 1);
     store = std::move(*opened);
   }
   std::unique_ptr<Progress> progress;
@@ -160,7 +161,8 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
       {"threads", "N", "threads for model calls and engines (default: number of cores)"},
       {"id", "NAME", "worker id shown in status (default: hostname-pid)"},
       {"drain-grace-ms", "N", "on SIGTERM, time to finish running units before handing them back (default 30000)"},
-      {"redis", "URL", "redis://[:password@]host:port[/db]: shared embedding cache and loop checkpoints"},
+      {"redis", "URL", "redis://[:password@]host:port[/db]: shared embedding cache and loop checkpoints;\n"
+                       "                             default $NOVELTYGRID_REDIS_URL (put passwords there, not in flags)"},
       {"keep-running", "", "stay up after the sweep completes (wait for the next coordinator)"},
       {"call-log", "FILE", "append one line per model call to FILE (accounting, tests)"},
       {"health-listen", "HOST:PORT", "serve grpc.health.v1 there (NOT_SERVING while draining), for probes"},
@@ -180,7 +182,7 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
     if (!v->ok()) return Fail("worker", v->status(), 2);
   }
   if (*concurrency < 1 || *threads < 1 || *grace < 0) {
-    return Fail("worker", absl::InvalidArgumentError("--concurrency and --threads must be >= 1"), 2);
+    return Fail("worker", absl::InvalidArgumentError("--concurrency and --threads must be >= 1, --drain-grace-ms >= 0"), 2);
   }
   absl::StatusOr<std::string> token = LoadToken(args->Get("token-file"));
   if (!token.ok()) return Fail("worker", token.status(), 2);
@@ -195,10 +197,12 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
   options.exit_when_complete = !args->Has("keep-running");
   // Redis is optional for a worker: without it (or while it is away) work goes on uncached.
   std::unique_ptr<Store> store;
-  if (args->Has("redis")) {
-    absl::StatusOr<std::unique_ptr<Store>> opened = OpenStore(args->Get("redis"));
+  if (const std::string url = args->GetOrEnv("redis", "NOVELTYGRID_REDIS_URL"); !url.empty()) {
+    absl::StatusOr<std::unique_ptr<Store>> opened = OpenStore(url);
     if (opened.ok()) {
       store = std::move(*opened);
+    } else if (absl::IsInvalidArgument(opened.status())) {
+      return Fail("worker", opened.status(), 2);  // a typo must not silently turn the cache off
     } else {
       std::fprintf(stderr, "noveltygrid worker: warning: %s; continuing without the embedding cache and "
                    "checkpoints, results are unchanged\n", std::string(opened.status().message()).c_str());

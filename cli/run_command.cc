@@ -26,7 +26,8 @@ const std::vector<FlagSpec>& Flags() {
       {"seed", "N", "override the config's seed"},
       {"concurrency", "N", "override the config's number of loops in flight"},
       {"threads", "N", "worker threads (default: number of cores)"},
-      {"redis", "URL", "redis://[:password@]host:port[/db]: sweep state, embedding cache, loop checkpoints"},
+      {"redis", "URL", "redis://[:password@]host:port[/db]: sweep state, embedding cache, loop checkpoints\n"
+                       "                             (default $NOVELTYGRID_REDIS_URL; put passwords there, not in flags)"},
       {"quiet", "", "no progress and no leaderboard on the terminal"},
       {"call-log", "FILE", "append one line per model call to FILE (accounting, tests)"},
   };
@@ -63,7 +64,9 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
     return 0;
   }
   if (args->positional.size() != 1 || !args->Has("out")) {
-    std::fprintf(stderr, "%s", HelpText(usage, summary, Flags()).c_str());
+    std::fprintf(stderr, "noveltygrid run: %s\n\n%s",
+                 args->positional.size() != 1 ? "expected exactly one CONFIG.yaml" : "--out DIR is required",
+                 HelpText(usage, summary, Flags()).c_str());
     return 2;
   }
   absl::StatusOr<SweepConfig> config = LoadSweepConfig(args->positional[0]);
@@ -82,9 +85,9 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
   const bool quiet = args->Has("quiet");
   const std::string token = RandomToken();
   std::unique_ptr<Store> store;
-  if (args->Has("redis")) {
-    absl::StatusOr<std::unique_ptr<Store>> opened = OpenStore(args->Get("redis"));
-    if (!opened.ok()) return Fail(opened.status());
+  if (const std::string url = args->GetOrEnv("redis", "NOVELTYGRID_REDIS_URL"); !url.empty()) {
+    absl::StatusOr<std::unique_ptr<Store>> opened = OpenStore(url);
+    if (!opened.ok()) return Fail(opened.status(), absl::IsInvalidArgument(opened.status()) ? 2 : 1);
     store = std::move(*opened);
   }
 

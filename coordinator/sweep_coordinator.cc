@@ -6,14 +6,12 @@
 #include "coordinator/state/store_commit_log.h"
 #include "coordinator/report/leaderboard.h"
 #include "coordinator/report/results_writer.h"
+#include "proto/limits.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/server_builder.h"
 
 namespace noveltygrid {
 
-namespace {
-constexpr int kMaxMessageBytes = 64 << 20;  // a unit of ~1000 answers with embeddings fits easily
-}  // namespace
 
 SweepCoordinator::SweepCoordinator(const SweepConfig& config, CoordinatorOptions options)
     : options_(std::move(options)),
@@ -52,6 +50,10 @@ absl::StatusOr<std::unique_ptr<SweepCoordinator>> SweepCoordinator::Start(const 
   service_options.token = o.token;
   service_options.sweep_name = config.name;
   service_options.heartbeat_interval = o.heartbeat_interval;
+  service_options.on_marked_done = [self = c.get()] {
+    absl::MutexLock lock(&self->mu_);
+    ++self->commits_;  // wakes Wait(), which then sees the unit done
+  };
   SweepCoordinator* self = c.get();
   c->service_ = std::make_unique<CoordinatorService>(
       service_options, c->plan_.aidan, c->scheduler_.get(),
@@ -67,10 +69,10 @@ absl::StatusOr<std::unique_ptr<SweepCoordinator>> SweepCoordinator::Start(const 
   builder.SetMaxSendMessageSize(kMaxMessageBytes);
   // Keepalive: ping idle connections so a vanished worker's connection is noticed, and accept the
   // workers' own pings (they ping every 20 s).
-  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 30'000);
-  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10'000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, kServerKeepaliveMs);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, kKeepaliveTimeoutMs);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
-  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10'000);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, kMinPingIntervalMs);
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
   c->server_ = builder.BuildAndStart();
   if (c->server_ == nullptr || c->port_ == 0) {
@@ -98,7 +100,6 @@ absl::Status SweepCoordinator::Commit(AidanUnitResult result, const CallStats& c
   reducer_->Add(std::move(result), calls);
   if (options_.on_commit) options_.on_commit(answers, failed);
   absl::MutexLock lock(&mu_);
-  ++commits_;
   if (failed) ++failed_;
   return absl::OkStatus();
 }
@@ -112,12 +113,16 @@ void SweepCoordinator::Shutdown() {
 
 absl::StatusOr<int> SweepCoordinator::Wait() {
   while (true) {
+    int64_t seen;
+    {
+      absl::MutexLock lock(&mu_);
+      seen = commits_;  // read before AllDone(): a unit marked done after this wakes the wait below
+    }
     scheduler_->ExpireOverdue();
     if (scheduler_->AllDone()) break;
     absl::MutexLock lock(&mu_);
-    const int64_t seen = commits_;
     auto changed = [this, seen]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return shutdown_ || commits_ != seen; };
-    // Wake on every commit, and at least once a second to take back overdue leases.
+    // Wake on every unit marked done, and at least once a second to take back overdue leases.
     mu_.AwaitWithTimeout(absl::Condition(&changed), absl::Seconds(1));
     if (shutdown_) return absl::CancelledError("the coordinator was stopped before the sweep completed");
   }

@@ -85,7 +85,7 @@ class SweepCoordinator {
 
   absl::Mutex mu_;
   bool shutdown_ ABSL_GUARDED_BY(mu_) = false;
-  int64_t commits_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t commits_ ABSL_GUARDED_BY(mu_) = 0;  // units marked done in this run (wakes Wait())
   int failed_ ABSL_GUARDED_BY(mu_) = 0;
 };
 

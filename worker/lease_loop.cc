@@ -7,12 +7,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "grpcpp/create_channel.h"
+#include "proto/limits.h"
 #include "proto/wire.h"
 
 namespace noveltygrid {
 
 namespace {
-constexpr int kMaxMessageBytes = 64 << 20;
 
 void Print(const std::string& message) { std::fprintf(stderr, "noveltygrid worker: %s\n", message.c_str()); }
 }  // namespace
@@ -77,8 +77,8 @@ absl::Status LeaseLoop::Run() {
   absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials = MakeChannelCredentials(options_.tls);
   if (!credentials.ok()) return credentials.status();
   grpc::ChannelArguments args;
-  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 20'000);
-  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10'000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, kClientKeepaliveMs);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, kKeepaliveTimeoutMs);
   args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, static_cast<int>(absl::ToInt64Milliseconds(options_.max_backoff)));
@@ -225,6 +225,9 @@ bool LeaseLoop::OnStep(const std::string& lease_id, const AidanStep& step) {
     if (it == active_.end() || it->second.lost) return false;
     unit_id = it->second.unit_id;
   }
+  // A step that recorded an error ends the unit; it is not a checkpoint to resume from (a retry must
+  // call the judge again), so it is neither persisted nor reported.
+  if (!step.answer.error.empty()) return true;
   // Persisted before the next iteration starts: a crash loses at most the iteration in flight.
   if (checkpoints_ != nullptr) checkpoints_->Append(unit_id, step.answer, step.embedding);
   absl::MutexLock lock(&mu_);
@@ -294,7 +297,9 @@ void LeaseLoop::HeartbeatLoop() {
 }
 
 void LeaseLoop::SendLoop() {
+  int report_failures = 0;
   while (true) {
+    if (report_failures > 0) Pause(Backoff(report_failures), /*wake_on_drain=*/false);
     Outgoing batch;
     {
       absl::MutexLock lock(&mu_);
@@ -304,7 +309,7 @@ void LeaseLoop::SendLoop() {
       std::swap(batch, outgoing_);
       ++sending_;
     }
-    SendReports(std::move(batch.steps));
+    report_failures = SendReports(std::move(batch.steps)) ? 0 : report_failures + 1;
     for (const v1::CompleteRequest& c : batch.completes) SendComplete(c);
     for (const v1::ReleaseRequest& r : batch.releases) SendRelease(r);
     absl::MutexLock lock(&mu_);
@@ -312,7 +317,8 @@ void LeaseLoop::SendLoop() {
   }
 }
 
-void LeaseLoop::SendReports(std::map<std::string, std::vector<v1::AidanAnswer>> steps) {
+bool LeaseLoop::SendReports(std::map<std::string, std::vector<v1::AidanAnswer>> steps) {
+  bool delivered = true;
   for (auto& [lease_id, answers] : steps) {
     v1::ReportRequest request;
     {
@@ -330,6 +336,7 @@ void LeaseLoop::SendReports(std::map<std::string, std::vector<v1::AidanAnswer>> 
     auto it = active_.find(lease_id);
     if (it == active_.end()) continue;
     if (!status.ok()) {
+      delivered = false;
       // Keep the steps, in order, ahead of any newer ones: the next round sends them again.
       if (!it->second.running) continue;
       std::vector<v1::AidanAnswer>& queued = outgoing_.steps[lease_id];
@@ -340,6 +347,7 @@ void LeaseLoop::SendReports(std::map<std::string, std::vector<v1::AidanAnswer>> 
       stats_.steps_reported += request.steps_size();
     }
   }
+  return delivered;
 }
 
 void LeaseLoop::SendComplete(const v1::CompleteRequest& request) {

@@ -80,7 +80,8 @@ class LeaseLoop {
   void OnDone(const std::string& lease_id, AidanUnitResult result, CallStats calls);
   void HeartbeatLoop();
   void SendLoop();
-  void SendReports(std::map<std::string, std::vector<v1::AidanAnswer>> steps);
+  // False when some report could not be delivered (they are queued again).
+  bool SendReports(std::map<std::string, std::vector<v1::AidanAnswer>> steps);
   void SendComplete(const v1::CompleteRequest& request);
   void SendRelease(const v1::ReleaseRequest& request);
   std::unique_ptr<grpc::ClientContext> Context() const;

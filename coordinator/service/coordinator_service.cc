@@ -2,10 +2,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "proto/limits.h"
 #include "proto/security.h"
 #include "proto/wire.h"
 
 namespace noveltygrid {
+
+namespace {
+constexpr size_t kLeaseReplyBudgetBytes = kMaxMessageBytes / 4;
+}  // namespace
 
 CoordinatorService::CoordinatorService(CoordinatorServiceOptions options, AidanSettings settings,
                                        UnitScheduler* scheduler, CommitSink sink)
@@ -39,7 +44,14 @@ grpc::ServerUnaryReactor* CoordinatorService::Lease(grpc::CallbackServerContext*
                                                     const v1::LeaseRequest* request, v1::LeaseResponse* response) {
   if (auto* rejected = RejectUnlessAuthorized(context)) return rejected;
   std::vector<LeaseGrant> grants = scheduler_->Lease(request->worker_id(), request->max_units());
+  size_t bytes = 0;
   for (LeaseGrant& grant : grants) {
+    // Checkpoints with embeddings can be large: keep the reply well under the message limit and give
+    // back the leases that do not fit (the worker asks again for them).
+    if (response->leases_size() > 0 && bytes > kLeaseReplyBudgetBytes) {
+      scheduler_->Release(grant.lease_id, grant.fencing_token);
+      continue;
+    }
     v1::Lease* lease = response->add_leases();
     lease->set_lease_id(grant.lease_id);
     lease->set_fencing_token(grant.fencing_token);
@@ -47,6 +59,7 @@ grpc::ServerUnaryReactor* CoordinatorService::Lease(grpc::CallbackServerContext*
     ToProto(grant.unit, lease->mutable_unit());
     *lease->mutable_aidan() = settings_proto_;
     for (const CheckpointStep& step : grant.checkpoint) ToProto(step.answer, &step.embedding, lease->add_checkpoint());
+    bytes += lease->ByteSizeLong();
   }
   const bool complete = scheduler_->AllDone();
   response->set_sweep_complete(complete);
@@ -184,6 +197,7 @@ grpc::Status CoordinatorService::CommitOne(const v1::CompleteRequest& request, v
                         absl::StrCat("cannot persist the result: ", persisted.message()));
   }
   scheduler_->MarkDone(request.unit_id(), failed);
+  if (options_.on_marked_done) options_.on_marked_done();
   response->set_accepted(true);
   return grpc::Status::OK;
 }

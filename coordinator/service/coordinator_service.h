@@ -29,6 +29,7 @@ struct CoordinatorServiceOptions {
   std::string sweep_name;
   absl::Duration heartbeat_interval = absl::Seconds(2);
   absl::Duration idle_retry = absl::Milliseconds(500);  // how long a worker waits when nothing is free
+  std::function<void()> on_marked_done;  // after a commit is persisted AND the unit is marked done
 };
 
 class CoordinatorService final : public v1::Coordinator::CallbackService {

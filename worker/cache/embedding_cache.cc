@@ -20,7 +20,8 @@ std::optional<Embedding> EmbeddingCache::Get(const std::string& embedder, int di
   guard_.Record(value.status());
   if (!value.ok() || !value->has_value()) return std::nullopt;
   const std::string& bytes = **value;
-  if (bytes.size() % sizeof(float) != 0) return std::nullopt;  // not ours: treat as a miss
+  // Not a vector of this embedder's size: treat as a miss (and overwrite it after embedding).
+  if (bytes.size() != static_cast<size_t>(dimensions) * sizeof(float)) return std::nullopt;
   Embedding embedding(bytes.size() / sizeof(float));
   std::memcpy(embedding.data(), bytes.data(), bytes.size());
   return embedding;

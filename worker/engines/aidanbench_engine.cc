@@ -65,6 +65,12 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
       if (result_.answers.size() != embeddings_.size()) {
         return Finish(kStopError, "checkpoint holds a different number of answers and embeddings");
       }
+      // A step that failed (e.g. an unparseable judge reply) is retried, not resumed from.
+      if (!result_.answers.back().error.empty()) {
+        result_.answers.pop_back();
+        embeddings_.pop_back();
+        if (result_.answers.empty()) return NextIteration();
+      }
       if (AidanShouldStop(options_.preset, result_.answers.back())) return FinishAfterLastAnswer();
     }
     NextIteration();
@@ -253,6 +259,10 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
 
   // All of the iteration's calls are done; runs outside mu_ on the thread of the last one.
   void Complete(std::shared_ptr<Pending> pending) {
+    if (pending->error.empty() && !embeddings_.empty() && pending->embedding.size() != embeddings_.front().size()) {
+      pending->error = absl::StrCat("embedder ", models_.embedder->id(), " returned ", pending->embedding.size(),
+                                    " dimensions where earlier answers had ", embeddings_.front().size());
+    }
     if (!pending->error.empty()) {
       pending->answer.error = pending->error;
     } else {

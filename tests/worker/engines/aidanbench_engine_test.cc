@@ -372,3 +372,33 @@ TEST(AidanLoop, ObserverCanAbandonTheUnit) {
 }
 }  // namespace
 }  // namespace noveltygrid
+
+namespace noveltygrid {
+namespace {
+TEST(AidanLoop, ACheckpointEndingInAnErrorIsRetriedNotResumedFrom) {
+  Harness h;
+  h.options.max_iterations = 3;
+  AidanCheckpoint checkpoint;
+  AidanAnswer ok;
+  ok.answer_num = 1;
+  ok.answer = "idea 1";
+  ok.coherence = 80;
+  ok.novelty = 1.0;
+  AidanAnswer failed = ok;
+  failed.answer_num = 2;
+  failed.answer = "idea 2";
+  failed.error = "coherence judge failed after 3 attempts";
+  checkpoint.answers = {ok, failed};
+  checkpoint.embeddings = {Embedding(64, 0.0f), Embedding(64, 0.0f)};
+  checkpoint.embeddings[0][63] = 1.0f;
+  checkpoint.embeddings[1][62] = 1.0f;
+  h.counter = 1;
+  AidanUnitResult r = h.Run(0.7, checkpoint);
+  ASSERT_EQ(r.answers.size(), 3u);
+  EXPECT_EQ(r.stop_reason, kStopIterationCap);
+  EXPECT_TRUE(r.answers[1].error.empty());
+  EXPECT_EQ(r.answers[1].answer, "idea 2");
+  EXPECT_EQ(h.generator.requests.size(), 2u) << "answer 2 is generated again, answer 1 is not";
+}
+}  // namespace
+}  // namespace noveltygrid
