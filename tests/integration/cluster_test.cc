@@ -148,8 +148,9 @@ TEST_F(ClusterTest, RestartedCoordinatorResumesFromJournal) {
   EXPECT_GE(std::stoll(resumed[1]), status->units_done()) << line;
   EXPECT_LT(std::stoll(resumed[1]), sweep.units()) << line;
 
+  // The worker's only way to finish is through the second coordinator (whether its lease loop ever
+  // saw a failed call depends on timing, so that is not asserted).
   EXPECT_EQ(worker->Wait(), 0) << worker->Output();
-  EXPECT_TRUE(Contains(worker->Stderr(), "connected to")) << worker->Output();
   ASSERT_EQ(second->Wait(), 0) << second->Output();
   ExpectSameResults(Path("reference"), Path("cluster"));
   ExpectJournalHasEachUnitOnce(Path("cluster"), sweep.units());
