@@ -7,6 +7,7 @@
 #include "cli/import_command.h"
 #include "cli/report_command.h"
 #include "cli/run_command.h"
+#include "cli/serve_sim_command.h"
 #include "cli/signals.h"
 
 namespace {
@@ -25,8 +26,9 @@ constexpr char kUsage[] =
     "  worker --coordinator HOST:PORT lease and run units\n"
     "  status --coordinator HOST:PORT units done / leased / pending per model, workers alive\n"
     "  report DIR                     rebuild summary.json and the leaderboard from a results folder\n"
+    "  serve-sim --listen HOST:PORT   the simulated models behind an OpenAI-compatible HTTP API\n"
     "\n"
-    "Not available yet (planned): serve-sim and HTTP models (issue 5), repartition and NoveltyBench\n"
+    "Not available yet (planned): HTTP model providers (issue 5), repartition and NoveltyBench\n"
     "(issue 6).\n"
     "\n"
     "Run `noveltygrid COMMAND --help` for the flags of a command.\n";
@@ -40,7 +42,7 @@ int main(int argc, char** argv) {
     return args.empty() ? 2 : 0;
   }
   const std::string command = args[0];
-  if (command == "run" || command == "coordinator" || command == "worker") {
+  if (command == "run" || command == "coordinator" || command == "worker" || command == "serve-sim") {
     // Before any thread starts (gRPC's included): these handle SIGTERM/SIGINT in one thread, to drain.
     noveltygrid::cli::BlockTerminationSignals();
   }
@@ -51,7 +53,8 @@ int main(int argc, char** argv) {
   if (command == "coordinator") return noveltygrid::cli::RunCoordinatorCommand(args);
   if (command == "worker") return noveltygrid::cli::RunWorkerCommand(args);
   if (command == "status") return noveltygrid::cli::RunStatusCommand(args);
-  if (command == "serve-sim" || command == "repartition") {
+  if (command == "serve-sim") return noveltygrid::cli::RunServeSimCommand(args);
+  if (command == "repartition") {
     std::fprintf(stderr, "noveltygrid %s: not available in this build yet; see `noveltygrid --help`\n",
                  command.c_str());
     return 2;

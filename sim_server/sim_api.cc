@@ -1,0 +1,364 @@
+#include "sim_server/sim_api.h"
+
+#include <bit>
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/hashing.h"
+#include "common/json_util.h"
+#include "sim_server/sim_scorers.h"
+#include "worker/models/lexical_embedder.h"
+#include "worker/models/sim_common.h"
+
+namespace noveltygrid {
+namespace {
+
+// `created` of chat completions: a fixed epoch (2025-01-01T00:00:00Z) plus the seed modulo a year, so
+// it never depends on the wall clock.
+constexpr int64_t kCreatedEpoch = 1735689600;
+constexpr uint64_t kSecondsPerYear = 365ull * 24 * 3600;
+constexpr int kDefaultMaxTokens = 4000;
+
+absl::Status Invalid(absl::string_view message) { return absl::InvalidArgumentError(message); }
+
+// The field `key` of `object`, or nullptr when it is absent or null.
+const Json* Find(const Json& object, const char* key) {
+  auto it = object.find(key);
+  return it == object.end() || it->is_null() ? nullptr : &*it;
+}
+
+absl::StatusOr<Json> ParseObject(absl::string_view body) {
+  Json json = Json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) {
+    return Invalid("the request body is not valid JSON; send one JSON object with Content-Type application/json");
+  }
+  if (!json.is_object()) return Invalid("the request body must be a JSON object");
+  return json;
+}
+
+absl::StatusOr<std::string> RequiredString(const Json& object, const char* key) {
+  const Json* value = Find(object, key);
+  if (value == nullptr) return Invalid(absl::StrCat("'", key, "' is required"));
+  if (!value->is_string()) return Invalid(absl::StrCat("'", key, "' must be a string"));
+  return value->get<std::string>();
+}
+
+absl::StatusOr<std::optional<int64_t>> OptionalInt(const Json& object, const char* key) {
+  const Json* value = Find(object, key);
+  if (value == nullptr) return std::optional<int64_t>();
+  if (!value->is_number_integer()) return Invalid(absl::StrCat("'", key, "' must be an integer"));
+  if (value->is_number_unsigned()) return std::optional<int64_t>(static_cast<int64_t>(value->get<uint64_t>()));
+  return std::optional<int64_t>(value->get<int64_t>());
+}
+
+// Message content: a string, null, or an array of {"type": "text", "text": ...} parts (joined by "\n").
+absl::StatusOr<std::string> MessageContent(const Json& message) {
+  const Json* content = Find(message, "content");
+  if (content == nullptr) return std::string();
+  if (content->is_string()) return content->get<std::string>();
+  if (!content->is_array()) return Invalid("message 'content' must be a string or an array of text parts");
+  std::vector<std::string> texts;
+  for (const Json& part : *content) {
+    const Json* type = part.is_object() ? Find(part, "type") : nullptr;
+    const Json* text = part.is_object() ? Find(part, "text") : nullptr;
+    if (type == nullptr || *type != "text" || text == nullptr || !text->is_string()) {
+      return Invalid("only {\"type\": \"text\", \"text\": ...} content parts are supported");
+    }
+    texts.push_back(text->get<std::string>());
+  }
+  return absl::StrJoin(texts, "\n");
+}
+
+absl::StatusOr<ChatRequest> ParseChatRequest(const Json& json) {
+  ChatRequest request;
+  const Json* messages = Find(json, "messages");
+  if (messages == nullptr || !messages->is_array() || messages->empty()) {
+    return Invalid("'messages' must be a non-empty array of {role, content}");
+  }
+  for (const Json& message : *messages) {
+    if (!message.is_object()) return Invalid("every message must be an object {role, content}");
+    absl::StatusOr<std::string> role = RequiredString(message, "role");
+    if (!role.ok()) return role.status();
+    absl::StatusOr<std::string> content = MessageContent(message);
+    if (!content.ok()) return content.status();
+    request.messages.push_back({*std::move(role), *std::move(content)});
+  }
+  request.temperature = 1.0;  // OpenAI's default
+  if (const Json* t = Find(json, "temperature"); t != nullptr) {
+    if (!t->is_number()) return Invalid("'temperature' must be a number");
+    request.temperature = t->get<double>();
+  }
+  absl::StatusOr<std::optional<int64_t>> max_tokens = OptionalInt(json, "max_completion_tokens");
+  if (max_tokens.ok() && !max_tokens->has_value()) max_tokens = OptionalInt(json, "max_tokens");
+  absl::StatusOr<std::optional<int64_t>> seed = OptionalInt(json, "seed");
+  absl::StatusOr<std::optional<int64_t>> n = OptionalInt(json, "n");
+  for (const auto* field : {&max_tokens, &seed, &n}) {
+    if (!field->ok()) return field->status();
+  }
+  const int64_t max = max_tokens->value_or(kDefaultMaxTokens);
+  if (max < 1) return Invalid("'max_tokens' must be at least 1");
+  request.max_tokens = static_cast<int>(std::min<int64_t>(max, 1'000'000'000));
+  request.seed = static_cast<uint64_t>(seed->value_or(0));
+  const int64_t choices = n->value_or(1);
+  // ValidateRequest reports the range; keep the value representable until then.
+  request.n = static_cast<int>(std::clamp<int64_t>(choices, -1, sim::kMaxChoices + 1));
+  return request;
+}
+
+// "explorer" -> "sim:explorer"; ids with a provider prefix are kept.
+std::string NormaliseModel(const std::string& model) {
+  return absl::StrContains(model, ':') ? model : absl::StrCat("sim:", model);
+}
+
+SimHttpReply ToReply(const absl::StatusOr<Json>& result) {
+  if (result.ok()) return SimHttpReply{200, DumpJson(*result)};
+  if (absl::IsNotFound(result.status())) {
+    return SimErrorReply(404, result.status().message(), "invalid_request_error", "model_not_found");
+  }
+  return SimErrorReply(400, result.status().message(), "invalid_request_error", "");
+}
+
+std::string Base64Floats(const Embedding& vector) {
+  std::string bytes;
+  bytes.reserve(vector.size() * 4);
+  for (float value : vector) {
+    const uint32_t bits = std::bit_cast<uint32_t>(value);
+    for (int shift = 0; shift < 32; shift += 8) bytes.push_back(static_cast<char>((bits >> shift) & 0xff));
+  }
+  return absl::Base64Escape(bytes);
+}
+
+// One (prompt, response) pair of a reward request.
+struct RewardInput {
+  std::string prompt;
+  std::string response;
+};
+
+absl::StatusOr<RewardInput> PromptResponse(const Json& object) {
+  absl::StatusOr<std::string> prompt = RequiredString(object, "prompt");
+  if (!prompt.ok()) return prompt.status();
+  absl::StatusOr<std::string> response = RequiredString(object, "response");
+  if (!response.ok()) return response.status();
+  return RewardInput{*std::move(prompt), *std::move(response)};
+}
+
+absl::StatusOr<RewardInput> FromMessages(const Json& messages) {
+  if (!messages.is_array()) return Invalid("'messages' must be an array of {role, content}");
+  int last_assistant = -1;
+  for (int i = static_cast<int>(messages.size()) - 1; i >= 0 && last_assistant < 0; --i) {
+    if (messages[i].is_object() && messages[i].value("role", "") == "assistant") last_assistant = i;
+  }
+  int last_user = -1;
+  for (int i = last_assistant - 1; i >= 0 && last_user < 0; --i) {
+    if (messages[i].is_object() && messages[i].value("role", "") == "user") last_user = i;
+  }
+  if (last_user < 0) {
+    return Invalid("'messages' must hold a user message followed by the assistant response to score");
+  }
+  absl::StatusOr<std::string> prompt = MessageContent(messages[last_user]);
+  if (!prompt.ok()) return prompt.status();
+  absl::StatusOr<std::string> response = MessageContent(messages[last_assistant]);
+  if (!response.ok()) return response.status();
+  return RewardInput{*std::move(prompt), *std::move(response)};
+}
+
+absl::StatusOr<std::vector<RewardInput>> ParseRewardInputs(const Json& json) {
+  std::vector<RewardInput> inputs;
+  if (const Json* batch = Find(json, "inputs"); batch != nullptr) {
+    if (!batch->is_array() || batch->empty()) return Invalid("'inputs' must be a non-empty array of {prompt, response}");
+    for (const Json& item : *batch) {
+      if (!item.is_object()) return Invalid("every item of 'inputs' must be an object {prompt, response}");
+      absl::StatusOr<RewardInput> input = PromptResponse(item);
+      if (!input.ok()) return input.status();
+      inputs.push_back(*std::move(input));
+    }
+    return inputs;
+  }
+  absl::StatusOr<RewardInput> input =
+      Find(json, "messages") != nullptr ? FromMessages(json["messages"]) : PromptResponse(json);
+  if (!input.ok()) {
+    return Invalid(absl::StrCat(input.status().message(),
+                                "; send {\"prompt\", \"response\"}, {\"messages\"} or {\"inputs\": [...]}"));
+  }
+  inputs.push_back(*std::move(input));
+  return inputs;
+}
+
+Json ClassifierScores(const Json& pair) {
+  const double same = SimSameIdeaProbability(pair[0].get<std::string>(), pair[1].get<std::string>());
+  return Json::array({Json{{"label", "LABEL_0"}, {"score", 1.0 - same}}, Json{{"label", "LABEL_1"}, {"score", same}}});
+}
+
+bool IsTextPair(const Json& value) {
+  return value.is_array() && value.size() == 2 && value[0].is_string() && value[1].is_string();
+}
+
+}  // namespace
+
+SimHttpReply SimErrorReply(int status, absl::string_view message, absl::string_view type, absl::string_view code) {
+  Json error = {{"message", message}, {"type", type}, {"param", nullptr}, {"code", nullptr}};
+  if (!code.empty()) error["code"] = code;
+  return SimHttpReply{status, DumpJson(Json{{"error", std::move(error)}})};
+}
+
+absl::StatusOr<std::unique_ptr<SimApi>> SimApi::Create(Executor* executor) {
+  std::unique_ptr<SimApi> api(new SimApi());
+  api->executor_ = executor;
+  for (const std::string& id : SimChatModel::KnownIds()) {
+    absl::StatusOr<std::unique_ptr<SimChatModel>> model = SimChatModel::Create(id, executor);
+    if (!model.ok()) return model.status();
+    api->generators_[id] = *std::move(model);
+  }
+  for (const char* id : {"sim:judge", "sim:judge-flaky"}) {
+    absl::StatusOr<std::unique_ptr<SimJudgeModel>> judge = SimJudgeModel::Create(id, executor);
+    if (!judge.ok()) return judge.status();
+    api->judges_[id] = *std::move(judge);
+  }
+  return api;
+}
+
+SimHttpReply SimApi::ChatCompletions(absl::string_view body) {
+  auto run = [&]() -> absl::StatusOr<Json> {
+    absl::StatusOr<Json> json = ParseObject(body);
+    if (!json.ok()) return json.status();
+    absl::StatusOr<std::string> requested = RequiredString(*json, "model");
+    if (!requested.ok()) return requested.status();
+    const std::string model = NormaliseModel(*requested);
+    absl::StatusOr<ChatRequest> request = ParseChatRequest(*json);
+    if (!request.ok()) return request.status();
+    absl::StatusOr<ChatReply> reply;
+    if (auto g = generators_.find(model); g != generators_.end()) {
+      reply = g->second->Generate(*request);
+    } else if (auto j = judges_.find(model); j != judges_.end()) {
+      reply = j->second->Judge(*request);
+    } else {
+      std::vector<std::string> known;
+      for (const auto& [id, unused] : generators_) known.push_back(id);
+      for (const auto& [id, unused] : judges_) known.push_back(id);
+      return absl::NotFoundError(absl::StrCat("The model '", *requested, "' does not exist; known models: ",
+                                              absl::StrJoin(known, ", ")));
+    }
+    if (!reply.ok()) return Invalid(reply.status().message());
+    const uint64_t id = StableHasher()
+                            .Add(sim::RequestHash(*request, model))
+                            .Add(static_cast<uint64_t>(request->n))
+                            .Add(static_cast<uint64_t>(request->max_tokens))
+                            .Finish();
+    Json choices = Json::array();
+    for (size_t i = 0; i < reply->choices.size(); ++i) {
+      choices.push_back({{"index", i},
+                         {"message", {{"role", "assistant"}, {"content", reply->choices[i]}}},
+                         {"logprobs", nullptr},
+                         {"finish_reason", "stop"}});
+    }
+    return Json{{"id", absl::StrCat("chatcmpl-sim-", HexId(id))},
+                {"object", "chat.completion"},
+                {"created", kCreatedEpoch + static_cast<int64_t>(request->seed % kSecondsPerYear)},
+                {"model", model},
+                {"system_fingerprint", "noveltygrid-sim"},
+                {"choices", std::move(choices)},
+                {"usage",
+                 {{"prompt_tokens", reply->prompt_tokens},
+                  {"completion_tokens", reply->completion_tokens},
+                  {"total_tokens", reply->prompt_tokens + reply->completion_tokens}}}};
+  };
+  return ToReply(run());
+}
+
+SimHttpReply SimApi::Embeddings(absl::string_view body) {
+  auto run = [&]() -> absl::StatusOr<Json> {
+    absl::StatusOr<Json> json = ParseObject(body);
+    if (!json.ok()) return json.status();
+    absl::StatusOr<std::string> model = RequiredString(*json, "model");
+    if (!model.ok()) return model.status();
+    absl::StatusOr<std::unique_ptr<LexicalEmbedder>> embedder = LexicalEmbedder::Create(*model, executor_);
+    if (!embedder.ok()) {
+      return absl::NotFoundError(absl::StrCat("The model '", *model,
+                                              "' does not exist; embedding models: lexical, lexical-D (D in 1..65536)"));
+    }
+    std::vector<std::string> texts;
+    const Json* input = Find(*json, "input");
+    if (input != nullptr && input->is_string()) {
+      texts.push_back(input->get<std::string>());
+    } else if (input != nullptr && input->is_array() && !input->empty()) {
+      for (const Json& item : *input) {
+        if (!item.is_string()) return Invalid("'input' items must be strings (token arrays are not supported)");
+        texts.push_back(item.get<std::string>());
+      }
+    } else {
+      return Invalid("'input' must be a string or a non-empty array of strings");
+    }
+    std::string format = "float";
+    if (const Json* f = Find(*json, "encoding_format"); f != nullptr) {
+      if (!f->is_string() || (*f != "float" && *f != "base64")) {
+        return Invalid("'encoding_format' must be \"float\" or \"base64\"");
+      }
+      format = f->get<std::string>();
+    }
+    absl::StatusOr<std::optional<int64_t>> dimensions = OptionalInt(*json, "dimensions");
+    if (!dimensions.ok()) return dimensions.status();
+    if (dimensions->has_value() && **dimensions != (*embedder)->dimensions()) {
+      return Invalid(absl::StrCat("model '", *model, "' has ", (*embedder)->dimensions(), " dimensions; 'dimensions' = ",
+                                  **dimensions, " is not supported (use lexical-", **dimensions, ")"));
+    }
+    Json data = Json::array();
+    int64_t tokens = 0;
+    for (size_t i = 0; i < texts.size(); ++i) {
+      const Embedding vector = (*embedder)->EmbedOne(texts[i]);
+      tokens += sim::CountWords(texts[i]);
+      Json embedding = format == "base64" ? Json(Base64Floats(vector)) : Json(vector);
+      data.push_back({{"object", "embedding"}, {"index", i}, {"embedding", std::move(embedding)}});
+    }
+    return Json{{"object", "list"},
+                {"data", std::move(data)},
+                {"model", (*embedder)->id()},
+                {"usage", {{"prompt_tokens", tokens}, {"total_tokens", tokens}}}};
+  };
+  return ToReply(run());
+}
+
+SimHttpReply SimApi::Predict(absl::string_view body) {
+  auto run = [&]() -> absl::StatusOr<Json> {
+    absl::StatusOr<Json> json = ParseObject(body);
+    if (!json.ok()) return json.status();
+    const Json* inputs = Find(*json, "inputs");
+    if (inputs != nullptr && IsTextPair(*inputs)) return ClassifierScores(*inputs);
+    if (inputs == nullptr || !inputs->is_array() || inputs->empty()) {
+      return Invalid("'inputs' must be a text pair [a, b] or a non-empty array of pairs [[a, b], ...]");
+    }
+    Json result = Json::array();
+    for (const Json& pair : *inputs) {
+      if (!IsTextPair(pair)) return Invalid("every item of 'inputs' must be a pair of strings [a, b]");
+      result.push_back(ClassifierScores(pair));
+    }
+    return result;
+  };
+  return ToReply(run());
+}
+
+SimHttpReply SimApi::Reward(absl::string_view body) {
+  auto run = [&]() -> absl::StatusOr<Json> {
+    absl::StatusOr<Json> json = ParseObject(body);
+    if (!json.ok()) return json.status();
+    std::string model = "sim:reward";
+    if (const Json* m = Find(*json, "model"); m != nullptr) {
+      if (!m->is_string()) return Invalid("'model' must be a string");
+      model = m->get<std::string>();
+    }
+    absl::StatusOr<std::vector<RewardInput>> inputs = ParseRewardInputs(*json);
+    if (!inputs.ok()) return inputs.status();
+    Json scores = Json::array();
+    for (const RewardInput& input : *inputs) scores.push_back(SimReward(input.prompt, input.response));
+    return Json{{"model", model}, {"scores", std::move(scores)}};
+  };
+  return ToReply(run());
+}
+
+}  // namespace noveltygrid

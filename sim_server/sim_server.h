@@ -1,0 +1,133 @@
+// SimServer: the simulated model family (SimApi) behind an OpenAI-compatible HTTP server, for
+// `noveltygrid serve-sim`, integration tests and load tests of the HTTP providers.
+//
+//   POST /v1/chat/completions, /v1/embeddings, /v1/reward, /predict   see sim_api.h
+//   GET  /stats   {"chat": n, "embeddings": n, "classify": n, "reward": n, "faults_injected": n}
+//   GET  /health  200 "ok"
+//
+// /stats counts every request that reached an endpoint past the API-key check, whatever its outcome
+// (a 400, an injected fault); "classify" is /predict.
+//
+// Realism knobs, all deterministic for a given seed and request order:
+//   - latency: every model endpoint answers after latency_ms plus a uniform jitter in [0, jitter_ms].
+//     The handler simply waits (on a condition variable, so Stop cuts the wait short); cpp-httplib runs
+//     each connection on a thread of its pool (`threads`, default 64), so at most `threads` requests
+//     are in flight. Acceptable for a simulator; a real server would not park threads.
+//   - faults: with probability fault_rate per model request (decided from seed and the request's
+//     sequence number) one fault from `faults` is injected instead of the normal answer:
+//       429        status 429, "Retry-After: 1" and "retry-after-ms: 200", OpenAI rate-limit error body
+//       500        status 500, OpenAI server error body
+//       timeout    nothing is sent for `timeout_hold` (30 s) or until Stop, then the connection is
+//                  dropped mid-response (headers promise a body that never comes)
+//       malformed  status 200 with a body that is not JSON
+//       truncated  status 200 with the first half of the real JSON body (Content-Length matches it)
+//     /stats and /health never get faults or latency.
+//   - auth: when api_key is non-empty, /v1/* and /predict require "Authorization: Bearer KEY"
+//     (else 401 invalid_api_key). The key is compared in constant time and never echoed.
+//
+// Responses never depend on the wall clock: the same request body gets the same response body
+// (faults aside).
+//
+// Thread-safety: Start and Stop from one owning thread; stats() from any thread. Request handlers run
+// on cpp-httplib's pool threads and share only atomics and the immutable SimApi.
+#ifndef NOVELTYGRID_SIM_SERVER_SIM_SERVER_H_
+#define NOVELTYGRID_SIM_SERVER_SIM_SERVER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include "absl/strings/string_view.h"
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "common/executor.h"
+#include "sim_server/sim_api.h"
+
+namespace httplib {
+class Server;
+struct Request;
+struct Response;
+}  // namespace httplib
+
+namespace noveltygrid {
+
+enum class SimFault { kRateLimit, kServerError, kTimeout, kMalformed, kTruncated };
+
+// Parses "429,500,timeout,malformed,truncated" (any non-empty subset, any order; "all" = every kind).
+absl::StatusOr<std::vector<SimFault>> ParseSimFaults(absl::string_view list);
+
+// The API key serve-sim requires: $NOVELTYGRID_SIM_API_KEY, or "" (no auth) when unset.
+std::string SimApiKeyFromEnvironment();
+
+struct SimServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 0;  // 0 picks a free port; Start returns it
+  int latency_ms = 0;
+  int jitter_ms = 0;
+  double fault_rate = 0.0;  // in [0, 1]
+  std::vector<SimFault> faults;  // empty: every kind
+  uint64_t seed = 0;  // drives fault and jitter choices (not model outputs: those follow each request)
+  std::string api_key;  // empty: no auth
+  int threads = 64;  // cpp-httplib pool size = requests in flight
+  absl::Duration timeout_hold = absl::Seconds(30);
+};
+
+struct SimServerStats {
+  int64_t chat = 0;
+  int64_t embeddings = 0;
+  int64_t classify = 0;
+  int64_t reward = 0;
+  int64_t faults_injected = 0;
+};
+
+// The GET /stats body.
+std::string SimStatsJson(const SimServerStats& stats);
+
+class SimServer {
+ public:
+  SimServer();
+  ~SimServer();  // Stops
+  SimServer(const SimServer&) = delete;
+  SimServer& operator=(const SimServer&) = delete;
+
+  // Binds host:port and serves on background threads. Returns the bound port. Call once.
+  absl::StatusOr<int> Start(const SimServerOptions& options);
+  // Stops accepting, cuts injected waits short, waits for running handlers. Idempotent.
+  void Stop();
+
+  SimServerStats stats() const;
+
+ private:
+  enum class Endpoint { kChat, kEmbeddings, kClassify, kReward };
+  struct Counters {
+    std::atomic<int64_t> chat{0}, embeddings{0}, classify{0}, reward{0}, faults{0};
+  };
+
+  void Serve(Endpoint endpoint, const httplib::Request& request, httplib::Response& response);
+  bool Authorized(const httplib::Request& request) const;
+  // Waits `delay` or until Stop; false when stopped.
+  bool Wait(absl::Duration delay);
+
+  // Constant after Start.
+  SimServerOptions options_;
+  std::unique_ptr<ThreadPool> executor_;  // for constructing the models only
+  std::unique_ptr<SimApi> api_;
+  std::unique_ptr<httplib::Server> http_;
+  std::thread listener_;
+
+  Counters counters_;
+  std::atomic<uint64_t> sequence_{0};  // model requests seen, for fault and jitter choices
+  std::atomic<bool> listener_done_{false};
+
+  absl::Mutex mu_;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace noveltygrid
+
+#endif  // NOVELTYGRID_SIM_SERVER_SIM_SERVER_H_
