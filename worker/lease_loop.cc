@@ -134,6 +134,13 @@ absl::Status LeaseLoop::Run() {
       heartbeat_interval_ = interval;
     }
     for (const v1::Lease& lease : response.leases()) StartUnit(lease);
+    bool pause;
+    {
+      absl::MutexLock lock(&mu_);
+      pause = lease_pause_;
+      lease_pause_ = false;
+    }
+    if (pause) Pause(absl::Seconds(2), /*wake_on_drain=*/true);
     if (response.leases_size() == 0) {
       if (response.sweep_complete() && options_.exit_when_complete) {
         complete = true;
@@ -155,12 +162,7 @@ absl::Status LeaseLoop::Run() {
   for (auto& [lease_id, a] : active_) {
     if (!a.running || a.lost) continue;
     a.lost = true;  // the loop stops at its next step
-    v1::ReleaseRequest release;
-    release.set_worker_id(options_.worker_id);
-    release.set_lease_id(lease_id);
-    release.set_fencing_token(a.token);
-    release.set_reason(fatal_.ok() ? "worker draining" : "worker stopping");
-    outgoing_.releases.push_back(std::move(release));
+    outgoing_.releases.push_back(MakeRelease(lease_id, a.token, fatal_.ok() ? "worker draining" : "worker stopping"));
   }
   auto settled = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return running_ == 0 && active_.empty() && outgoing_.empty() && sending_ == 0;
@@ -175,6 +177,15 @@ absl::Status LeaseLoop::Run() {
   stopping_ = true;
   if (complete) Log(absl::StrCat("sweep complete; committed ", stats_.units_committed, " unit(s)"));
   return fatal_;
+}
+
+v1::ReleaseRequest LeaseLoop::MakeRelease(const std::string& lease_id, uint64_t token, std::string reason) const {
+  v1::ReleaseRequest release;
+  release.set_worker_id(options_.worker_id);
+  release.set_lease_id(lease_id);
+  release.set_fencing_token(token);
+  release.set_reason(std::move(reason));
+  return release;
 }
 
 void LeaseLoop::StartUnit(const v1::Lease& lease) {
@@ -193,12 +204,7 @@ void LeaseLoop::StartUnit(const v1::Lease& lease) {
   absl::ReleasableMutexLock lock(&mu_);
   if (!settings.ok()) {
     Log(absl::StrCat("cannot run unit ", lease.unit().id(), ": ", settings.status().message()));
-    v1::ReleaseRequest release;
-    release.set_worker_id(options_.worker_id);
-    release.set_lease_id(lease_id);
-    release.set_fencing_token(lease.fencing_token());
-    release.set_reason(std::string(settings.status().message()));
-    outgoing_.releases.push_back(std::move(release));
+    outgoing_.releases.push_back(MakeRelease(lease_id, lease.fencing_token(), std::string(settings.status().message())));
     return;
   }
   Active& a = active_[lease_id];
@@ -208,13 +214,25 @@ void LeaseLoop::StartUnit(const v1::Lease& lease) {
   a.steps_done = static_cast<int>(checkpoint.answers.size());
   ++running_;
   ++stats_.units_started;
-  // RunAidan may finish the unit before it returns (a checkpoint that already ends the loop, a model
-  // that cannot be built), calling OnDone on this thread: it must run without mu_ held.
+  // RunAidan may finish the unit before it returns (a checkpoint that already ends the loop), calling
+  // OnDone on this thread: it must run without mu_ held.
   lock.Release();
-  executor_->RunAidan(
+  absl::Status started = executor_->RunAidan(
       std::make_shared<const AidanSettings>(std::move(*settings)), FromProto(lease.unit()), std::move(checkpoint),
       [this, lease_id](const AidanStep& step) { return OnStep(lease_id, step); },
       [this, lease_id](AidanUnitResult result, CallStats calls) { OnDone(lease_id, std::move(result), std::move(calls)); });
+  if (!started.ok()) {
+    // This worker cannot run the unit (e.g. a model it cannot build): hand it back for another worker,
+    // and lease less eagerly for a while so that it does not spin on units it cannot run.
+    absl::MutexLock relock(&mu_);
+    if (start_errors_.insert(std::string(started.message())).second) {
+      Log(absl::StrCat("cannot run unit ", lease.unit().id(), ": ", started.message(), "; handing such units back"));
+    }
+    lease_pause_ = true;
+    --running_;
+    active_.erase(lease_id);
+    outgoing_.releases.push_back(MakeRelease(lease_id, lease.fencing_token(), std::string(started.message())));
+  }
 }
 
 bool LeaseLoop::OnStep(const std::string& lease_id, const AidanStep& step) {

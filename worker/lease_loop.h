@@ -11,6 +11,7 @@
 #define NOVELTYGRID_WORKER_LEASE_LOOP_H_
 
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <thread>
@@ -76,6 +77,7 @@ class LeaseLoop {
   };
 
   void StartUnit(const v1::Lease& lease);
+  v1::ReleaseRequest MakeRelease(const std::string& lease_id, uint64_t token, std::string reason) const;
   bool OnStep(const std::string& lease_id, const AidanStep& step);
   void OnDone(const std::string& lease_id, AidanUnitResult result, CallStats calls);
   void HeartbeatLoop();
@@ -103,7 +105,9 @@ class LeaseLoop {
   bool draining_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;  // threads exit
   absl::Duration heartbeat_interval_ ABSL_GUARDED_BY(mu_) = absl::Seconds(2);
-  bool beat_now_ ABSL_GUARDED_BY(mu_) = false;  // send a heartbeat without waiting for the interval
+  bool beat_now_ ABSL_GUARDED_BY(mu_) = false;
+  bool lease_pause_ ABSL_GUARDED_BY(mu_) = false;         // a unit could not start: lease less eagerly
+  std::set<std::string> start_errors_ ABSL_GUARDED_BY(mu_);  // logged once each  // send a heartbeat without waiting for the interval
   Outgoing outgoing_ ABSL_GUARDED_BY(mu_);
   int sending_ ABSL_GUARDED_BY(mu_) = 0;  // batches taken by the sender and not yet sent
   Stats stats_ ABSL_GUARDED_BY(mu_);

@@ -5,9 +5,9 @@
 
 namespace noveltygrid {
 
-void UnitExecutor::RunAidan(std::shared_ptr<const AidanSettings> shared_settings, UnitSpec unit,
-                            AidanCheckpoint checkpoint, AidanAnswerObserver on_answer,
-                            AidanDoneCallback done) {
+absl::Status UnitExecutor::RunAidan(std::shared_ptr<const AidanSettings> shared_settings, UnitSpec unit,
+                                    AidanCheckpoint checkpoint, AidanAnswerObserver on_answer,
+                                    AidanDoneCallback done) {
   const AidanSettings& settings = *shared_settings;
   AidanModels models;
   models.cache = cache_;
@@ -15,15 +15,7 @@ void UnitExecutor::RunAidan(std::shared_ptr<const AidanSettings> shared_settings
   if (auto m = models_->Chat(unit.model); m.ok()) models.generator = *m; else status = m.status();
   if (auto m = models_->Chat(settings.judge); m.ok()) models.judge = *m; else if (status.ok()) status = m.status();
   if (auto m = models_->Embedding(settings.embedder); m.ok()) models.embedder = *m; else if (status.ok()) status = m.status();
-  if (!status.ok()) {
-    AidanUnitResult result;
-    result.unit = std::move(unit);
-    result.stop_reason = kStopError;
-    result.error = std::string(status.message());
-    result.max_iterations = settings.max_iterations;
-    std::move(done)(std::move(result), CallStats());
-    return;
-  }
+  if (!status.ok()) return status;
   AidanEngineOptions options;
   options.preset = settings.preset;
   options.templates = &settings.templates;
@@ -38,6 +30,7 @@ void UnitExecutor::RunAidan(std::shared_ptr<const AidanSettings> shared_settings
                                                                            CallStats calls) mutable {
                  std::move(done)(std::move(result), std::move(calls));
                });
+  return absl::OkStatus();
 }
 
 }  // namespace noveltygrid

@@ -1,7 +1,7 @@
 // UnitExecutor: runs one leased unit with the right engine and the worker's models.
 //
 // This is where a unit is executed, whoever handed it out (the in-process run or a coordinator over
-// gRPC). Thread-safe; Run() returns at once and calls `done` exactly once on an executor thread.
+// gRPC). Thread-safe; RunAidan() returns at once and, once it returned OK, calls `done` exactly once.
 #ifndef NOVELTYGRID_WORKER_UNIT_EXECUTOR_H_
 #define NOVELTYGRID_WORKER_UNIT_EXECUTOR_H_
 
@@ -21,9 +21,10 @@ class UnitExecutor {
   // `cache` (optional) is shared by every unit this executor runs.
   explicit UnitExecutor(ModelRegistry* models, EmbeddingCache* cache = nullptr) : models_(models), cache_(cache) {}
 
-  // Runs an AidanBench unit from `checkpoint` (empty for a fresh unit). A model that cannot be built
-  // ends the unit with stop_reason "error" and the reason in `error`.
-  void RunAidan(std::shared_ptr<const AidanSettings> settings, UnitSpec unit, AidanCheckpoint checkpoint,
+  // Runs an AidanBench unit from `checkpoint` (empty for a fresh unit). When a model cannot be built
+  // on this worker the unit does not start: the error is returned and `done` is never called (the
+  // worker hands the lease back; another worker may be able to run it).
+  absl::Status RunAidan(std::shared_ptr<const AidanSettings> settings, UnitSpec unit, AidanCheckpoint checkpoint,
                 AidanAnswerObserver on_answer, AidanDoneCallback done);
 
  private:
