@@ -36,6 +36,8 @@ void Progress::Draw(bool final) {
   if (!final) {
     if (tty_ && now - last_draw_ < std::chrono::milliseconds(100)) return;
     if (!tty_ && decile == last_decile_) return;
+  } else if (!tty_ && decile == last_decile_ && done_ == total_) {
+    return;  // the last decile line already showed the final tally
   }
   last_draw_ = now;
   last_decile_ = decile;
