@@ -56,6 +56,23 @@ std::string FirstDifference(const std::string& expected, const std::string& actu
 
 }  // namespace
 
+std::string WriteSweepYaml(const std::string& path, const std::string& name, int64_t seed,
+                           const std::vector<std::string>& models, const std::vector<std::string>& temperatures,
+                           const std::string& questions) {
+  std::ofstream out(path);
+  out << "name: " << name << "\n"
+      << "seed: " << seed << "\n"
+      << "models: [" << absl::StrJoin(models, ", ") << "]\n"
+      << "temperatures: [" << absl::StrJoin(temperatures, ", ") << "]\n"
+      << "judge: sim:judge\n"
+      << "embedder: lexical\n"
+      << "concurrency: 8\n"
+      << "aidanbench:\n"
+      << "  questions: " << questions << "\n";
+  EXPECT_TRUE(out.good()) << "cannot write " << path;
+  return path;
+}
+
 std::string NoveltygridBinary() {
   if (const char* bin = std::getenv("NOVELTYGRID_BIN"); bin != nullptr && *bin != '\0') return bin;
   return NOVELTYGRID_SOURCE_DIR "/build/noveltygrid";
@@ -147,19 +164,8 @@ void ClusterTest::TearDown() {
 }
 
 std::string ClusterTest::WriteConfig(const std::string& name, const SweepSpec& sweep) {
-  const std::string path = Path(name + ".yaml");
-  std::ofstream out(path);
-  out << "name: " << name << "\n"
-      << "seed: 7\n"
-      << "models: [" << absl::StrJoin(sweep.models, ", ") << "]\n"
-      << "temperatures: [" << absl::StrJoin(sweep.temperatures, ", ") << "]\n"
-      << "judge: sim:judge\n"
-      << "embedder: lexical\n"
-      << "concurrency: 8\n"
-      << "aidanbench:\n"
-      << "  questions: " << NOVELTYGRID_SOURCE_DIR << "/datasets/aidanbench/questions-paper-65.jsonl\n";
-  EXPECT_TRUE(out.good()) << "cannot write " << path;
-  return path;
+  return WriteSweepYaml(Path(name + ".yaml"), name, 7, sweep.models, sweep.temperatures,
+                        NOVELTYGRID_SOURCE_DIR "/datasets/aidanbench/questions-paper-65.jsonl");
 }
 
 std::unique_ptr<Process> ClusterTest::Spawn(std::vector<std::string> args, std::optional<std::string> token) {

@@ -34,6 +34,11 @@ std::string NoveltygridBinary();
 std::optional<std::string> FindOnPath(const std::string& name);
 
 // The sweep of the tests: `models` x `temperatures` x the paper's 65 questions, seed 7.
+// Writes a simulated-model sweep config to `path` (judge sim:judge, embedder lexical, 8 loops in flight).
+std::string WriteSweepYaml(const std::string& path, const std::string& name, int64_t seed,
+                           const std::vector<std::string>& models, const std::vector<std::string>& temperatures,
+                           const std::string& questions);
+
 struct SweepSpec {
   std::vector<std::string> models = {"sim:explorer", "sim:steady", "sim:collapse"};
   std::vector<std::string> temperatures = {"0.7", "1.0"};

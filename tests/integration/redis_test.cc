@@ -252,19 +252,8 @@ class RedisClusterTest : public ClusterTest {
       }
       EXPECT_GT(written, 0) << "no questions written from " << kPaperQuestions65;
     }
-    const std::string path = Path(sweep.file + ".yaml");
-    std::ofstream out(path);
-    out << "name: " << (sweep.name.empty() ? sweep.file : sweep.name) << "\n"
-        << "seed: " << sweep.seed << "\n"
-        << "models: [" << absl::StrJoin(sweep.models, ", ") << "]\n"
-        << "temperatures: [" << absl::StrJoin(sweep.temperatures, ", ") << "]\n"
-        << "judge: sim:judge\n"
-        << "embedder: lexical\n"
-        << "concurrency: 8\n"
-        << "aidanbench:\n"
-        << "  questions: " << questions << "\n";
-    EXPECT_TRUE(out.good()) << "cannot write " << path;
-    return path;
+    return WriteSweepYaml(Path(sweep.file + ".yaml"), sweep.name.empty() ? sweep.file : sweep.name, sweep.seed,
+                          sweep.models, sweep.temperatures, questions);
   }
 
   // Runs `noveltygrid ARGS...` to its exit; returns the exit code (-1 if it could not start).
