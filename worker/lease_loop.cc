@@ -227,7 +227,7 @@ void LeaseLoop::StartUnit(const v1::Lease& lease) {
   absl::Status started =
       novelty ? executor_->RunNovelty(std::make_shared<const NoveltySettings>(FromProto(lease.novelty())),
                                       FromProto(lease.unit()), std::move(checkpoint), std::move(on_step),
-                                      std::move(on_done))
+                                      std::move(on_done), [this, lease_id] { return StillLeased(lease_id); })
               : executor_->RunAidan(std::make_shared<const AidanSettings>(std::move(*settings)),
                                     FromProto(lease.unit()), std::move(checkpoint), std::move(on_step),
                                     std::move(on_done));
@@ -243,6 +243,12 @@ void LeaseLoop::StartUnit(const v1::Lease& lease) {
     active_.erase(lease_id);
     outgoing_.releases.push_back(MakeRelease(lease_id, lease.fencing_token(), std::string(started.message())));
   }
+}
+
+bool LeaseLoop::StillLeased(const std::string& lease_id) const {
+  absl::MutexLock lock(&mu_);
+  auto it = active_.find(lease_id);
+  return it != active_.end() && !it->second.lost;
 }
 
 bool LeaseLoop::OnStep(const std::string& lease_id, const AidanStep& step) {

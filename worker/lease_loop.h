@@ -78,6 +78,8 @@ class LeaseLoop {
 
   void StartUnit(const v1::Lease& lease);
   v1::ReleaseRequest MakeRelease(const std::string& lease_id, uint64_t token, std::string reason) const;
+  // False once the coordinator took the lease back (or the unit ended): the unit should stop.
+  bool StillLeased(const std::string& lease_id) const;
   bool OnStep(const std::string& lease_id, const AidanStep& step);
   void OnDone(const std::string& lease_id, UnitResult result, CallStats calls);
   void HeartbeatLoop();

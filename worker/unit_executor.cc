@@ -61,7 +61,7 @@ absl::StatusOr<NoveltyModels> UnitExecutor::NoveltyModelsFor(const NoveltySettin
 
 absl::Status UnitExecutor::RunNovelty(std::shared_ptr<const NoveltySettings> shared_settings, UnitSpec unit,
                                       AidanCheckpoint checkpoint, AidanAnswerObserver on_sample,
-                                      AidanDoneCallback done) {
+                                      AidanDoneCallback done, LeaseCheck still_leased) {
   absl::StatusOr<NoveltyModels> models = NoveltyModelsFor(*shared_settings, unit.model);
   if (!models.ok()) return models.status();
   // Steps reach the lease loop in the AidanBench form: the generation, no embedding.
@@ -75,7 +75,8 @@ absl::Status UnitExecutor::RunNovelty(std::shared_ptr<const NoveltySettings> sha
                  [keep = std::move(shared_settings), done = std::move(done)](UnitResult result,
                                                                              CallStats calls) mutable {
                    std::move(done)(std::move(result), std::move(calls));
-                 });
+                 },
+                 std::move(still_leased));
   return absl::OkStatus();
 }
 

@@ -36,9 +36,10 @@ class UnitExecutor {
   absl::StatusOr<NoveltyModels> NoveltyModelsFor(const NoveltySettings& settings, const std::string& generator);
 
   // Runs a NoveltyBench unit from the generations in `checkpoint.answers`; the same contract as
-  // RunAidan. Each generation reaches `on_sample` as a step (answer_num, answer; no embedding).
+  // RunAidan. Each generation reaches `on_sample` as a step (answer_num, answer; no embedding);
+  // `still_leased` (optional) is asked before partitioning and before scoring quality.
   absl::Status RunNovelty(std::shared_ptr<const NoveltySettings> settings, UnitSpec unit, AidanCheckpoint checkpoint,
-                          AidanAnswerObserver on_sample, AidanDoneCallback done);
+                          AidanAnswerObserver on_sample, AidanDoneCallback done, LeaseCheck still_leased = {});
 
  private:
   ModelRegistry* const models_;  // not owned

@@ -63,12 +63,14 @@ void CountScorerCall(CallCounters& counters, const ScorerCallInfo& call) {
 class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
  public:
   NoveltyRun(const NoveltySettings& settings, const NoveltyModels& models, UnitSpec unit,
-             std::vector<AidanAnswer> checkpoint, NoveltySampleObserver on_sample, NoveltyDoneCallback on_done)
+             std::vector<AidanAnswer> checkpoint, NoveltySampleObserver on_sample, NoveltyDoneCallback on_done,
+             LeaseCheck still_leased)
       : settings_(settings),
         models_(models),
         prompts_(ResolvePrompts(settings)),
         on_sample_(std::move(on_sample)),
         on_done_(std::move(on_done)),
+        still_leased_(std::move(still_leased)),
         checkpoint_(std::move(checkpoint)) {
     result_.unit = std::move(unit);
   }
@@ -257,7 +259,15 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
 
   // ---- partition ----
 
+  // False (after finishing the unit as cancelled) when its lease was lost: no more model calls.
+  bool StillLeased() {
+    if (!still_leased_ || still_leased_()) return true;
+    Finish(kStopCancelled, "");
+    return false;
+  }
+
   void StartPartition() {
+    if (!StillLeased()) return;
     std::vector<std::string> generations;
     generations.reserve(result_.answers.size());
     for (const AidanAnswer& a : result_.answers) generations.push_back(a.answer);
@@ -274,7 +284,7 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
                     absl::StrCat("partition by ", decider_->name(), ": ", outcome.partition.status().message()));
     }
     novelty_.partition = std::move(*outcome.partition);
-    StartQuality();
+    if (StillLeased()) StartQuality();
   }
 
   // ---- quality (class openers only) ----
@@ -395,6 +405,7 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
   const noveltybench::NoveltyPrompts prompts_;
   NoveltySampleObserver on_sample_;
   NoveltyDoneCallback on_done_;
+  LeaseCheck still_leased_;
 
   absl::Mutex mu_;  // guards the event queue only
   std::deque<Task> events_ ABSL_GUARDED_BY(mu_);
@@ -415,9 +426,9 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
 
 void RunNoveltyUnit(const NoveltySettings& settings, const NoveltyModels& models, UnitSpec unit,
                     std::vector<AidanAnswer> checkpoint, NoveltySampleObserver on_sample,
-                    NoveltyDoneCallback on_done) {
+                    NoveltyDoneCallback on_done, LeaseCheck still_leased) {
   auto run = std::make_shared<NoveltyRun>(settings, models, std::move(unit), std::move(checkpoint),
-                                          std::move(on_sample), std::move(on_done));
+                                          std::move(on_sample), std::move(on_done), std::move(still_leased));
   run->Start();
 }
 

@@ -63,13 +63,17 @@ struct NoveltyModels {
 // `sample` has answer_num (1-based) and answer (the generation) set.
 using NoveltySampleObserver = std::function<bool(const AidanAnswer& sample, const CallStats& calls)>;
 using NoveltyDoneCallback = absl::AnyInvocable<void(UnitResult, CallStats) &&>;
+// Asked before the partition and before the quality calls (the checks between steps that
+// NoveltySampleObserver cannot make, e.g. for a unit resumed with all k generations): false abandons
+// the unit with kStopCancelled, without those calls. May be empty (always leased).
+using LeaseCheck = std::function<bool()>;
 
 // Starts the unit; returns at once. `checkpoint`: generations 1..n already made (n <= k). The result
 // has stop_reason kStopComplete with `answers` = the k generations and `novelty` set, or kStopError
 // with `error` saying which call failed (the generations made so far stay in `answers`).
 void RunNoveltyUnit(const NoveltySettings& settings, const NoveltyModels& models, UnitSpec unit,
                     std::vector<AidanAnswer> checkpoint, NoveltySampleObserver on_sample,
-                    NoveltyDoneCallback on_done);
+                    NoveltyDoneCallback on_done, LeaseCheck still_leased = {});
 
 }  // namespace noveltygrid
 

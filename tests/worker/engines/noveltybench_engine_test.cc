@@ -365,5 +365,35 @@ TEST(NoveltyEngineTest, CancellingStopsAtTheDeclinedSample) {
   EXPECT_FALSE(o.result.novelty.has_value());
 }
 
+TEST(NoveltyEngineTest, ALostLeaseStopsBeforeThePartition) {
+  Harness h;
+  h.still_leased = [] { return false; };
+  Outcome o = h.Run();
+  EXPECT_EQ(o.result.stop_reason, kStopCancelled);
+  EXPECT_EQ(o.result.answers.size(), 5u) << "the generations were made before the check";
+  EXPECT_EQ(h.lease_checks, 1);
+  EXPECT_TRUE(h.classifier.batches.empty());
+  EXPECT_TRUE(h.reward.batches.empty());
+  EXPECT_FALSE(o.result.novelty.has_value());
+}
+
+TEST(NoveltyEngineTest, ALeaseLostDuringThePartitionStopsBeforeQuality) {
+  Harness h;
+  int asked = 0;
+  h.still_leased = [&asked] { return ++asked == 1; };  // leased before the partition, lost after it
+  Outcome o = h.Run();
+  EXPECT_EQ(o.result.stop_reason, kStopCancelled);
+  EXPECT_EQ(h.lease_checks, 2);
+  EXPECT_FALSE(h.classifier.batches.empty());
+  EXPECT_TRUE(h.reward.batches.empty()) << "no quality calls for a unit that is no longer ours";
+
+  Harness kept;
+  kept.still_leased = [] { return true; };
+  Outcome complete = kept.Run();
+  EXPECT_EQ(complete.result.stop_reason, kStopComplete) << complete.result.error;
+  EXPECT_EQ(kept.lease_checks, 2);
+  EXPECT_FALSE(kept.reward.batches.empty());
+}
+
 }  // namespace
 }  // namespace noveltygrid

@@ -54,6 +54,8 @@ struct Harness {
   NoveltyModels models;
   std::vector<AidanAnswer> samples;  // as on_sample saw them
   std::function<bool(const AidanAnswer&)> keep_going = [](const AidanAnswer&) { return true; };
+  std::function<bool()> still_leased;  // empty: the engine is given no lease check
+  int lease_checks = 0;
   int done_calls = 0;
 
   Harness() {
@@ -84,7 +86,12 @@ struct Harness {
         [this, &outcome](UnitResult result, CallStats calls) {
           ++done_calls;
           outcome = Outcome{std::move(result), std::move(calls)};
-        });
+        },
+        still_leased ? LeaseCheck([this] {
+          ++lease_checks;
+          return still_leased();
+        })
+                     : LeaseCheck());
     executor.RunAll();
     EXPECT_EQ(done_calls, 1) << "on_done must run exactly once";
     EXPECT_TRUE(outcome.has_value());
