@@ -103,6 +103,7 @@ int RunCoordinatorCommand(const std::vector<std::string>& raw) {
                 absl::InvalidArgumentError("--seed and --per-model-cap must be >= 0 and every duration >= 1 ms"), 2);
   }
   config->seed = static_cast<uint64_t>(*seed);
+  if (absl::Status usable = CheckSweepModelsWithoutKeys(*config); !usable.ok()) return Fail("coordinator", usable, 2);
   absl::StatusOr<std::string> token = LoadToken(args->Get("token-file"));
   if (!token.ok()) return Fail("coordinator", token.status(), 2);
 

@@ -99,17 +99,7 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
   runtime_options.redis_url = redis_url;
   absl::StatusOr<std::unique_ptr<WorkerRuntime>> runtime = WorkerRuntime::Create(runtime_options);
   if (!runtime.ok()) return Fail(runtime.status(), 2);
-  std::vector<std::string> chat_models(config->models.size());
-  for (size_t i = 0; i < config->models.size(); ++i) chat_models[i] = config->models[i].name;
-  chat_models.push_back(config->judge);
-  if (absl::Status usable = (*runtime)->CheckModels(chat_models, config->embedder, config->endpoints); !usable.ok()) {
-    return Fail(usable, 2);
-  }
-  if (config->noveltybench.has_value()) {
-    if (absl::Status usable = (*runtime)->CheckNoveltyModels(MakeNoveltySettings(*config)); !usable.ok()) {
-      return Fail(usable, 2);
-    }
-  }
+  if (absl::Status usable = (*runtime)->CheckSweepModels(*config); !usable.ok()) return Fail(usable, 2);
 
   std::unique_ptr<Progress> progress;
   CoordinatorOptions coordinator_options;

@@ -46,4 +46,25 @@ absl::Status WorkerRuntime::CheckNoveltyModels(const NoveltySettings& settings) 
   return executor_->NoveltyModelsFor(settings, /*generator=*/"").status();
 }
 
+absl::Status WorkerRuntime::CheckSweepModels(const SweepConfig& config) {
+  std::vector<std::string> chat_models;
+  for (const ModelSpec& model : config.models) chat_models.push_back(model.name);
+  chat_models.push_back(config.judge);
+  if (absl::Status usable = CheckModels(chat_models, config.embedder, config.endpoints); !usable.ok()) return usable;
+  if (!config.noveltybench.has_value()) return absl::OkStatus();
+  return CheckNoveltyModels(MakeNoveltySettings(config));
+}
+
+absl::Status CheckSweepModelsWithoutKeys(SweepConfig config) {
+  for (auto& [name, endpoint] : config.endpoints) {
+    endpoint.provider.api_key_env.clear();
+    endpoint.provider.api_key_file.clear();
+  }
+  WorkerRuntimeOptions options;
+  options.threads = 1;
+  absl::StatusOr<std::unique_ptr<WorkerRuntime>> runtime = WorkerRuntime::Create(options);
+  if (!runtime.ok()) return runtime.status();
+  return (*runtime)->CheckSweepModels(config);
+}
+
 }  // namespace noveltygrid

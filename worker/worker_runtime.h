@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "common/config.h"
 #include "common/executor.h"
 #include "common/storage/store.h"
 #include "common/unit_settings.h"
@@ -42,6 +43,9 @@ class WorkerRuntime {
                            const std::map<std::string, ModelEndpoint>& endpoints);
   // The NoveltyBench partitioner's and quality scorer's models can be built here (same as CheckModels).
   absl::Status CheckNoveltyModels(const NoveltySettings& settings);
+  // Both checks for every model a sweep names: generators, judge, embedder and, with a noveltybench
+  // section, its partition and quality models.
+  absl::Status CheckSweepModels(const SweepConfig& config);
   CheckpointStore* checkpoints() { return checkpoints_.get(); }  // null without a store
 
  private:
@@ -58,6 +62,11 @@ class WorkerRuntime {
   std::unique_ptr<UnitExecutor> executor_;
   std::unique_ptr<ThreadPool> pool_;
 };
+
+// CheckSweepModels for a process that calls no model (the coordinator): an id no worker can build
+// (a mistyped sim: name, an id without an endpoint) fails at its start rather than on every worker.
+// API keys are not looked up: they live on the workers.
+absl::Status CheckSweepModelsWithoutKeys(SweepConfig config);
 
 }  // namespace noveltygrid
 
