@@ -80,7 +80,7 @@ int UsageError(const std::string& message) {
 }
 
 bool NeedsModel(const std::string& partitioner) {
-  return partitioner == "classifier" || partitioner == "embedding" || partitioner == "llm";
+  return partitioner == kPartitionerClassifier || partitioner == kPartitionerEmbedding || partitioner == kPartitionerLlm;
 }
 
 // The partitioner the flags and the config choose: an offline one, built, or a model-backed one's
@@ -187,9 +187,9 @@ class PartitionerRuntime {
         built = made.status();
       }
     };
-    if (settings.partitioner == "classifier") take(r->models_->Classifier(id, endpoint), options.classifier);
-    if (settings.partitioner == "embedding") take(r->models_->Embedding(id, endpoint), options.embedder);
-    if (settings.partitioner == "llm") take(r->models_->Chat(id, endpoint), options.judge);
+    if (settings.partitioner == kPartitionerClassifier) take(r->models_->Classifier(id, endpoint), options.classifier);
+    if (settings.partitioner == kPartitionerEmbedding) take(r->models_->Embedding(id, endpoint), options.embedder);
+    if (settings.partitioner == kPartitionerLlm) take(r->models_->Chat(id, endpoint), options.judge);
     if (!built.ok()) return built;
     absl::StatusOr<std::unique_ptr<EquivalenceDecider>> decider = MakeEquivalenceDecider(options);
     if (!decider.ok()) return decider.status();

@@ -70,10 +70,10 @@ struct PartitionerDefault {
   double threshold;
 };
 constexpr PartitionerDefault kPartitioners[] = {
-    {"classifier", 0.102},
-    {"unigram", noveltybench::kDefaultUnigramThreshold},
-    {"embedding", 0.9},
-    {"llm", 0.5},
+    {kPartitionerClassifier, 0.102},
+    {kPartitionerUnigram, noveltybench::kDefaultUnigramThreshold},
+    {kPartitionerEmbedding, 0.9},
+    {kPartitionerLlm, 0.5},
 };
 constexpr char kPartitionersExpected[] = "one of classifier, unigram, embedding, llm";
 constexpr char kModesExpected[] = "one of standard, in-context, paraphrase, system-prompt";
@@ -360,7 +360,7 @@ class SweepParser {
     if (const YAML::Node* n = Find(entries, "quality")) {
       ASSIGN_OR_RETURN(nb.quality, fields_.String(*n, "noveltybench.quality", "reward or llm"));
     }
-    if (nb.quality != "reward" && nb.quality != "llm") {
+    if (nb.quality != kQualityReward && nb.quality != kQualityLlm) {
       return fields_.Error("noveltybench.quality", absl::StrCat("unknown quality scorer '", nb.quality, "'"),
                            "reward (a reward model, the reference's buckets) or llm (the judge's 1..10)");
     }
@@ -476,23 +476,23 @@ class SweepParser {
   absl::StatusOr<std::optional<ModelRef>> PartitionModel(const YAML::Node* node, const std::string& partitioner,
                                                          const ModelRef& judge, const ModelRef& embedder) {
     constexpr char kKey[] = "noveltybench.partition_model";
-    if (partitioner == "unigram") {
+    if (partitioner == kPartitionerUnigram) {
       if (node != nullptr) {
         return fields_.Error(kKey, "the unigram partitioner uses no model", "no partition_model with partitioner: unigram");
       }
       return std::optional<ModelRef>();
     }
     if (node == nullptr) {
-      if (partitioner == "embedding") return std::optional<ModelRef>(embedder);
-      if (partitioner == "llm") return std::optional<ModelRef>(judge);
+      if (partitioner == kPartitionerEmbedding) return std::optional<ModelRef>(embedder);
+      if (partitioner == kPartitionerLlm) return std::optional<ModelRef>(judge);
       return std::optional<ModelRef>(ModelRef{"noveltybench.partitioner", kDefaultClassifier, "", "", "", 0});
     }
     ASSIGN_OR_RETURN(ModelRef ref, ParseModelRef(fields_, *node, kKey));
-    if (ref.dimensions > 0 && partitioner != "embedding") {
+    if (ref.dimensions > 0 && partitioner != kPartitionerEmbedding) {
       return fields_.Error(JoinKey(kKey, "dimensions"), "applies to embedders only",
                            "dimensions only with partitioner: embedding");
     }
-    if (!ref.extra_body_json.empty() && partitioner != "llm") {
+    if (!ref.extra_body_json.empty() && partitioner != kPartitionerLlm) {
       return fields_.Error(JoinKey(kKey, "extra_body"), "applies to chat models only",
                            "extra_body only with partitioner: llm");
     }
@@ -504,14 +504,14 @@ class SweepParser {
                                                        const ModelRef& judge) {
     constexpr char kKey[] = "noveltybench.quality_model";
     if (node == nullptr) {
-      if (quality == "llm") return std::optional<ModelRef>(judge);
+      if (quality == kQualityLlm) return std::optional<ModelRef>(judge);
       return std::optional<ModelRef>(ModelRef{"noveltybench.quality", kDefaultRewardModel, "", "", "", 0});
     }
     ASSIGN_OR_RETURN(ModelRef ref, ParseModelRef(fields_, *node, kKey));
     if (ref.dimensions > 0) {
       return fields_.Error(JoinKey(kKey, "dimensions"), "applies to embedders only", "no dimensions on the quality model");
     }
-    if (!ref.extra_body_json.empty() && quality != "llm") {
+    if (!ref.extra_body_json.empty() && quality != kQualityLlm) {
       return fields_.Error(JoinKey(kKey, "extra_body"), "applies to chat models only",
                            "extra_body only with quality: llm");
     }

@@ -36,6 +36,7 @@
 #include "common/dataset.h"
 #include "common/noveltybench/prompts.h"
 #include "common/prompts.h"
+#include "common/records.h"
 
 namespace noveltygrid {
 
@@ -85,10 +86,10 @@ struct NoveltyBenchConfig {
   int k = 10;                               // generations per prompt, 1..100
   int max_tokens = 512;
   bool ask_n = true;                        // one request with n = k where the mode allows it
-  std::string partitioner = "classifier";   // classifier, unigram, embedding or llm
+  std::string partitioner = kPartitionerClassifier;   // classifier, unigram, embedding or llm
   double threshold = 0.102;                 // the partitioner's "same" cut, in [0, 1]
   std::string partition_model;              // classifier / embedder / judge id; empty for unigram
-  std::string quality = "reward";           // reward or llm
+  std::string quality = kQualityReward;           // reward or llm
   std::string quality_model;                // reward model or judge id
   double patience = 0.8;
   std::vector<double> temperatures;         // defaults to the top-level list

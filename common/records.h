@@ -22,6 +22,14 @@ inline constexpr char kModeInContext[] = "in-context";        // one conversatio
 inline constexpr char kModeParaphrase[] = "paraphrase";       // generation i answers the prompt's paraphrase i
 inline constexpr char kModeSystemPrompt[] = "system-prompt";  // a system message asking for an original answer
 
+// NoveltyBench partitioners and quality scorers, as configs, settings and results name them.
+inline constexpr char kPartitionerClassifier[] = "classifier";  // pair classifier, P(same) > threshold
+inline constexpr char kPartitionerUnigram[] = "unigram";        // ROUGE-1 F > threshold, offline
+inline constexpr char kPartitionerEmbedding[] = "embedding";    // cosine of embeddings > threshold
+inline constexpr char kPartitionerLlm[] = "llm";                // an LLM judge's similarity / 100 > threshold
+inline constexpr char kQualityReward[] = "reward";              // reward model, the reference's buckets
+inline constexpr char kQualityLlm[] = "llm";                    // an LLM judge's 1..10
+
 // One (benchmark, model, temperature, question or prompt[, sampling mode]). `id` is a hash of
 // everything that defines the unit (see coordinator/plan); `index` is its position in plan order,
 // which fixes output order.

@@ -39,11 +39,11 @@ struct NoveltySettings {
   bool ask_n = true;       // standard / system-prompt: one request with n = k (else k requests)
   // Partitioner: "classifier" (pair classifier, P(same) > threshold), "unigram" (ROUGE-1 F >
   // threshold, offline), "embedding" (cosine > threshold), "llm" (judge's similarity / 100 > threshold).
-  std::string partitioner = "classifier";
+  std::string partitioner = kPartitionerClassifier;
   double threshold = 0.102;
   std::string partition_model = "sim:classifier";  // classifier, embedder or judge id; empty for unigram
   // Quality: "reward" (reward model, REFERENCE.md buckets) or "llm" (judge's 1..10 score).
-  std::string quality = "reward";
+  std::string quality = kQualityReward;
   std::string quality_model = "sim:reward";
   double patience = 0.8;
   // Prompt wording; the defaults are the project's own (see common/noveltybench/prompts.h).

@@ -49,12 +49,12 @@ absl::StatusOr<NoveltyModels> UnitExecutor::NoveltyModelsFor(const NoveltySettin
   };
   if (!generator.empty()) take(models_->Chat(generator, endpoint(generator)), models.generator);
   const std::string& pm = settings.partition_model;
-  if (settings.partitioner == "classifier") take(models_->Classifier(pm, endpoint(pm)), models.classifier);
-  if (settings.partitioner == "embedding") take(models_->Embedding(pm, endpoint(pm)), models.embedder);
-  if (settings.partitioner == "llm") take(models_->Chat(pm, endpoint(pm)), models.equivalence_judge);
+  if (settings.partitioner == kPartitionerClassifier) take(models_->Classifier(pm, endpoint(pm)), models.classifier);
+  if (settings.partitioner == kPartitionerEmbedding) take(models_->Embedding(pm, endpoint(pm)), models.embedder);
+  if (settings.partitioner == kPartitionerLlm) take(models_->Chat(pm, endpoint(pm)), models.equivalence_judge);
   const std::string& qm = settings.quality_model;
-  if (settings.quality == "reward") take(models_->Reward(qm, endpoint(qm)), models.reward);
-  if (settings.quality == "llm") take(models_->Chat(qm, endpoint(qm)), models.quality_judge);
+  if (settings.quality == kQualityReward) take(models_->Reward(qm, endpoint(qm)), models.reward);
+  if (settings.quality == kQualityLlm) take(models_->Chat(qm, endpoint(qm)), models.quality_judge);
   if (!status.ok()) return status;
   return models;
 }

@@ -4,17 +4,18 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/noveltybench/unigram.h"
+#include "common/records.h"
 
 namespace noveltygrid::noveltybench {
 
 absl::StatusOr<OfflinePartitioner> MakeOfflinePartitioner(const std::string& name,
                                                           std::optional<double> threshold) {
-  if (name == "classifier" || name == "embedding" || name == "llm") {
+  if (name == kPartitionerClassifier || name == kPartitionerEmbedding || name == kPartitionerLlm) {
     return absl::UnimplementedError(absl::StrCat(
         "partitioner '", name, "' needs a model endpoint; it is available from a sweep config (issue 6), "
         "not offline. Offline partitioners: unigram"));
   }
-  if (name != "unigram") {
+  if (name != kPartitionerUnigram) {
     return absl::InvalidArgumentError(
         absl::StrCat("unknown partitioner '", name, "'; expected unigram, classifier, embedding or llm"));
   }

@@ -156,9 +156,9 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
     absl::StatusOr<std::unique_ptr<EquivalenceDecider>> made = MakeEquivalenceDecider(decider);
     if (!made.ok()) return made.status();
     decider_ = std::move(*made);
-    if (settings_.quality == "reward") {
+    if (settings_.quality == kQualityReward) {
       if (models_.reward == nullptr) return absl::InvalidArgumentError("quality 'reward' needs a reward model");
-    } else if (settings_.quality == "llm") {
+    } else if (settings_.quality == kQualityLlm) {
       if (models_.quality_judge == nullptr) return absl::InvalidArgumentError("quality 'llm' needs a judge model");
     } else {
       return absl::InvalidArgumentError(
@@ -298,7 +298,7 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
     for (int i = 0; i < k; ++i) {
       if (openers[i]) scored.push_back(i);
     }
-    if (settings_.quality == "llm") {
+    if (settings_.quality == kQualityLlm) {
       judging_ = static_cast<int>(scored.size());
       for (int i : scored) Judge(i, 0);
       return;

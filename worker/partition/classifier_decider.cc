@@ -9,7 +9,7 @@
 namespace noveltygrid {
 
 ClassifierDecider::ClassifierDecider(PairClassifier* classifier, double threshold)
-    : EquivalenceDecider("classifier", "classify", classifier->id(), threshold), classifier_(classifier) {}
+    : EquivalenceDecider(kPartitionerClassifier, "classify", classifier->id(), threshold), classifier_(classifier) {}
 
 std::optional<EquivalenceScope> ClassifierDecider::CacheScope(std::string_view /*prompt*/) const {
   return EquivalenceScope{kind(), cache_model(), ""};  // the classifier never sees the prompt

@@ -9,7 +9,7 @@
 namespace noveltygrid {
 
 EmbeddingDecider::EmbeddingDecider(Embedder* embedder, double threshold)
-    : EquivalenceDecider("embedding", "embed", embedder->id(), threshold), embedder_(embedder) {}
+    : EquivalenceDecider(kPartitionerEmbedding, "embed", embedder->id(), threshold), embedder_(embedder) {}
 
 std::optional<EquivalenceScope> EmbeddingDecider::CacheScope(std::string_view /*prompt*/) const {
   // The same embedder asked for another size gives other vectors.

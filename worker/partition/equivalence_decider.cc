@@ -31,22 +31,22 @@ absl::StatusOr<std::unique_ptr<EquivalenceDecider>> MakeDecider(const DeciderOpt
   auto missing = [&kind](const char* what) {
     return absl::InvalidArgumentError(absl::StrCat("partitioner '", kind, "' needs ", what, "; none was given"));
   };
-  if (kind == "classifier") {
+  if (kind == kPartitionerClassifier) {
     if (options.classifier == nullptr) return missing("a pair classifier");
     return std::unique_ptr<EquivalenceDecider>(new ClassifierDecider(options.classifier, options.threshold));
   }
-  if (kind == "embedding") {
+  if (kind == kPartitionerEmbedding) {
     if (options.embedder == nullptr) return missing("an embedder");
     return std::unique_ptr<EquivalenceDecider>(new EmbeddingDecider(options.embedder, options.threshold));
   }
-  if (kind == "llm") {
+  if (kind == kPartitionerLlm) {
     if (options.judge == nullptr) return missing("a judge model");
     if (options.equivalence_judge.empty()) return missing("an equivalence judge template");
     return std::unique_ptr<EquivalenceDecider>(new LlmDecider(options.judge, options.equivalence_judge,
                                                               options.threshold, options.seed,
                                                               options.judge_retries));
   }
-  if (kind == "unigram") return std::unique_ptr<EquivalenceDecider>(new UnigramDecider(options.threshold));
+  if (kind == kPartitionerUnigram) return std::unique_ptr<EquivalenceDecider>(new UnigramDecider(options.threshold));
   return absl::InvalidArgumentError(
       absl::StrCat("unknown partitioner '", kind, "'; expected classifier, unigram, embedding or llm"));
 }

@@ -33,7 +33,7 @@ struct LlmDecider::Batch {
 
 LlmDecider::LlmDecider(ChatModel* judge, std::string judge_template, double threshold, uint64_t seed,
                        int judge_retries)
-    : EquivalenceDecider("llm", "judge", judge->id(), threshold),
+    : EquivalenceDecider(kPartitionerLlm, "judge", judge->id(), threshold),
       judge_(judge),
       prompts_(WithTemplate(std::move(judge_template))),
       seed_(seed),

@@ -18,7 +18,7 @@ namespace noveltygrid {
 
 class UnigramDecider : public EquivalenceDecider {
  public:
-  explicit UnigramDecider(double threshold) : EquivalenceDecider("unigram", "", "", threshold) {}
+  explicit UnigramDecider(double threshold) : EquivalenceDecider(kPartitionerUnigram, "", "", threshold) {}
 
   std::optional<EquivalenceScope> CacheScope(std::string_view /*prompt*/) const override { return std::nullopt; }
   void Score(const std::string& prompt, std::vector<TextPair> pairs, DeciderCallback done) override;
