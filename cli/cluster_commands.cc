@@ -218,6 +218,7 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
   runtime_options.redis_url = redis_url;
   absl::StatusOr<std::unique_ptr<WorkerRuntime>> runtime = WorkerRuntime::Create(runtime_options);
   if (!runtime.ok()) return Fail("worker", runtime.status(), 2);
+  options.credential_error = [r = runtime->get()] { return r->CredentialError(); };
   LeaseLoop loop(options, (*runtime)->executor(), (*runtime)->checkpoints());
   HealthService health_service;
   std::unique_ptr<grpc::Server> health;

@@ -128,9 +128,13 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
   worker_options.worker_id = "in-process";
   worker_options.log = false;
   worker_options.concurrency = static_cast<int>(*concurrency);
+  worker_options.credential_error = [r = runtime->get()] { return r->CredentialError(); };
   LeaseLoop worker(worker_options, (*runtime)->executor(), (*runtime)->checkpoints());
   absl::Status worker_status;
-  std::thread worker_thread([&] { worker_status = worker.Run(); });
+  std::thread worker_thread([&] {
+    worker_status = worker.Run();
+    if (!worker_status.ok()) c.Shutdown();  // e.g. a refused key: nothing more can be done here
+  });
   absl::StatusOr<int> failed;
   {
     SignalWatcher signals([&](int) {
@@ -143,8 +147,12 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
   worker.Drain();  // returns at once when the sweep is complete
   worker_thread.join();
   if (progress) progress->Finish();
+  if (!worker_status.ok()) {
+    return Fail(absl::Status(worker_status.code(),
+                             absl::StrCat(worker_status.message(),
+                                          "; units not done stay pending, re-run the same command to resume")));
+  }
   if (!failed.ok()) return Fail(failed.status());
-  if (!worker_status.ok()) return Fail(worker_status);
   if (!quiet) std::fputs(c.LeaderboardText().c_str(), stdout);
   if (*failed > 0) {
     std::fprintf(stderr,

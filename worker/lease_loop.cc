@@ -153,7 +153,7 @@ absl::Status LeaseLoop::Run() {
 
   // Finish: let running units end (within the grace period when draining), hand back the rest, and
   // wait until every outgoing message is sent.
-  absl::MutexLock lock(&mu_);
+  absl::ReleasableMutexLock lock(&mu_);
   const absl::Time grace_end = absl::Now() + options_.drain_grace;
   if (draining_ && fatal_.ok()) {
     Log(absl::StrCat("draining: ", running_, " unit(s) running, grace ", absl::FormatDuration(options_.drain_grace)));
@@ -177,7 +177,16 @@ absl::Status LeaseLoop::Run() {
   mu_.Await(absl::Condition(&idle));  // no callback may outlive this object
   stopping_ = true;
   if (complete) Log(absl::StrCat("sweep complete; committed ", stats_.units_committed, " unit(s)"));
-  return fatal_;
+  const absl::Status result = fatal_;
+  lock.Release();
+  // Say goodbye, so that the coordinator neither waits for this worker nor keeps its leases until the
+  // worker timeout. Best effort: without it the timeout does the same, later.
+  v1::HeartbeatRequest leaving;
+  leaving.set_worker_id(options_.worker_id);
+  leaving.set_leaving(true);
+  v1::HeartbeatResponse ignored;
+  stub_->Heartbeat(Context().get(), leaving, &ignored);
+  return result;
 }
 
 v1::ReleaseRequest LeaseLoop::MakeRelease(const std::string& lease_id, uint64_t token, std::string reason) const {
@@ -205,6 +214,10 @@ void LeaseLoop::StartUnit(const v1::Lease& lease) {
     if (stored.answers.size() > checkpoint.answers.size()) checkpoint = std::move(stored);
   }
   absl::ReleasableMutexLock lock(&mu_);
+  if (!fatal_.ok()) {  // leased while this worker was stopping
+    outgoing_.releases.push_back(MakeRelease(lease_id, lease.fencing_token(), "worker stopping"));
+    return;
+  }
   if (!settings.ok()) {
     Log(absl::StrCat("cannot run unit ", lease.unit().id(), ": ", settings.status().message()));
     outgoing_.releases.push_back(MakeRelease(lease_id, lease.fencing_token(), std::string(settings.status().message())));
@@ -273,12 +286,23 @@ bool LeaseLoop::OnStep(const std::string& lease_id, const AidanStep& step) {
 }
 
 void LeaseLoop::OnDone(const std::string& lease_id, UnitResult result, CallStats calls) {
+  std::optional<absl::Status> refused_key;
+  if (result.stop_reason == kStopError && options_.credential_error) refused_key = options_.credential_error();
   absl::MutexLock lock(&mu_);
   --running_;
   auto it = active_.find(lease_id);
   outgoing_.steps.erase(lease_id);  // the commit carries every answer
   if (it == active_.end()) return;
   if (result.stop_reason == kStopCancelled || it->second.lost) {
+    active_.erase(it);
+    return;
+  }
+  if (refused_key.has_value()) {
+    if (fatal_.ok()) {
+      fatal_ = absl::FailedPreconditionError(
+          absl::StrCat(refused_key->message(), "; this worker stops and hands its units back (fix the key and start it again)"));
+    }
+    outgoing_.releases.push_back(MakeRelease(lease_id, it->second.token, "a provider refused this worker's key"));
     active_.erase(it);
     return;
   }

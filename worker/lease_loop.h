@@ -10,7 +10,9 @@
 #ifndef NOVELTYGRID_WORKER_LEASE_LOOP_H_
 #define NOVELTYGRID_WORKER_LEASE_LOOP_H_
 
+#include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <memory>
 #include <string>
@@ -38,6 +40,11 @@ struct WorkerOptions {
   absl::Duration max_backoff = absl::Seconds(5);
   bool exit_when_complete = true;  // return from Run() once the coordinator says the sweep is complete
   bool log = true;                 // progress notes on stderr (off for the in-process worker of `run`)
+  // Asked when a unit ends in an error (optional): a provider that refused this worker's key. Then
+  // the unit is handed back instead of failed -- the key is this worker's problem, not the unit's, and
+  // another worker (or a re-run once the key is fixed) can run it -- and Run() stops with that error,
+  // so one misconfigured worker cannot fail a sweep's units one after another.
+  std::function<std::optional<absl::Status>()> credential_error;
 };
 
 class LeaseLoop {
@@ -48,7 +55,7 @@ class LeaseLoop {
   ~LeaseLoop();
 
   // Blocks until the sweep is complete and every result is committed, or until a drain finished.
-  // Fails only on what retrying cannot fix (a refused token).
+  // Fails only on what retrying cannot fix (a refused token, a provider refusing this worker's key).
   absl::Status Run();
 
   // Stops leasing and drains; Run() returns when done. Safe from any thread.

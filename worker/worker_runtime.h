@@ -47,6 +47,9 @@ class WorkerRuntime {
   // section, its partition and quality models.
   absl::Status CheckSweepModels(const SweepConfig& config);
   CheckpointStore* checkpoints() { return checkpoints_.get(); }  // null without a store
+  // A provider refused this worker's key (see ProviderHub::CredentialError): for
+  // WorkerOptions::credential_error.
+  std::optional<absl::Status> CredentialError() { return providers_->CredentialError(); }
 
  private:
   WorkerRuntime() = default;

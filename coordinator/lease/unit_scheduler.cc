@@ -155,6 +155,15 @@ void UnitScheduler::Release(const std::string& lease_id, uint64_t fencing_token)
   if (const std::optional<size_t> slot = CurrentSlot(lease_id, fencing_token)) ReturnToPending(*slot);
 }
 
+void UnitScheduler::Leave(const std::string& worker_id) {
+  absl::MutexLock lock(&mu_);
+  auto it = workers_.find(worker_id);
+  if (it == workers_.end()) return;
+  const std::set<size_t> held = it->second.leases;  // ReturnToPending edits the worker's set
+  for (size_t slot : held) ReturnToPending(slot);
+  workers_.erase(worker_id);
+}
+
 int UnitScheduler::ExpireOverdue() {
   absl::MutexLock lock(&mu_);
   return ExpireLocked(clock_->Now());

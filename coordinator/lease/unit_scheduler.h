@@ -123,6 +123,9 @@ class UnitScheduler {
   // Gives a lease back to pending (checkpoint kept). Ignored unless it is the current lease.
   void Release(const std::string& lease_id, uint64_t fencing_token);
 
+  // The worker is exiting: its leases go back to pending at once and it is no longer listed.
+  void Leave(const std::string& worker_id);
+
   // Takes back leases past their deadline and leases of workers silent for worker_timeout.
   // Returns how many leases came back.
   int ExpireOverdue();

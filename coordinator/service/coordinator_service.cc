@@ -83,6 +83,12 @@ grpc::ServerUnaryReactor* CoordinatorService::Heartbeat(grpc::CallbackServerCont
                                                         const v1::HeartbeatRequest* request,
                                                         v1::HeartbeatResponse* response) {
   if (auto* rejected = RejectUnlessAuthorized(context)) return rejected;
+  if (request->leaving()) {
+    scheduler_->Leave(request->worker_id());
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    reactor->Finish(grpc::Status::OK);
+    return reactor;
+  }
   std::vector<HeldLease> held;
   for (const v1::LeaseProgress& p : request->leases()) held.push_back({p.lease_id(), p.fencing_token()});
   WorkerInfo info{request->loops_in_flight(), request->capacity(), request->draining()};

@@ -166,7 +166,11 @@ TEST_F(HttpProviderTest, WrongApiKeyFailsOnceWithoutARetryStormAndNeverLeaks) {
   EXPECT_EQ(code, 1) << output;
   EXPECT_TRUE(absl::StrContains(output, "HTTP 401: Incorrect API key provided (the key from $SIM_TEST_KEY)"))
       << output;
-  EXPECT_TRUE(absl::StrContains(output, "unit(s) ended in an error")) << output;
+  // The key is the worker's problem, not the units': they are handed back, not failed.
+  EXPECT_TRUE(absl::StrContains(output, "this worker stops and hands its units back")) << output;
+  EXPECT_TRUE(absl::StrContains(output, "re-run the same command to resume")) << output;
+  EXPECT_FALSE(absl::StrContains(output, "ended in an error")) << output;
+  EXPECT_FALSE(absl::StrContains(ReadText(Path("http/.noveltygrid/journal.jsonl")), "401")) << "a unit was failed";
 
   // One refused request per loop in flight at most: the first 401 stops every later request.
   const Json stats = Stats();
@@ -211,6 +215,36 @@ TEST_F(HttpProviderTest, ClusterWorkersReachTheProviderNamedInTheirLeases) {
   ExpectSameResults(Path("reference"), Path("cluster"));
   EXPECT_GT(Stats()["chat"].get<int64_t>(), 0);
   EXPECT_EQ(Stats()["unauthorized"].get<int64_t>(), 0);
+}
+
+TEST_F(HttpProviderTest, AWorkerWhoseKeyIsRefusedHandsItsUnitsBackForAnotherWorker) {
+  // One pod with a stale secret must not fail the sweep's units one after another: it stops, handing
+  // its units back, and a worker with the right key does them all.
+  StartServer({}, {{"NOVELTYGRID_SIM_API_KEY", kServerKey}});
+  const std::string plain = WriteHttpConfig("plain", "");
+  const std::string http = WriteHttpConfig("cluster", SimProvider("    api_key_env: SIM_TEST_KEY\n"));
+  RunReference(plain, Path("reference"));
+  std::string address;
+  std::unique_ptr<Process> coordinator = StartCoordinator(http, Path("cluster"), {}, &address);
+  ASSERT_NE(coordinator, nullptr);
+  std::unique_ptr<Process> stale = Spawn({"worker", "--coordinator", address, "--id", "stale", "--concurrency", "8"},
+                                         kToken, {{"SIM_TEST_KEY", kWrongKey}});
+  ASSERT_NE(stale, nullptr);
+  EXPECT_EQ(stale->Wait(), 1) << stale->Output();
+  EXPECT_TRUE(absl::StrContains(stale->Output(), "HTTP 401")) << stale->Output();
+  EXPECT_TRUE(absl::StrContains(stale->Output(), "this worker stops and hands its units back")) << stale->Output();
+  EXPECT_FALSE(absl::StrContains(stale->Output(), kWrongKey));
+  const int64_t refused = Stats()["unauthorized"].get<int64_t>();
+  EXPECT_GE(refused, 1);
+  EXPECT_LE(refused, 8) << "more refused requests than the stale worker's loops: it kept going";
+
+  std::unique_ptr<Process> good = Spawn({"worker", "--coordinator", address, "--id", "good", "--concurrency", "8"},
+                                        kToken, {{"SIM_TEST_KEY", kServerKey}});
+  ASSERT_NE(good, nullptr);
+  ASSERT_EQ(coordinator->Wait(), 0) << coordinator->Output();
+  EXPECT_EQ(good->Wait(), 0) << good->Output();
+  ExpectSameResults(Path("reference"), Path("cluster"));  // no unit failed
+  EXPECT_EQ(Stats()["unauthorized"].get<int64_t>(), refused);
 }
 
 TEST_F(HttpProviderTest, TwoWorkersShareTheProvidersInFlightLimitThroughRedis) {

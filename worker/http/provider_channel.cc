@@ -178,6 +178,8 @@ class ProviderChannelImpl : public ProviderChannel {
     Start(std::move(call), path, std::move(body));
   }
 
+  std::optional<absl::Status> CredentialError() const override { return core_->Latched(); }
+
   ProviderChannelStats Stats() const override {
     ProviderChannelStats s;
     s.calls = core_->calls.load(std::memory_order_relaxed);

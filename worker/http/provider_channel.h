@@ -73,6 +73,9 @@ class ProviderChannel {
   // its text, checked as PostJson checks it. The default goes through PostJson (for fakes).
   virtual void PostText(const std::string& path, std::string body, TextCallback done);
   virtual ProviderChannelStats Stats() const = 0;
+  // The credential error (401) that latched this channel, if one did: no call through it can succeed
+  // until the key is fixed.
+  virtual std::optional<absl::Status> CredentialError() const { return std::nullopt; }
 };
 
 }  // namespace noveltygrid

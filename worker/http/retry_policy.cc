@@ -267,14 +267,21 @@ bool IsCredentialError(const absl::Status& error) {
   return error.code() == absl::StatusCode::kUnauthenticated;
 }
 
+namespace {
+constexpr double kHintSpread = 0.2;
+}  // namespace
+
 absl::Duration RetryDelay(const RetryOptions& options, int retry, std::optional<absl::Duration> hint,
                           double unit_random) {
   const int exponent = std::clamp(retry - 1, 0, 62);
   absl::Duration backoff = std::min(options.initial_backoff * std::ldexp(1.0, exponent), options.max_backoff);
-  const double factor = 0.5 + 0.5 * std::clamp(unit_random, 0.0, 1.0);
-  backoff = std::max(backoff * factor, absl::ZeroDuration());
-  if (hint.has_value() && *hint > backoff) backoff = std::max(backoff, std::min(*hint, options.max_hint));
-  return backoff;
+  const double u = std::clamp(unit_random, 0.0, 1.0);
+  backoff = std::max(backoff * (0.5 + 0.5 * u), absl::ZeroDuration());
+  if (!hint.has_value()) return backoff;
+  // Never before the server's time, and spread over the next fifth of it: the many calls a 429 burst
+  // refused together do not all come back in the same instant.
+  const absl::Duration hinted = std::min(*hint, options.max_hint);
+  return std::max(backoff, hinted + hinted * (kHintSpread * u));
 }
 
 }  // namespace noveltygrid

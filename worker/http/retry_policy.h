@@ -7,8 +7,8 @@
 // code/type "insufficient_quota", and every other 4xx.
 //
 // Waits: jittered exponential backoff, initial * 2^(retry-1) capped at max, times a random factor in
-// [0.5, 1.0]; a server hint (Retry-After / retry-after-ms) replaces it when larger, capped at
-// max_hint.
+// [0.5, 1.0]; a server hint (Retry-After / retry-after-ms), capped at max_hint, replaces it when
+// larger, plus up to a fifth of itself at random (never earlier than the server asked).
 #ifndef NOVELTYGRID_WORKER_HTTP_RETRY_POLICY_H_
 #define NOVELTYGRID_WORKER_HTTP_RETRY_POLICY_H_
 

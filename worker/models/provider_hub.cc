@@ -26,6 +26,14 @@ absl::StatusOr<HttpClient*> ProviderHub::HttpLocked() {
   return http_.get();
 }
 
+std::optional<absl::Status> ProviderHub::CredentialError() {
+  absl::MutexLock lock(&mu_);
+  for (const auto& [fingerprint, entry] : providers_) {
+    if (std::optional<absl::Status> error = entry.channel->CredentialError(); error.has_value()) return error;
+  }
+  return std::nullopt;
+}
+
 absl::StatusOr<HttpClient*> ProviderHub::Http() {
   absl::MutexLock lock(&mu_);
   return HttpLocked();

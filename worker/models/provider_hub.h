@@ -9,6 +9,7 @@
 #define NOVELTYGRID_WORKER_MODELS_PROVIDER_HUB_H_
 
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 
@@ -37,6 +38,8 @@ class ProviderHub {
   absl::StatusOr<ProviderChannel*> Channel(const ProviderConfig& provider);
   // The shared HTTP client (started on first use).
   absl::StatusOr<HttpClient*> Http();
+  // The first credential error that latched one of the channels (see ProviderChannel), if any.
+  std::optional<absl::Status> CredentialError();
   // From now on replies, retries and limiter grants are dropped instead of delivered.
   void Close() { gate_.Close(); }
 

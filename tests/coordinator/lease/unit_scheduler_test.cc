@@ -203,6 +203,24 @@ TEST(UnitSchedulerTest, SilentWorkerLosesLeasesBeforeTheirDeadline) {
               ElementsAre(held[0].lease_id, held[1].lease_id));
 }
 
+TEST(UnitSchedulerTest, ALeavingWorkerIsForgottenAndItsLeasesReturnAtOnce) {
+  FakeClock clock;
+  UnitScheduler scheduler(Units({"m"}, 3), {"m"}, Options(absl::Minutes(5), absl::Minutes(5)), &clock);
+  const std::vector<LeaseGrant> held = scheduler.Lease("leaving", 2);
+  ASSERT_EQ(held.size(), 2u);
+  scheduler.Lease("staying", 1);
+  scheduler.Leave("leaving");
+  scheduler.Leave("never-seen");  // ignored
+  const SchedulerStatus status = scheduler.Status();
+  EXPECT_EQ(status.pending, 2);
+  EXPECT_EQ(status.leased, 1);
+  ASSERT_EQ(status.workers.size(), 1u);
+  EXPECT_EQ(status.workers[0].worker_id, "staying");
+  EXPECT_EQ(scheduler.CheckCommit(held[0].lease_id, held[0].fencing_token, held[0].unit.id), CommitCheck::kStaleToken);
+  const std::vector<LeaseGrant> again = scheduler.Lease("staying", 5);
+  EXPECT_THAT(IdsOf(again), ElementsAre(held[0].unit.id, held[1].unit.id));
+}
+
 TEST(UnitSchedulerTest, CommitChecksHolderTokenAndUnit) {
   FakeClock clock;
   UnitScheduler scheduler(Units({"m"}, 2), {"m"}, Options(absl::Seconds(30), absl::Minutes(5)), &clock);

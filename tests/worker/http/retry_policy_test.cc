@@ -179,9 +179,13 @@ TEST(RetryDelayTest, ServerHintWhenLargerCappedAtMaxHint) {
   options.initial_backoff = absl::Milliseconds(100);
   options.max_backoff = absl::Seconds(1);
   options.max_hint = absl::Seconds(5);
-  EXPECT_EQ(RetryDelay(options, 1, absl::Seconds(2), 0.5), absl::Seconds(2));      // larger: replaces
+  // Larger: replaces the backoff, spread over the next fifth of the hint, never earlier.
+  EXPECT_EQ(RetryDelay(options, 1, absl::Seconds(2), 0.0), absl::Seconds(2));
+  EXPECT_EQ(RetryDelay(options, 1, absl::Seconds(2), 0.5), absl::Milliseconds(2200));
+  EXPECT_EQ(RetryDelay(options, 1, absl::Seconds(2), 1.0), absl::Milliseconds(2400));
   EXPECT_EQ(RetryDelay(options, 1, absl::Milliseconds(10), 1.0), absl::Milliseconds(100));  // smaller: ignored
-  EXPECT_EQ(RetryDelay(options, 1, absl::Hours(1), 0.5), absl::Seconds(5));        // capped
+  EXPECT_EQ(RetryDelay(options, 1, absl::Hours(1), 0.0), absl::Seconds(5));        // capped
+  EXPECT_EQ(RetryDelay(options, 1, absl::Hours(1), 0.5), absl::Milliseconds(5500));
   options.max_hint = absl::Milliseconds(1);
   EXPECT_EQ(RetryDelay(options, 1, absl::Seconds(2), 1.0), absl::Milliseconds(100));  // cap below backoff
 }
