@@ -300,9 +300,9 @@ void LeaseLoop::OnDone(const std::string& lease_id, UnitResult result, CallStats
   if (refused_key.has_value()) {
     if (fatal_.ok()) {
       fatal_ = absl::FailedPreconditionError(
-          absl::StrCat(refused_key->message(), "; this worker stops and hands its units back (fix the key and start it again)"));
+          absl::StrCat(refused_key->message(), "; this worker stops and hands its units back (fix its key or certificates and start it again)"));
     }
-    outgoing_.releases.push_back(MakeRelease(lease_id, it->second.token, "a provider refused this worker's key"));
+    outgoing_.releases.push_back(MakeRelease(lease_id, it->second.token, "a provider refused this worker's credentials"));
     active_.erase(it);
     return;
   }

@@ -40,10 +40,11 @@ struct WorkerOptions {
   absl::Duration max_backoff = absl::Seconds(5);
   bool exit_when_complete = true;  // return from Run() once the coordinator says the sweep is complete
   bool log = true;                 // progress notes on stderr (off for the in-process worker of `run`)
-  // Asked when a unit ends in an error (optional): a provider that refused this worker's key. Then
-  // the unit is handed back instead of failed -- the key is this worker's problem, not the unit's, and
-  // another worker (or a re-run once the key is fixed) can run it -- and Run() stops with that error,
-  // so one misconfigured worker cannot fail a sweep's units one after another.
+  // Asked when a unit ends in an error (optional): a provider that refused this worker's key, or a TLS
+  // certificate this worker cannot verify (IsCredentialError). Then the unit is handed back instead
+  // of failed -- that is this worker's problem, not the unit's, and another worker (or a re-run once
+  // it is fixed) can run it -- and Run() stops with that error, so one misconfigured worker cannot
+  // fail a sweep's units one after another.
   std::function<std::optional<absl::Status>()> credential_error;
 };
 

@@ -247,6 +247,38 @@ TEST_F(HttpProviderTest, AWorkerWhoseKeyIsRefusedHandsItsUnitsBackForAnotherWork
   EXPECT_EQ(Stats()["unauthorized"].get<int64_t>(), refused);
 }
 
+TEST_F(HttpProviderTest, AnUnverifiableTlsCertificateStopsTheRunAtOnceWithoutRetries) {
+  // A TLS server with a self-signed certificate: this machine cannot verify it, and retrying cannot
+  // change that, so the first handshake stops the run -- no backoff, no unit failed.
+  std::optional<std::string> openssl = FindOnPath("openssl");
+  if (!openssl.has_value()) GTEST_SKIP() << "the openssl command is not installed (apt-get install openssl)";
+  ProcessOptions make;
+  make.args = {*openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", Path("tls.key"), "-out",
+               Path("tls.pem"), "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1"};
+  absl::StatusOr<std::unique_ptr<Process>> made = Process::Start(make);
+  ASSERT_TRUE(made.ok()) << made.status();
+  ASSERT_EQ((*made)->Wait(), 0) << (*made)->Output();
+  ProcessOptions serve;
+  serve.args = {*openssl, "s_server", "-accept", "127.0.0.1:0", "-cert", Path("tls.pem"), "-key", Path("tls.key"),
+                "-www"};
+  absl::StatusOr<std::unique_ptr<Process>> server = Process::Start(serve);
+  ASSERT_TRUE(server.ok()) << server.status();
+  absl::StatusOr<std::string> accept = (*server)->WaitForStdoutPrefix("ACCEPT ");
+  ASSERT_TRUE(accept.ok()) << accept.status() << (*server)->Output();
+  const std::string address = accept->substr(std::string("ACCEPT ").size());
+
+  const std::string config = WriteHttpConfig(
+      "tls", absl::StrCat("providers:\n  sim:\n    base_url: https://", address, "/v1\n    max_retries: 3\n"));
+  std::string output;
+  EXPECT_EQ(RunSweep(config, Path("tls-out"), {}, &output), 1) << output;
+  EXPECT_TRUE(absl::StrContains(output, "SSL peer certificate or SSH remote key was not OK")) << output;
+  EXPECT_TRUE(absl::StrContains(output, "check this machine's CA certificates")) << output;
+  EXPECT_TRUE(absl::StrContains(output, "this worker stops and hands its units back")) << output;
+  EXPECT_FALSE(absl::StrContains(output, "attempts")) << "retried: " << output;
+  (*server)->Signal(SIGTERM);
+  (*server)->Wait();
+}
+
 TEST_F(HttpProviderTest, TwoWorkersShareTheProvidersInFlightLimitThroughRedis) {
   // Each worker alone would keep 8 loops' requests in flight; the provider allows 3 across the cluster.
   absl::StatusOr<std::unique_ptr<testing_redis::RedisServer>> redis = testing_redis::RedisServer::Start();

@@ -85,22 +85,26 @@ absl::Status CurlError(CURLcode code, const char* detail, const HttpRequest& req
     case CURLE_RECV_ERROR:
     case CURLE_GOT_NOTHING:
     case CURLE_PARTIAL_FILE:
-    case CURLE_SSL_CONNECT_ERROR:
-    case CURLE_PEER_FAILED_VERIFICATION:
-    case CURLE_SSL_CERTPROBLEM:
-    case CURLE_SSL_CIPHER:
-    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_CONNECT_ERROR:  // a handshake cut short: may be the network
     case CURLE_SSL_SHUTDOWN_FAILED:
-    case CURLE_SSL_ISSUER_ERROR:
-    case CURLE_SSL_CRL_BADFILE:
-    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
-    case CURLE_SSL_INVALIDCERTSTATUS:
-    case CURLE_SSL_CLIENTCERT:
+    case CURLE_SSL_INVALIDCERTSTATUS:  // an OCSP answer that did not come
     case CURLE_HTTP2:
     case CURLE_HTTP2_STREAM:
     case CURLE_HTTP3:
     case CURLE_QUIC_CONNECT_ERROR:
       return absl::UnavailableError(message);
+    // Certificates this machine cannot verify or present: its CA bundle, pinning or client
+    // certificate is wrong, and no retry will change that.
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_CRL_BADFILE:
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+    case CURLE_SSL_CLIENTCERT:
+      return absl::UnauthenticatedError(message);
+    case CURLE_SSL_CIPHER:
+      return absl::FailedPreconditionError(message);
     default:
       return absl::InternalError(message);
   }

@@ -94,9 +94,11 @@ void OnReply(const std::shared_ptr<Call>& call, absl::StatusOr<HttpResponse> res
     case CallOutcome::kFail: {
       absl::Status error = core.Prefixed(c.error);
       if (IsCredentialError(error)) {
-        // Say where the key came from (the name of the variable or file, never the key).
+        // Say where the key came from (the name of the variable or file, never the key); a TLS
+        // failure's message says what is wrong by itself.
         const ProviderConfig& p = core.config;
-        const std::string source = !p.api_key_env.empty()    ? absl::StrCat("the key from $", p.api_key_env)
+        const std::string source = c.transport                ? std::string("check this machine's CA certificates")
+                                   : !p.api_key_env.empty()    ? absl::StrCat("the key from $", p.api_key_env)
                                    : !p.api_key_file.empty() ? absl::StrCat("the key from ", p.api_key_file)
                                                              : std::string("no key configured");
         error = absl::Status(error.code(), absl::StrCat(error.message(), " (", source, ")"));

@@ -207,6 +207,7 @@ Classification ClassifyAttempt(const absl::StatusOr<HttpResponse>& attempt, Json
                     ? CallOutcome::kRetry
                     : CallOutcome::kFail;
     c.error = attempt.status();
+    c.transport = true;
     return c;
   }
   const HttpResponse& response = *attempt;

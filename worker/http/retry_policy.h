@@ -45,6 +45,7 @@ struct Classification {
   // other than Unavailable/DeadlineExceeded (Internal, Cancelled) fails at once with its own code.
   absl::Status error;
   std::optional<absl::Duration> hint;                  // the server's Retry-After, when it sent one
+  bool transport = false;                              // no HTTP reply: the error is the client's
   // For kSuccess: the tokens the reply says it used (usage.total_tokens, else prompt_tokens +
   // completion_tokens; 0 without usage), for the limiter.
   int64_t usage_tokens = 0;
@@ -58,7 +59,8 @@ struct Classification {
 Classification ClassifyAttempt(const absl::StatusOr<HttpResponse>& attempt, Json* parsed);
 
 // True for the errors after which no later request to the same provider can succeed with the same
-// credentials (401): callers stop sending to that provider. A 403 is often about one request or one
+// credentials (a 401, or a TLS certificate this machine cannot verify): callers stop sending to that
+// provider. A 403 is often about one request or one
 // model (no access to it, a moderation refusal), so it fails that call only.
 bool IsCredentialError(const absl::Status& error);
 
