@@ -219,6 +219,7 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
   absl::StatusOr<std::unique_ptr<WorkerRuntime>> runtime = WorkerRuntime::Create(runtime_options);
   if (!runtime.ok()) return Fail("worker", runtime.status(), 2);
   options.credential_error = [r = runtime->get()] { return r->CredentialError(); };
+  options.abort_calls = [r = runtime->get()] { r->AbortCalls(); };
   LeaseLoop loop(options, (*runtime)->executor(), (*runtime)->checkpoints());
   HealthService health_service;
   std::unique_ptr<grpc::Server> health;

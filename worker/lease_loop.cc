@@ -160,11 +160,15 @@ absl::Status LeaseLoop::Run() {
     auto idle = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return running_ == 0; };
     mu_.AwaitWithDeadline(absl::Condition(&idle), grace_end);
   }
+  bool handed_back = false;
   for (auto& [lease_id, a] : active_) {
     if (!a.running || a.lost) continue;
     a.lost = true;  // the loop stops at its next step
     outgoing_.releases.push_back(MakeRelease(lease_id, a.token, fatal_.ok() ? "worker draining" : "worker stopping"));
+    handed_back = true;
   }
+  // Their calls' replies are no longer wanted: end them now (callbacks still run, with Cancelled).
+  if (handed_back && options_.abort_calls) options_.abort_calls();
   auto settled = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return running_ == 0 && active_.empty() && outgoing_.empty() && sending_ == 0;
   };

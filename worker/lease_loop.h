@@ -46,6 +46,10 @@ struct WorkerOptions {
   // it is fixed) can run it -- and Run() stops with that error, so one misconfigured worker cannot
   // fail a sweep's units one after another.
   std::function<std::optional<absl::Status>()> credential_error;
+  // Called (optional) when the units still running are handed back (the drain grace is over, or the
+  // worker stops): fails their model calls in flight, so the worker exits now rather than when the
+  // slowest call times out (past a Kubernetes termination grace period).
+  std::function<void()> abort_calls;
 };
 
 class LeaseLoop {

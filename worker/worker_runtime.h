@@ -50,6 +50,8 @@ class WorkerRuntime {
   // A provider refused this worker's key (see ProviderHub::CredentialError): for
   // WorkerOptions::credential_error.
   std::optional<absl::Status> CredentialError() { return providers_->CredentialError(); }
+  // Fails every model call in flight at once: for WorkerOptions::abort_calls.
+  void AbortCalls() { providers_->AbortCalls(); }
 
  private:
   WorkerRuntime() = default;

@@ -279,6 +279,38 @@ TEST_F(HttpProviderTest, AnUnverifiableTlsCertificateStopsTheRunAtOnceWithoutRet
   (*server)->Wait();
 }
 
+TEST_F(HttpProviderTest, ADrainedWorkerDoesNotWaitForItsSlowCalls) {
+  // Every reply takes ten minutes and calls may take an hour: once the drain grace is over the
+  // worker hands its units back and ends their calls, instead of outliving a Kubernetes grace period.
+  StartServer({"--latency-ms", "600000"});
+  const std::string config = WriteHttpConfig("slow", SimProvider("    timeout_s: 3600\n"));
+  std::string address;
+  std::unique_ptr<Process> coordinator = StartCoordinator(config, Path("cluster"), {}, &address);
+  ASSERT_NE(coordinator, nullptr);
+  std::unique_ptr<Process> worker = StartWorker(address, "slow", 4, {"--drain-grace-ms", "0"});
+  ASSERT_NE(worker, nullptr);
+  // Wait until its calls are in flight at the server (polling the condition; no fixed sleep).
+  int64_t in_flight = 0;
+  for (const absl::Time deadline = absl::Now() + absl::Seconds(30); absl::Now() < deadline && in_flight == 0;) {
+    in_flight = Stats()["in_flight_peak"].get<int64_t>();
+  }
+  ASSERT_GT(in_flight, 0) << worker->Output();
+  worker->Signal(SIGTERM);
+  EXPECT_EQ(worker->Wait(), 0) << worker->Output();
+  EXPECT_FALSE(worker->timed_out()) << "the worker waited for its calls";
+  const std::optional<WorkerTally> tally = ParseWorkerTally(worker->Stderr());
+  ASSERT_TRUE(tally.has_value()) << worker->Output();
+  EXPECT_EQ(tally->committed, 0);
+  EXPECT_EQ(tally->handed_back, 4) << worker->Output();
+  CoordinatorClient client(address, kToken);
+  absl::StatusOr<v1::StatusResponse> status = client.Status();
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(status->units_leased(), 0) << "the units are pending again at once: " << status->ShortDebugString();
+  EXPECT_EQ(status->workers_size(), 0) << "the worker said goodbye: " << status->ShortDebugString();
+  coordinator->Signal(SIGTERM);
+  coordinator->Wait();
+}
+
 TEST_F(HttpProviderTest, TwoWorkersShareTheProvidersInFlightLimitThroughRedis) {
   // Each worker alone would keep 8 loops' requests in flight; the provider allows 3 across the cluster.
   absl::StatusOr<std::unique_ptr<testing_redis::RedisServer>> redis = testing_redis::RedisServer::Start();

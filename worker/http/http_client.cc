@@ -241,6 +241,14 @@ class CurlHttpClient : public HttpClient {
     if (epoll_fd_ >= 0) close(epoll_fd_);
   }
 
+  void Abort() override {
+    {
+      absl::MutexLock lock(&mu_);
+      stopping_ = true;
+    }
+    Wake();
+  }
+
   using HttpClient::Send;
   void Send(std::shared_ptr<const HttpRequest> request, HttpCallback done) override {
     bool queued = false;

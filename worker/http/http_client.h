@@ -99,6 +99,10 @@ class HttpClient {
   // retry backoff. Tasks still waiting at destruction run at once.
   virtual void RunAfter(absl::Duration delay, Task task) = 0;
   virtual HttpClientStats Stats() const = 0;
+  // What the destructor does first, now: transfers in flight and every later Send fail with
+  // Cancelled, timers' tasks run at once and later RunAfter tasks without delay. For a worker whose
+  // units were handed back: their calls end now instead of at their timeouts. Cannot be undone.
+  virtual void Abort() {}
 };
 
 // Parses a Retry-After value: delay-seconds ("2", "0.5") or an HTTP date relative to `now`.

@@ -26,6 +26,11 @@ absl::StatusOr<HttpClient*> ProviderHub::HttpLocked() {
   return http_.get();
 }
 
+void ProviderHub::AbortCalls() {
+  absl::MutexLock lock(&mu_);
+  if (http_ != nullptr) http_->Abort();
+}
+
 std::optional<absl::Status> ProviderHub::CredentialError() {
   absl::MutexLock lock(&mu_);
   for (const auto& [fingerprint, entry] : providers_) {

@@ -349,6 +349,42 @@ TEST(HttpClientTest, DestructorCancelsTransfersAndRunsTimers) {
   EXPECT_EQ(status.code(), absl::StatusCode::kCancelled) << status;
 }
 
+TEST(HttpClientTest, AbortCancelsTransfersTimersAndLaterRequests) {
+  TestHttpServer server;
+  absl::Notification release;
+  absl::Notification arrived;
+  server.server().Get("/hang", [&](const httplib::Request&, httplib::Response& res) {
+    arrived.Notify();
+    release.WaitForNotificationWithTimeout(absl::Seconds(30));
+    res.set_content("late", "text/plain");
+  });
+  server.Start();
+  ThreadPool executor(2);
+  auto client = MakeClient(&executor);
+  absl::Notification first_done, timer_ran, later_done, later_timer_ran;
+  absl::Status first, later;
+  client->Send(Get(server.Url("/hang")), [&](absl::StatusOr<HttpResponse> r) {
+    first = r.status();
+    first_done.Notify();
+  });
+  client->RunAfter(absl::Hours(1), [&] { timer_ran.Notify(); });
+  arrived.WaitForNotification();
+  client->Abort();
+  first_done.WaitForNotification();
+  timer_ran.WaitForNotification();
+  EXPECT_EQ(first.code(), absl::StatusCode::kCancelled) << first;
+  // The client stays usable as an object: later requests fail at once, later timers run at once.
+  client->Send(Get(server.Url("/hang")), [&](absl::StatusOr<HttpResponse> r) {
+    later = r.status();
+    later_done.Notify();
+  });
+  client->RunAfter(absl::Hours(1), [&] { later_timer_ran.Notify(); });
+  later_done.WaitForNotification();
+  later_timer_ran.WaitForNotification();
+  EXPECT_EQ(later.code(), absl::StatusCode::kCancelled) << later;
+  release.Notify();
+}
+
 // Not a timing assertion: reports the loop thread's CPU per request with 600 requests in flight.
 TEST(HttpClientTest, LoopCpuPerRequestAtHighConcurrency) {
   SimServer sim;
