@@ -6,7 +6,8 @@
 // UnitExecutor's executor. When the coordinator is unreachable the loop backs off (jittered,
 // exponential up to max_backoff) and keeps trying; a commit is retried until the coordinator accepts
 // or refuses it. Drain() (SIGTERM) stops leasing, lets running units finish within drain_grace, then
-// abandons the rest and hands their leases back; their reported steps stay with the coordinator.
+// abandons the rest and hands their leases back (ending their model calls, WorkerOptions::abort_calls);
+// their reported steps stay with the coordinator. On its way out the worker tells the coordinator.
 #ifndef NOVELTYGRID_WORKER_LEASE_LOOP_H_
 #define NOVELTYGRID_WORKER_LEASE_LOOP_H_
 
