@@ -15,6 +15,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "worker/http/retry_policy.h"
+#include "worker/http/token_estimate.h"
 
 namespace noveltygrid {
 namespace {
@@ -64,6 +65,8 @@ struct Call {
   JsonCallback done;       // PostJson
   TextCallback done_text;  // PostText
   int attempts = 0;
+  int64_t reserve = 0;          // tokens each attempt reserves under tokens_per_minute
+  TokenReservation reserved;    // what the attempt in flight reserved, and when
 };
 
 void Deliver(const std::shared_ptr<Call>& call, absl::Status error) {
@@ -82,7 +85,9 @@ void OnReply(const std::shared_ptr<Call>& call, absl::StatusOr<HttpResponse> res
   const bool text = static_cast<bool>(call->done_text);
   Json parsed;
   Classification c = ClassifyAttempt(result, text ? nullptr : &parsed);
-  if (core.limiter != nullptr) core.limiter->Release(c.outcome == CallOutcome::kSuccess ? c.usage_tokens : 0);
+  if (core.limiter != nullptr) {
+    core.limiter->Release(c.outcome == CallOutcome::kSuccess ? c.usage_tokens : 0, call->reserved);
+  }
   switch (c.outcome) {
     case CallOutcome::kSuccess:
       if (text) {
@@ -150,16 +155,18 @@ void Attempt(std::shared_ptr<Call> call) {
     Send(std::move(call));
     return;
   }
+  const int64_t reserve = call->reserve;
   limiter->Acquire([call = std::move(call)]() mutable {
-    // Queued behind the limiter when the key was refused: give the slot back, send nothing.
     Core& core = *call->core;
+    call->reserved = TokenReservation{call->reserve, core.limiter->Minute()};
+    // Queued behind the limiter when the key was refused: give the slot back, send nothing.
     if (std::optional<absl::Status> latched = core.Latched(); latched.has_value()) {
-      core.limiter->Release(0);
+      core.limiter->Release(0, call->reserved);
       Deliver(call, *std::move(latched));
       return;
     }
     Send(std::move(call));
-  });
+  }, reserve);
 }
 
 class ProviderChannelImpl : public ProviderChannel {
@@ -207,6 +214,9 @@ class ProviderChannelImpl : public ProviderChannel {
     request->body = std::move(body);
     request->timeout = core_->config.timeout;
     request->connect_timeout = std::min(core_->config.timeout, absl::Seconds(10));
+    if (core_->limiter != nullptr && core_->config.limits.tokens_per_minute > 0) {
+      call->reserve = EstimateRequestTokens(request->body);
+    }
     call->request = std::move(request);
     Attempt(std::move(call));
   }

@@ -7,6 +7,7 @@
 #define NOVELTYGRID_WORKER_LIMITS_ADMISSION_BACKEND_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "absl/time/time.h"
 
@@ -23,12 +24,15 @@ class AdmissionBackend {
  public:
   virtual ~AdmissionBackend() = default;
 
-  // Frees `count` in-flight slots of this process and charges `tokens` to the minute of `now`. May be
-  // batched into the next Admit or Flush (every round ends with one of them).
+  // Frees `count` in-flight slots of this process and charges `tokens` to the minute of `now` --
+  // negative for reservations refunded; a minute's charge never drops below 0. May be batched into
+  // the next Admit or Flush (every round ends with one of them).
   virtual void Release(int count, int64_t tokens, absl::Time now) = 0;
-  // Claims up to `want` (>= 1) slots at `now`; each one granted counts as a request of this minute
-  // and an in-flight slot until released.
-  virtual Admission Admit(int want, absl::Time now) = 0;
+  // Claims slots at `now` for a prefix of the waiters whose reservations are `reserves` (in FIFO
+  // order, at least one): each one granted counts as a request of this minute, an in-flight slot
+  // until released, and charges its reservation to this minute. Under tokens_per_minute the next
+  // waiter goes while the minute's charge is below the limit.
+  virtual Admission Admit(const std::vector<int64_t>& reserves, absl::Time now) = 0;
   // Ends a round that had no waiters to admit (so no Admit call): a backend that batches releases into
   // its next Admit sends them now. Also called once before the limiter thread exits.
   virtual void Flush(absl::Time /*now*/) {}

@@ -23,22 +23,35 @@ void LocalBackend::Roll(absl::Time now) {
 void LocalBackend::Release(int count, int64_t tokens, absl::Time now) {
   Roll(now);
   in_flight_ = std::max<int64_t>(0, in_flight_ - count);
-  tokens_ += std::max<int64_t>(0, tokens);
+  tokens_ = std::max<int64_t>(0, tokens_ + tokens);
 }
 
-void LocalBackend::Record(int granted, absl::Time now) {
+void LocalBackend::Record(int granted, int64_t tokens, absl::Time now) {
   Roll(now);
   in_flight_ += granted;
   requests_ += granted;
+  tokens_ += tokens;
 }
 
-Admission LocalBackend::Admit(int want, absl::Time now) {
+int64_t ReservedBy(const std::vector<int64_t>& reserves, int granted) {
+  int64_t sum = 0;
+  for (int i = 0; i < granted && i < static_cast<int>(reserves.size()); ++i) sum += std::max<int64_t>(0, reserves[i]);
+  return sum;
+}
+
+Admission LocalBackend::Admit(const std::vector<int64_t>& reserves, absl::Time now) {
   Roll(now);
+  const int64_t want = static_cast<int64_t>(reserves.size());
   int64_t allowed = want;
   bool time_bound = false;  // a per-minute limit is what holds the rest back
-  if (limits_.tokens_per_minute > 0 && tokens_ >= limits_.tokens_per_minute) {
-    allowed = 0;
-    time_bound = true;
+  if (limits_.tokens_per_minute > 0) {
+    int64_t charged = tokens_;
+    int64_t fit = 0;
+    while (fit < want && charged < limits_.tokens_per_minute) charged += std::max<int64_t>(0, reserves[fit++]);
+    if (fit < want) {
+      allowed = fit;
+      time_bound = true;
+    }
   }
   if (limits_.requests_per_minute > 0 && limits_.requests_per_minute - requests_ < allowed) {
     allowed = std::max<int64_t>(0, limits_.requests_per_minute - requests_);
@@ -49,7 +62,7 @@ Admission LocalBackend::Admit(int want, absl::Time now) {
   }
   Admission admission;
   admission.granted = static_cast<int>(allowed);
-  Record(admission.granted, now);
+  Record(admission.granted, ReservedBy(reserves, admission.granted), now);
   // Held back by max_in_flight alone: only a release helps, and a release starts a round.
   if (admission.granted < want && time_bound) admission.retry_at = NextMinute(now);
   return admission;

@@ -7,11 +7,15 @@
 #define NOVELTYGRID_WORKER_LIMITS_LOCAL_BACKEND_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "common/provider_config.h"
 #include "worker/limits/admission_backend.h"
 
 namespace noveltygrid::limits_internal {
+
+// The tokens the first `granted` of `reserves` reserved.
+int64_t ReservedBy(const std::vector<int64_t>& reserves, int granted);
 
 // The calendar minute of `t` (UTC) and the time it ends.
 int64_t MinuteOf(absl::Time t);
@@ -22,11 +26,11 @@ class LocalBackend : public AdmissionBackend {
   explicit LocalBackend(ProviderLimits limits) : limits_(limits) {}
 
   void Release(int count, int64_t tokens, absl::Time now) override;
-  Admission Admit(int want, absl::Time now) override;
+  Admission Admit(const std::vector<int64_t>& reserves, absl::Time now) override;
 
-  // Counts `granted` requests admitted elsewhere (by Redis), so that a fallback to local limits starts
-  // from this process's real usage.
-  void Record(int granted, absl::Time now);
+  // Counts `granted` requests (reserving `tokens`) admitted elsewhere (by Redis), so that a fallback
+  // to local limits starts from this process's real usage.
+  void Record(int granted, int64_t tokens, absl::Time now);
 
   int64_t in_flight() const { return in_flight_; }
 

@@ -4,12 +4,18 @@
 //   ASSIGN_OR_RETURN(std::unique_ptr<ProviderLimiter> limiter,
 //                    MakeProviderLimiter({.provider = "openai", .limits = config.limits,
 //                                         .executor = &pool, .redis_url = redis_url}));
-//   limiter->Acquire([&] { SendRequest(/*on_done=*/[&](int64_t tokens) { limiter->Release(tokens); }); });
+//   limiter->Acquire([&] {
+//     const TokenReservation reserved{estimate, limiter->Minute()};
+//     SendRequest(/*on_done=*/[&](int64_t tokens) { limiter->Release(tokens, reserved); });
+//   }, estimate);
 //
 // Acquire() queues a request and never blocks; `go` is Schedule()d on the executor once the request
-// may be sent (FIFO among the waiters of one limiter). After the request finished, the caller calls
-// Release() exactly once with the tokens the provider reported (0 when unknown), which frees the
-// in-flight slot and charges the tokens to the current minute. A limit of 0 means unlimited; with
+// may be sent (FIFO among the waiters of one limiter). Its `reserve_tokens` (the caller's estimate of
+// what the request will use, e.g. prompt plus max_tokens) are charged to the minute it is admitted in.
+// After the request finished, the caller calls Release() exactly once with the tokens the provider
+// reported (0 when unknown) and what was reserved: that frees the in-flight slot and settles the
+// reservation -- the difference is charged (or refunded) in the same minute; once that minute is
+// over, only tokens beyond the reservation are charged, to the current one. A limit of 0 means unlimited; with
 // every limit 0, Acquire schedules `go` at once and nothing else happens (no thread, no Redis), and
 // AcquireNow() grants the slot on the caller's thread (saving the executor task per request).
 //
@@ -18,8 +24,10 @@
 //   requests_per_minute  at most this many `go`s per fixed calendar minute (UTC, floor(unix s / 60)),
 //                        cluster-wide
 //   tokens_per_minute    a request is admitted only while the tokens charged in the current minute
-//                        are below the limit (usage is known after the reply, so one minute may
-//                        overshoot by the requests already in flight)
+//                        are below the limit, and charges its reservation at once: requests in
+//                        flight count before their replies (without reservations a minute could
+//                        overshoot by everything in flight); the minute overshoots by at most the
+//                        last admitted request's reservation, or its usage beyond it
 //
 // Admission runs on one limiter-owned thread, in rounds: a round is triggered by Acquire, Release,
 // Pump(), or the time a blocked limit frees up (the next minute; with Redis also a poll, since other
@@ -65,15 +73,23 @@ struct ProviderLimiterStats {
   int64_t delayed = 0;          // requests that had to wait for a limit
 };
 
+// The tokens an admitted request reserved, and the calendar minute (Minute()) it was admitted in.
+struct TokenReservation {
+  int64_t tokens = 0;
+  int64_t minute = -1;
+};
+
 class ProviderLimiter {
  public:
   virtual ~ProviderLimiter() = default;
-  virtual void Acquire(absl::AnyInvocable<void() &&> go) = 0;
+  virtual void Acquire(absl::AnyInvocable<void() &&> go, int64_t reserve_tokens = 0) = 0;
   // Acquire without the executor hop, for a limiter with nothing to enforce: true when the caller
   // holds a slot now (and must Release it as after Acquire's `go`); false when it must Acquire
   // instead. Never blocks and runs nothing. The default always says false.
   virtual bool AcquireNow() { return false; }
-  virtual void Release(int64_t tokens) = 0;
+  virtual void Release(int64_t tokens, TokenReservation reserved = {}) = 0;
+  // The calendar minute now, by the limiter's clock: what a `go` records in its TokenReservation.
+  virtual int64_t Minute() const = 0;
   virtual ProviderLimiterStats Stats() const = 0;
 
   // Runs an admission round at clock->Now() on the limiter thread and returns when it is done: every

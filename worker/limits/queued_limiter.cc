@@ -22,7 +22,7 @@ QueuedLimiter::~QueuedLimiter() {
   // waiting_ (never admitted) is destroyed with the object.
 }
 
-void QueuedLimiter::Acquire(absl::AnyInvocable<void() &&> go) {
+void QueuedLimiter::Acquire(absl::AnyInvocable<void() &&> go, int64_t reserve_tokens) {
   {
     absl::MutexLock lock(&mu_);
     if (backend_ != nullptr) {
@@ -31,7 +31,7 @@ void QueuedLimiter::Acquire(absl::AnyInvocable<void() &&> go) {
         ++stats_.delayed;
         ++delayed_prefix_;
       }
-      waiting_.push_back(std::move(go));
+      waiting_.push_back(Waiter{std::move(go), std::max<int64_t>(0, reserve_tokens)});
       new_waiters_ = true;
       return;
     }
@@ -49,8 +49,14 @@ bool QueuedLimiter::AcquireNow() {
   return true;
 }
 
-void QueuedLimiter::Release(int64_t tokens) {
+int64_t QueuedLimiter::Minute() const { return MinuteOf(clock_->Now()); }
+
+void QueuedLimiter::Release(int64_t tokens, TokenReservation reserved) {
   const absl::Time now = clock_->Now();
+  // Settle the reservation in its own minute; once that is over it stays charged there, and only
+  // usage beyond it counts now.
+  int64_t charge = std::max<int64_t>(0, tokens) - std::max<int64_t>(0, reserved.tokens);
+  if (reserved.minute != MinuteOf(now)) charge = std::max<int64_t>(0, charge);
   absl::MutexLock lock(&mu_);
   if (backend_ == nullptr) {
     stats_.in_flight = std::max<int64_t>(0, stats_.in_flight - 1);
@@ -61,7 +67,7 @@ void QueuedLimiter::Release(int64_t tokens) {
     --stats_.in_flight;
     ++released_.back().count;
   }
-  released_.back().tokens += std::max<int64_t>(0, tokens);
+  released_.back().tokens += charge;
 }
 
 ProviderLimiterStats QueuedLimiter::Stats() const {
@@ -91,7 +97,7 @@ void QueuedLimiter::Loop() {
   while (true) {
     std::vector<Released> released;
     uint64_t ticket;
-    int want;
+    std::vector<int64_t> reserves;  // of the waiters asked for, in order
     {
       absl::MutexLock lock(&mu_);
       const absl::Condition has_work(this, &QueuedLimiter::HasWork);
@@ -105,15 +111,18 @@ void QueuedLimiter::Loop() {
       if (stopping_) break;
       released = std::exchange(released_, {});
       ticket = pumps_requested_;
-      want = static_cast<int>(std::min<size_t>(waiting_.size(), kMaxBatch));
+      const size_t want = std::min<size_t>(waiting_.size(), kMaxBatch);
+      reserves.reserve(want);
+      for (size_t i = 0; i < want; ++i) reserves.push_back(waiting_[i].reserve);
       new_waiters_ = false;
     }
 
     PassReleases(std::move(released));
     const absl::Time now = clock_->Now();
+    const int want = static_cast<int>(reserves.size());
     Admission admission;
     if (want > 0) {
-      admission = backend_->Admit(want, now);
+      admission = backend_->Admit(reserves, now);
     } else {
       backend_->Flush(now);
     }
@@ -124,7 +133,7 @@ void QueuedLimiter::Loop() {
       const int granted = std::clamp(admission.granted, 0, want);
       admitted.reserve(granted);
       for (int i = 0; i < granted; ++i) {
-        admitted.push_back(std::move(waiting_.front()));
+        admitted.push_back(std::move(waiting_.front().go));
         waiting_.pop_front();
       }
       stats_.admitted += granted;

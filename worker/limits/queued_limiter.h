@@ -30,9 +30,10 @@ class QueuedLimiter : public ProviderLimiter {
   QueuedLimiter(const QueuedLimiter&) = delete;
   QueuedLimiter& operator=(const QueuedLimiter&) = delete;
 
-  void Acquire(absl::AnyInvocable<void() &&> go) override;
+  void Acquire(absl::AnyInvocable<void() &&> go, int64_t reserve_tokens = 0) override;
   bool AcquireNow() override;  // true only when unlimited (no backend)
-  void Release(int64_t tokens) override;
+  void Release(int64_t tokens, TokenReservation reserved = {}) override;
+  int64_t Minute() const override;
   ProviderLimiterStats Stats() const override;
   void Pump() override;
 
@@ -40,6 +41,10 @@ class QueuedLimiter : public ProviderLimiter {
   static constexpr int kMaxBatch = 256;
 
  private:
+  struct Waiter {
+    Task go;
+    int64_t reserve = 0;
+  };
   struct Released {
     absl::Time at;
     int count = 0;
@@ -59,7 +64,7 @@ class QueuedLimiter : public ProviderLimiter {
   const std::unique_ptr<AdmissionBackend> backend_;  // limiter thread only; null when unlimited
 
   mutable absl::Mutex mu_;
-  std::deque<Task> waiting_ ABSL_GUARDED_BY(mu_);
+  std::deque<Waiter> waiting_ ABSL_GUARDED_BY(mu_);
   // The first delayed_prefix_ waiters were already counted in stats_.delayed (a round left them
   // waiting; rounds always consider a prefix of the FIFO, so the counted ones are a prefix too).
   int64_t delayed_prefix_ ABSL_GUARDED_BY(mu_) = 0;

@@ -34,17 +34,24 @@ local minute = math.floor(now / 60000)
 )lua";
 
 // KEYS[1] in-flight set; ARGV: key prefix, now, want, max_in_flight, requests/min, tokens/min,
-// slot ttl ms, member prefix, first member seq. Claims up to `want` slots; returns {granted, wait_ms,
-// slots_bound}: wait_ms -1 when all went, else when asking again may help (the next minute, or the
-// earliest slot expiry when max_in_flight alone held them back, slots_bound = 1).
+// slot ttl ms, member prefix, first member seq, then (with tokens/min) the `want` waiters' token
+// reservations. Claims up to `want` slots; returns {granted, wait_ms, slots_bound}: wait_ms -1 when
+// all went, else when asking again may help (the next minute, or the earliest slot expiry when
+// max_in_flight alone held them back, slots_bound = 1).
 constexpr char kAdmitLua[] = R"lua(
 local want = tonumber(ARGV[3])
 local max_in_flight, rpm, tpm = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local to_next_minute = (minute + 1) * 60000 - now
 local rpm_key = ARGV[1] .. 'rpm:' .. minute
+local tpm_key = ARGV[1] .. 'tpm:' .. minute
 local granted, wait, slots_bound = want, -1, 0
-if tpm > 0 and tonumber(redis.call('GET', ARGV[1] .. 'tpm:' .. minute) or '0') >= tpm then
-  granted, wait = 0, to_next_minute
+if tpm > 0 then
+  local charged, fit = tonumber(redis.call('GET', tpm_key) or '0'), 0
+  while fit < want and charged < tpm do
+    fit = fit + 1
+    charged = charged + tonumber(ARGV[9 + fit])
+  end
+  if fit < want then granted, wait = fit, to_next_minute end
 end
 if rpm > 0 then
   local left = rpm - tonumber(redis.call('GET', rpm_key) or '0')
@@ -74,15 +81,24 @@ if granted > 0 and rpm > 0 then
   redis.call('INCRBY', rpm_key, granted)
   redis.call('EXPIRE', rpm_key, 120)
 end
+if granted > 0 and tpm > 0 then
+  local reserved = 0
+  for i = 1, granted do reserved = reserved + tonumber(ARGV[9 + i]) end
+  if reserved > 0 then
+    redis.call('INCRBY', tpm_key, reserved)
+    redis.call('EXPIRE', tpm_key, 120)
+  end
+end
 return {granted, wait, slots_bound}
 )lua";
 
-// KEYS[1] in-flight set; ARGV: key prefix, now, tokens, members to remove...
+// KEYS[1] in-flight set; ARGV: key prefix, now, tokens (negative: reservations refunded; the
+// minute's charge stops at 0), members to remove...
 constexpr char kReleaseLua[] = R"lua(
 local tokens = tonumber(ARGV[3])
-if tokens > 0 then
+if tokens ~= 0 then
   local key = ARGV[1] .. 'tpm:' .. minute
-  redis.call('INCRBY', key, tokens)
+  if redis.call('INCRBY', key, tokens) < 0 then redis.call('SET', key, 0) end
   redis.call('EXPIRE', key, 120)
 end
 if #ARGV > 3 then redis.call('ZREM', KEYS[1], unpack(ARGV, 4)) end
@@ -126,12 +142,13 @@ void RedisBackend::Release(int count, int64_t tokens, absl::Time now) {
   if (options_.limits.tokens_per_minute > 0) pending_tokens_ += tokens;
 }
 
-Admission RedisBackend::Admit(int want, absl::Time now) {
+Admission RedisBackend::Admit(const std::vector<int64_t>& reserves, absl::Time now) {
+  const int want = static_cast<int>(reserves.size());
   if (Usable(now)) {
-    absl::StatusOr<Reply> reply = Round(want, now);
+    absl::StatusOr<Reply> reply = Round(reserves, now);
     if (reply.ok()) {
       Succeeded();
-      local_.Record(reply->granted, now);
+      local_.Record(reply->granted, ReservedBy(reserves, reply->granted), now);
       for (int i = 0; i < reply->granted; ++i) {
         held_.push_back(options_.limits.max_in_flight > 0 ? absl::StrCat(member_prefix_, next_seq_ + i)
                                                           : std::string());
@@ -150,7 +167,7 @@ Admission RedisBackend::Admit(int want, absl::Time now) {
     // Slots the admit script may have claimed before the connection broke are not ours to free.
     Failed(reply.status(), now);
   }
-  Admission admission = local_.Admit(want, now);
+  Admission admission = local_.Admit(reserves, now);
   held_.insert(held_.end(), admission.granted, std::string());
   // Held back by max_in_flight only: a local release, or Redis back after the cool-down, may help.
   if (admission.granted < want) admission.retry_at = std::min(admission.retry_at, retry_redis_at_);
@@ -160,7 +177,7 @@ Admission RedisBackend::Admit(int want, absl::Time now) {
 void RedisBackend::Flush(absl::Time now) {
   if (pending_members_.empty() && pending_tokens_ == 0) return;
   if (!Usable(now)) return;
-  absl::StatusOr<Reply> reply = Round(/*want=*/0, now);
+  absl::StatusOr<Reply> reply = Round(/*reserves=*/{}, now);
   if (reply.ok()) {
     Succeeded();
   } else {
@@ -221,16 +238,17 @@ absl::Status RedisBackend::LoadScripts() {
   return absl::OkStatus();
 }
 
-absl::StatusOr<RedisBackend::Reply> RedisBackend::Round(int want, absl::Time now) {
-  absl::StatusOr<Reply> reply = RoundOnce(want, now);
+absl::StatusOr<RedisBackend::Reply> RedisBackend::Round(const std::vector<int64_t>& reserves, absl::Time now) {
+  absl::StatusOr<Reply> reply = RoundOnce(reserves, now);
   if (reply.ok() || !absl::StrContains(reply.status().message(), "NOSCRIPT")) return reply;
   admit_sha_.clear();
-  return RoundOnce(want, now);
+  return RoundOnce(reserves, now);
 }
 
-absl::StatusOr<RedisBackend::Reply> RedisBackend::RoundOnce(int want, absl::Time now) {
+absl::StatusOr<RedisBackend::Reply> RedisBackend::RoundOnce(const std::vector<int64_t>& reserves, absl::Time now) {
   if (admit_sha_.empty()) RETURN_IF_ERROR(LoadScripts());
-  const bool releasing = !pending_members_.empty() || pending_tokens_ > 0;
+  const int want = static_cast<int>(reserves.size());
+  const bool releasing = !pending_members_.empty() || pending_tokens_ != 0;
   const std::string now_ms = options_.server_time ? "0" : absl::StrCat(absl::ToUnixMillis(now));
   // The views in `commands` point into these strings.
   const std::string tokens = absl::StrCat(pending_tokens_);
@@ -247,9 +265,16 @@ absl::StatusOr<RedisBackend::Reply> RedisBackend::RoundOnce(int want, absl::Time
     release.insert(release.end(), pending_members_.begin(), pending_members_.end());
     call.commands.push_back(std::move(release));
   }
+  std::vector<std::string> reserve_args;  // the views in the admit command point into these
   if (want > 0) {
-    call.commands.push_back({"EVALSHA", admit_sha_, "1", inflight_key_, key_prefix_, now_ms, want_arg,
-                             max_in_flight, rpm, tpm, ttl_ms, member_prefix_, first_seq});
+    Command admit = {"EVALSHA", admit_sha_, "1", inflight_key_, key_prefix_, now_ms, want_arg,
+                     max_in_flight, rpm, tpm, ttl_ms, member_prefix_, first_seq};
+    if (options_.limits.tokens_per_minute > 0) {
+      reserve_args.reserve(reserves.size());
+      for (int64_t r : reserves) reserve_args.push_back(absl::StrCat(std::max<int64_t>(0, r)));
+      admit.insert(admit.end(), reserve_args.begin(), reserve_args.end());
+    }
+    call.commands.push_back(std::move(admit));
   }
   if (call.commands.empty()) return Reply{};
   ASSIGN_OR_RETURN(std::vector<storage_internal::Reply> replies, client_->Run(call));

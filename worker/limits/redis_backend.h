@@ -54,7 +54,7 @@ class RedisBackend : public AdmissionBackend {
   ~RedisBackend() override;
 
   void Release(int count, int64_t tokens, absl::Time now) override;
-  Admission Admit(int want, absl::Time now) override;
+  Admission Admit(const std::vector<int64_t>& reserves, absl::Time now) override;
   void Flush(absl::Time now) override;
 
  private:
@@ -68,9 +68,10 @@ class RedisBackend : public AdmissionBackend {
   bool Usable(absl::Time now);
   void Failed(const absl::Status& status, absl::Time now);
   void Succeeded();
-  // Sends the pending releases and, if want > 0, the admit call; retries once after NOSCRIPT.
-  absl::StatusOr<Reply> Round(int want, absl::Time now);
-  absl::StatusOr<Reply> RoundOnce(int want, absl::Time now);
+  // Sends the pending releases and, with waiters' `reserves`, the admit call; retries once after
+  // NOSCRIPT.
+  absl::StatusOr<Reply> Round(const std::vector<int64_t>& reserves, absl::Time now);
+  absl::StatusOr<Reply> RoundOnce(const std::vector<int64_t>& reserves, absl::Time now);
   absl::Status LoadScripts();
 
   // Constant after construction.
@@ -91,7 +92,7 @@ class RedisBackend : public AdmissionBackend {
   // holds none (admitted locally, or max_in_flight is unlimited).
   std::deque<std::string> held_;
   std::vector<std::string> pending_members_;  // freed, ZREM not yet sent
-  int64_t pending_tokens_ = 0;                // released, INCRBY not yet sent
+  int64_t pending_tokens_ = 0;                // released (negative: refunded), INCRBY not yet sent
 };
 
 }  // namespace noveltygrid::limits_internal

@@ -1,6 +1,7 @@
 // ProviderChannel over real loopback HTTP: a scripted server for exact replies, the simulated model
 // server for authentication and injected faults, and a fake limiter that records what it is charged.
 #include "worker/http/provider_channel.h"
+#include "worker/http/token_estimate.h"
 
 #include <unistd.h>
 
@@ -33,14 +34,26 @@ constexpr char kKey[] = "sk-test-DISTINCTIVE-9f3a7c";
 class FakeLimiter : public ProviderLimiter {
  public:
   explicit FakeLimiter(Executor* executor) : executor_(executor) {}
-  void Acquire(absl::AnyInvocable<void() &&> go) override {
+  void Acquire(absl::AnyInvocable<void() &&> go, int64_t reserve_tokens) override {
     absl::MutexLock lock(&mu_);
     ++admitted_;
+    reserves_.push_back(reserve_tokens);
     executor_->Schedule(std::move(go));
   }
-  void Release(int64_t tokens) override {
+  void Release(int64_t tokens, TokenReservation reserved) override {
     absl::MutexLock lock(&mu_);
     released_.push_back(tokens);
+    settled_.push_back(reserved);
+  }
+  int64_t Minute() const override { return kMinute; }
+  static constexpr int64_t kMinute = 29'000'000;
+  std::vector<int64_t> reserves() const {
+    absl::MutexLock lock(&mu_);
+    return reserves_;
+  }
+  std::vector<TokenReservation> settled() const {
+    absl::MutexLock lock(&mu_);
+    return settled_;
   }
   ProviderLimiterStats Stats() const override {
     absl::MutexLock lock(&mu_);
@@ -60,6 +73,8 @@ class FakeLimiter : public ProviderLimiter {
   mutable absl::Mutex mu_;
   int64_t admitted_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<int64_t> released_ ABSL_GUARDED_BY(mu_);
+  std::vector<int64_t> reserves_ ABSL_GUARDED_BY(mu_);
+  std::vector<TokenReservation> settled_ ABSL_GUARDED_BY(mu_);
 };
 
 struct Scripted {
@@ -223,6 +238,30 @@ TEST_F(ProviderChannelTest, PromptPlusCompletionTokensWithoutTotal) {
   ASSERT_TRUE(Call(*channel).reply.ok());
   ASSERT_TRUE(Call(*channel).reply.ok());
   EXPECT_EQ(limiter_.released(), (std::vector<int64_t>{11, 0}));
+}
+
+TEST_F(ProviderChannelTest, UnderATokenLimitEachAttemptReservesTheRequestsEstimate) {
+  ScriptedProvider& server = server_;
+  server.Push({503, R"({"error":{"message":"overloaded","type":"server_error"}})", {}});
+  ProviderConfig config = Config(server.base_url());
+  config.limits.tokens_per_minute = 100'000;
+  auto channel = Make(config);
+  const Json body = Json::object({{"model", "m"}, {"max_tokens", 300}, {"n", 4}});
+  ASSERT_TRUE(Call(*channel, body).reply.ok());
+  const int64_t estimate = EstimateRequestTokens(server.last_body());
+  EXPECT_EQ(estimate, (static_cast<int64_t>(server.last_body().size()) + 3) / 4 + 1200);
+  EXPECT_EQ(limiter_.reserves(), (std::vector<int64_t>{estimate, estimate}));  // the retry reserves again
+  EXPECT_EQ(limiter_.released(), (std::vector<int64_t>{0, 42}));
+  for (const TokenReservation& settled : limiter_.settled()) {
+    EXPECT_EQ(settled.tokens, estimate);
+    EXPECT_EQ(settled.minute, FakeLimiter::kMinute);
+  }
+
+  // Without a token limit nothing is estimated or reserved.
+  auto unlimited = Make(Config(server.base_url()));
+  ASSERT_TRUE(Call(*unlimited, body).reply.ok());
+  EXPECT_EQ(limiter_.reserves().back(), 0);
+  EXPECT_EQ(limiter_.settled().back().tokens, 0);
 }
 
 TEST_F(ProviderChannelTest, RetriesTransientFailuresThenSucceeds) {

@@ -192,6 +192,30 @@ TEST_F(ProviderLimiterTest, TokensPerMinuteStopAdmissionUntilTheNextMinute) {
   EXPECT_EQ(recorder_.went(), Ids(0, 5));
 }
 
+TEST_F(ProviderLimiterTest, ReservationsCountBeforeTheRepliesAndAreSettledInTheirMinute) {
+  std::unique_ptr<ProviderLimiter> limiter = Make({.tokens_per_minute = 1000});
+  for (int i = 0; i < 4; ++i) limiter->Acquire(recorder_.Go(i), 400);
+  limiter->Pump();
+  // 0, 400, 800 < 1000 go; then 1200 charged before any reply: the fourth waits.
+  EXPECT_EQ(recorder_.went(), Ids(0, 3));
+  const TokenReservation reserved{400, limiter->Minute()};
+  limiter->Release(100, reserved);  // used 100 of 400: 300 refunded, 900 charged
+  limiter->Pump();
+  EXPECT_EQ(recorder_.went(), Ids(0, 4));  // 900 < 1000
+
+  // In the next minute a reservation of the last one stays there: only usage beyond it counts.
+  ToNextMinute();
+  limiter->Release(50, reserved);  // under its reservation: nothing for the new minute
+  limiter->Release(900, reserved);  // 500 beyond it: charged now
+  limiter->Acquire(recorder_.Go(4), 499);
+  limiter->Acquire(recorder_.Go(5), 1);
+  limiter->Pump();
+  EXPECT_EQ(recorder_.went(), Ids(0, 6));  // 500 < 1000, then 999 < 1000
+  limiter->Acquire(recorder_.Go(6), 1);
+  limiter->Pump();
+  EXPECT_EQ(recorder_.went(), Ids(0, 6));  // 1000: closed until the next minute
+}
+
 TEST_F(ProviderLimiterTest, AllLimitsTogether) {
   std::unique_ptr<ProviderLimiter> limiter =
       Make({.max_in_flight = 2, .requests_per_minute = 3, .tokens_per_minute = 50});

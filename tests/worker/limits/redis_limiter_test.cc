@@ -241,6 +241,38 @@ TEST_F(RedisLimiterTest, TokensPerMinuteAreChargedInRedis) {
   EXPECT_EQ(tally.admitted(1), 1);
 }
 
+TEST_F(RedisLimiterTest, ReservationsAreChargedInRedisAtAdmissionAndSettledAtRelease) {
+  FakeClock clock(absl::FromUnixSeconds(1'700'000'040 + 5));
+  InlineExecutor executor;
+  Tally tally;
+  std::unique_ptr<ProviderLimiter> a = Make("rsv", {.tokens_per_minute = 100}, &executor, &clock, Url());
+  std::unique_ptr<ProviderLimiter> b = Make("rsv", {.tokens_per_minute = 100}, &executor, &clock, Url());
+  a->Acquire(tally.Go(0), 70);
+  a->Acquire(tally.Go(0), 70);
+  a->Acquire(tally.Go(0), 70);
+  a->Pump();
+  EXPECT_EQ(tally.admitted(0), 2);  // 0 and 70 are below 100; 140 is not
+  const std::string key = MinuteKey("rsv", "tpm", clock.Now());
+  EXPECT_EQ(Query({"GET", key}), 140) << "charged before any reply";
+  b->Acquire(tally.Go(1), 1);
+  b->Pump();
+  EXPECT_EQ(tally.admitted(1), 0) << "the other worker's requests in flight closed the minute";
+
+  const TokenReservation reserved{70, a->Minute()};
+  a->Release(10, reserved);
+  a->Release(0, reserved);  // failed: all 70 back
+  a->Pump();
+  EXPECT_EQ(Query({"GET", key}), 10 + 70);  // the third of A went in that round: 140 - 130 + 70
+  EXPECT_EQ(tally.admitted(0), 3);
+  b->Pump();
+  EXPECT_EQ(tally.admitted(1), 1);  // 80 < 100
+  EXPECT_EQ(Query({"GET", key}), 81);
+  a->Release(0, reserved);
+  a->Release(0, TokenReservation{500, a->Minute()});  // more than was charged: stops at zero
+  a->Pump();
+  EXPECT_EQ(Query({"GET", key}), 0);
+}
+
 // Instance A takes both slots and vanishes without a Release; B gets them once slot_ttl (30 s of the
 // FakeClock, which the scripts use) has passed.
 TEST_F(RedisLimiterTest, SlotsOfADeadInstanceComeBackAfterTheirTtl) {
