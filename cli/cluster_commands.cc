@@ -3,6 +3,7 @@
 #include "cli/cluster_commands.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -218,8 +219,10 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
   runtime_options.redis_url = redis_url;
   absl::StatusOr<std::unique_ptr<WorkerRuntime>> runtime = WorkerRuntime::Create(runtime_options);
   if (!runtime.ok()) return Fail("worker", runtime.status(), 2);
-  options.credential_error = [r = runtime->get()] { return r->CredentialError(); };
-  options.abort_calls = [r = runtime->get()] { r->AbortCalls(); };
+  (*runtime)->Wire(options);
+  // Units whose calls wait on past a provider limit must not keep a drained pod alive: after 5 s
+  // more the process ends without them (they were handed back; see the _Exit below).
+  options.abandon_after = absl::Seconds(5);
   LeaseLoop loop(options, (*runtime)->executor(), (*runtime)->checkpoints());
   HealthService health_service;
   std::unique_ptr<grpc::Server> health;
@@ -245,6 +248,12 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
     status = loop.Run();
   }
   if (health != nullptr) health->Shutdown(absl::ToChronoTime(absl::Now() + absl::Seconds(1)));
+  if (loop.abandoned() > 0) {
+    // Their callbacks may still run: end here, without destructors (everything is delivered or handed back).
+    const int code = status.ok() ? 0 : Fail("worker", status);
+    std::fflush(nullptr);
+    std::_Exit(code);
+  }
   if (!status.ok()) return Fail("worker", status);
   const LeaseLoop::Stats stats = loop.stats();
   std::fprintf(stderr, "noveltygrid worker: done: %lld unit(s) committed, %lld handed back\n",

@@ -128,8 +128,7 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
   worker_options.worker_id = "in-process";
   worker_options.log = false;
   worker_options.concurrency = static_cast<int>(*concurrency);
-  worker_options.credential_error = [r = runtime->get()] { return r->CredentialError(); };
-  worker_options.abort_calls = [r = runtime->get()] { r->AbortCalls(); };
+  (*runtime)->Wire(worker_options);
   LeaseLoop worker(worker_options, (*runtime)->executor(), (*runtime)->checkpoints());
   absl::Status worker_status;
   std::thread worker_thread([&] {

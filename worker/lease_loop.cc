@@ -6,6 +6,7 @@
 #include <random>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "grpcpp/create_channel.h"
 #include "proto/limits.h"
@@ -69,7 +70,7 @@ absl::Duration LeaseLoop::Backoff(int failures) const {
 void LeaseLoop::Pause(absl::Duration d, bool wake_on_drain) {
   absl::MutexLock lock(&mu_);
   auto woken = [this, wake_on_drain]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    return stopping_ || (wake_on_drain && draining_);
+    return stopping_ || (wake_on_drain && (draining_ || !fatal_.ok()));
   };
   mu_.AwaitWithTimeout(absl::Condition(&woken), d);
 }
@@ -153,43 +154,61 @@ absl::Status LeaseLoop::Run() {
 
   // Finish: let running units end (within the grace period when draining), hand back the rest, and
   // wait until every outgoing message is sent.
-  absl::ReleasableMutexLock lock(&mu_);
   const absl::Time grace_end = absl::Now() + options_.drain_grace;
-  if (draining_ && fatal_.ok()) {
-    Log(absl::StrCat("draining: ", running_, " unit(s) running, grace ", absl::FormatDuration(options_.drain_grace)));
-    auto idle = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return running_ == 0; };
-    mu_.AwaitWithDeadline(absl::Condition(&idle), grace_end);
+  bool still_running;
+  {
+    absl::MutexLock lock(&mu_);
+    if (draining_ && fatal_.ok()) {
+      Log(absl::StrCat("draining: ", running_, " unit(s) running, grace ", absl::FormatDuration(options_.drain_grace)));
+      auto idle = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return running_ == 0; };
+      mu_.AwaitWithDeadline(absl::Condition(&idle), grace_end);
+    }
+    for (auto& [lease_id, a] : active_) {
+      if (!a.running || a.lost) continue;
+      a.lost = true;  // the loop stops at its next step
+      outgoing_.releases.push_back(MakeRelease(lease_id, a.token, fatal_.ok() ? "worker draining" : "worker stopping"));
+    }
+    still_running = running_ > 0;  // handed back now, or taken back earlier by the coordinator
   }
-  bool handed_back = false;
-  for (auto& [lease_id, a] : active_) {
-    if (!a.running || a.lost) continue;
-    a.lost = true;  // the loop stops at its next step
-    outgoing_.releases.push_back(MakeRelease(lease_id, a.token, fatal_.ok() ? "worker draining" : "worker stopping"));
-    handed_back = true;
-  }
-  // Their calls' replies are no longer wanted: end them now (callbacks still run, with Cancelled).
-  if (handed_back && options_.abort_calls) options_.abort_calls();
+  // Their replies are no longer wanted: end their calls now (callbacks still run, with Cancelled).
+  if (still_running && options_.abort_calls) options_.abort_calls();
+
+  absl::ReleasableMutexLock lock(&mu_);
   auto settled = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return running_ == 0 && active_.empty() && outgoing_.empty() && sending_ == 0;
   };
   // Commits are retried while the coordinator is away; give up after a while so the process ends
   // (the leases then expire on the coordinator and the units run again elsewhere).
-  if (!mu_.AwaitWithDeadline(absl::Condition(&settled), std::max(grace_end, absl::Now()) + absl::Seconds(10))) {
+  const absl::Time settle_end = std::max(grace_end, absl::Now()) + absl::Seconds(10);
+  if (!mu_.AwaitWithDeadline(absl::Condition(&settled), settle_end)) {
     Log("some results could not be delivered; the coordinator will hand those units out again");
   }
+  // No callback may outlive this object -- unless the caller ends the process instead (abandon_after).
   auto idle = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return running_ == 0; };
-  mu_.Await(absl::Condition(&idle));  // no callback may outlive this object
+  if (options_.abandon_after == absl::InfiniteDuration()) {
+    mu_.Await(absl::Condition(&idle));
+  } else if (!mu_.AwaitWithDeadline(absl::Condition(&idle), std::max(settle_end, absl::Now()) + options_.abandon_after)) {
+    abandoned_ = running_;
+    Log(absl::StrCat(running_, " unit(s) still wait for a provider (e.g. a rate limit); exiting without them"));
+  }
   stopping_ = true;
   if (complete) Log(absl::StrCat("sweep complete; committed ", stats_.units_committed, " unit(s)"));
   const absl::Status result = fatal_;
   lock.Release();
+  // The heartbeat and sender threads end on stopping_ (within one RPC); then nothing of this worker
+  // can reach the coordinator after its goodbye.
+  if (heartbeat_thread_.joinable()) heartbeat_thread_.join();
+  if (sender_thread_.joinable()) sender_thread_.join();
   // Say goodbye, so that the coordinator neither waits for this worker nor keeps its leases until the
   // worker timeout. Best effort: without it the timeout does the same, later.
   v1::HeartbeatRequest leaving;
   leaving.set_worker_id(options_.worker_id);
   leaving.set_leaving(true);
   v1::HeartbeatResponse ignored;
-  stub_->Heartbeat(Context().get(), leaving, &ignored);
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + std::min(options_.rpc_timeout, absl::Seconds(2))));
+  Authorize(context, options_.token);
+  stub_->Heartbeat(&context, leaving, &ignored);
   return result;
 }
 
@@ -290,8 +309,13 @@ bool LeaseLoop::OnStep(const std::string& lease_id, const AidanStep& step) {
 }
 
 void LeaseLoop::OnDone(const std::string& lease_id, UnitResult result, CallStats calls) {
+  // The unit failed on this worker's credentials (not on something of its own) when its error is the
+  // one a provider latched.
   std::optional<absl::Status> refused_key;
-  if (result.stop_reason == kStopError && options_.credential_error) refused_key = options_.credential_error();
+  if (result.stop_reason == kStopError && options_.credential_error) {
+    refused_key = options_.credential_error();
+    if (refused_key.has_value() && !absl::StrContains(result.error, refused_key->message())) refused_key.reset();
+  }
   absl::MutexLock lock(&mu_);
   --running_;
   auto it = active_.find(lease_id);

@@ -51,6 +51,11 @@ struct WorkerOptions {
   // worker stops): fails their model calls in flight, so the worker exits now rather than when the
   // slowest call times out (past a Kubernetes termination grace period).
   std::function<void()> abort_calls;
+  // After the results are delivered (or given up on), how long Run() waits for units whose calls
+  // still have not ended -- e.g. queued behind a provider's per-minute limit -- before it returns
+  // without them (abandoned() > 0): the caller must then end the process at once (std::_Exit), not
+  // destroy the loop. Infinite (the default): Run() waits for every unit.
+  absl::Duration abandon_after = absl::InfiniteDuration();
 };
 
 class LeaseLoop {
@@ -66,6 +71,12 @@ class LeaseLoop {
 
   // Stops leasing and drains; Run() returns when done. Safe from any thread.
   void Drain();
+
+  // Units Run() returned without (WorkerOptions::abandon_after); read after Run().
+  int abandoned() const {
+    absl::MutexLock lock(&mu_);
+    return abandoned_;
+  }
 
   // Counters for tests and logs.
   struct Stats {
@@ -102,7 +113,7 @@ class LeaseLoop {
   void SendComplete(const v1::CompleteRequest& request);
   void SendRelease(const v1::ReleaseRequest& request);
   std::unique_ptr<grpc::ClientContext> Context() const;
-  // Waits up to `d`, or less when stopping (or draining, if `wake_on_drain`).
+  // Waits up to `d`, or less when stopping (or draining or failed, if `wake_on_drain`).
   void Pause(absl::Duration d, bool wake_on_drain);
   absl::Duration Backoff(int failures) const;
   void Log(const std::string& message) const;
@@ -117,6 +128,7 @@ class LeaseLoop {
   mutable absl::Mutex mu_;
   std::map<std::string, Active> active_ ABSL_GUARDED_BY(mu_);  // by lease id
   int running_ ABSL_GUARDED_BY(mu_) = 0;
+  int abandoned_ ABSL_GUARDED_BY(mu_) = 0;  // running units Run() returned without
   bool draining_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;  // threads exit
   absl::Duration heartbeat_interval_ ABSL_GUARDED_BY(mu_) = absl::Seconds(2);

@@ -15,7 +15,7 @@ absl::StatusOr<std::unique_ptr<WorkerRuntime>> WorkerRuntime::Create(const Worke
     r->checkpoints_ = std::make_unique<CheckpointStore>(options.store);
   }
   r->pool_ = std::make_unique<ThreadPool>(std::max(1, options.threads));
-  r->providers_ = std::make_unique<ProviderHub>(ProviderHubOptions{r->pool_.get(), options.redis_url, nullptr});
+  r->providers_ = std::make_unique<ProviderHub>(ProviderHubOptions{r->pool_.get(), options.redis_url, options.env});
   r->models_ = std::make_unique<ModelRegistry>(ModelContext{r->pool_.get(), r->providers_.get()}, r->call_log_.get());
   r->executor_ = std::make_unique<UnitExecutor>(r->models_.get(), r->cache_.get(),
                                                 r->equivalence_cache_.get());
@@ -46,6 +46,12 @@ absl::Status WorkerRuntime::CheckNoveltyModels(const NoveltySettings& settings) 
   return executor_->NoveltyModelsFor(settings, /*generator=*/"").status();
 }
 
+void WorkerRuntime::Wire(WorkerOptions& options) {
+  ProviderHub* hub = providers_.get();
+  options.credential_error = [hub] { return hub->CredentialError(); };
+  options.abort_calls = [hub] { hub->AbortCalls(); };
+}
+
 absl::Status WorkerRuntime::CheckSweepModels(const SweepConfig& config) {
   std::vector<std::string> chat_models;
   for (const ModelSpec& model : config.models) chat_models.push_back(model.name);
@@ -56,12 +62,11 @@ absl::Status WorkerRuntime::CheckSweepModels(const SweepConfig& config) {
 }
 
 absl::Status CheckSweepModelsWithoutKeys(SweepConfig config) {
-  for (auto& [name, endpoint] : config.endpoints) {
-    endpoint.provider.api_key_env.clear();
-    endpoint.provider.api_key_file.clear();
-  }
+  // Key files live on the workers; key variables are checked by name only (a stand-in value).
+  for (auto& [name, endpoint] : config.endpoints) endpoint.provider.api_key_file.clear();
   WorkerRuntimeOptions options;
   options.threads = 1;
+  options.env = [](const std::string&) -> std::optional<std::string> { return "not-a-key"; };
   absl::StatusOr<std::unique_ptr<WorkerRuntime>> runtime = WorkerRuntime::Create(options);
   if (!runtime.ok()) return runtime.status();
   return (*runtime)->CheckSweepModels(config);

@@ -16,6 +16,7 @@
 #include "worker/cache/embedding_cache.h"
 #include "worker/cache/equivalence_cache.h"
 #include "worker/checkpoint/checkpoint_store.h"
+#include "worker/lease_loop.h"
 #include "worker/model_registry.h"
 #include "worker/models/call_log.h"
 #include "worker/models/provider_hub.h"
@@ -28,6 +29,7 @@ struct WorkerRuntimeOptions {
   Store* store = nullptr;  // optional, not owned: enables the embedding cache and checkpoints
   std::string call_log;    // optional path: one line per model call
   std::string redis_url;   // optional: provider limits are shared with the other workers through it
+  SecretLookup env;        // optional: where API keys are looked up (default: the process environment)
 };
 
 class WorkerRuntime {
@@ -47,11 +49,9 @@ class WorkerRuntime {
   // section, its partition and quality models.
   absl::Status CheckSweepModels(const SweepConfig& config);
   CheckpointStore* checkpoints() { return checkpoints_.get(); }  // null without a store
-  // A provider refused this worker's key (see ProviderHub::CredentialError): for
-  // WorkerOptions::credential_error.
-  std::optional<absl::Status> CredentialError() { return providers_->CredentialError(); }
-  // Fails every model call in flight at once: for WorkerOptions::abort_calls.
-  void AbortCalls() { providers_->AbortCalls(); }
+  // Connects a lease loop's hooks to this runtime: a provider refusing this worker's credentials
+  // (ProviderHub::CredentialError) and ending the calls of handed-back units (ProviderHub::AbortCalls).
+  void Wire(WorkerOptions& options);
 
  private:
   WorkerRuntime() = default;

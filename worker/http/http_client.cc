@@ -102,9 +102,8 @@ absl::Status CurlError(CURLcode code, const char* detail, const HttpRequest& req
     case CURLE_SSL_CRL_BADFILE:
     case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
     case CURLE_SSL_CLIENTCERT:
-      return absl::UnauthenticatedError(message);
     case CURLE_SSL_CIPHER:
-      return absl::FailedPreconditionError(message);
+      return absl::UnauthenticatedError(message);
     default:
       return absl::InternalError(message);
   }

@@ -8,8 +8,8 @@
 // A reply with any HTTP status is a response (status + body); only transport failures are errors:
 //   DeadlineExceeded   the request's timeout elapsed (connect or transfer)
 //   Unavailable        could not connect / connection reset / DNS failure / TLS handshake cut short
-//   Unauthenticated    a TLS certificate this machine cannot verify (CA bundle, pinned key) or present
-//   FailedPrecondition no TLS cipher in common
+//   Unauthenticated    a TLS setup that cannot work: a certificate this machine cannot verify (CA
+//                      bundle, pinned key) or present, no cipher in common
 //   Internal           anything else libcurl reports
 // Error messages name the method and URL (without userinfo or query string) and curl's error text;
 // they never contain request headers (they carry API keys).

@@ -102,7 +102,7 @@ void OnReply(const std::shared_ptr<Call>& call, absl::StatusOr<HttpResponse> res
         // Say where the key came from (the name of the variable or file, never the key); a TLS
         // failure's message says what is wrong by itself.
         const ProviderConfig& p = core.config;
-        const std::string source = c.transport                ? std::string("check this machine's CA certificates")
+        const std::string source = c.transport                ? std::string("check this machine's TLS setup: CA certificates, client certificate, pinned key")
                                    : !p.api_key_env.empty()    ? absl::StrCat("the key from $", p.api_key_env)
                                    : !p.api_key_file.empty() ? absl::StrCat("the key from ", p.api_key_file)
                                                              : std::string("no key configured");

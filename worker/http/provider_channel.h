@@ -73,8 +73,8 @@ class ProviderChannel {
   // its text, checked as PostJson checks it. The default goes through PostJson (for fakes).
   virtual void PostText(const std::string& path, std::string body, TextCallback done);
   virtual ProviderChannelStats Stats() const = 0;
-  // The credential error (401) that latched this channel, if one did: no call through it can succeed
-  // until the key is fixed.
+  // The credential error that latched this channel, if one did (a 401, or a TLS setup that cannot
+  // work; IsCredentialError): no call through it can succeed until that is fixed.
   virtual std::optional<absl::Status> CredentialError() const { return std::nullopt; }
 };
 
