@@ -178,16 +178,19 @@ absl::Status LeaseLoop::Run() {
     return running_ == 0 && active_.empty() && outgoing_.empty() && sending_ == 0;
   };
   // Commits are retried while the coordinator is away; give up after a while so the process ends
-  // (the leases then expire on the coordinator and the units run again elsewhere).
-  const absl::Time settle_end = std::max(grace_end, absl::Now()) + absl::Seconds(10);
-  if (!mu_.AwaitWithDeadline(absl::Condition(&settled), settle_end)) {
+  // (the leases then expire on the coordinator and the units run again elsewhere). With
+  // abandon_after, units still running (their calls stuck behind a provider limit) stop the wait
+  // sooner: they were handed back, and the caller ends the process without them.
+  const absl::Time settle_end = std::min(std::max(grace_end, absl::Now()) + absl::Seconds(10),
+                                         absl::Now() + options_.abandon_after);
+  if (!mu_.AwaitWithDeadline(absl::Condition(&settled), settle_end) && running_ == 0) {
     Log("some results could not be delivered; the coordinator will hand those units out again");
   }
   // No callback may outlive this object -- unless the caller ends the process instead (abandon_after).
   auto idle = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return running_ == 0; };
   if (options_.abandon_after == absl::InfiniteDuration()) {
     mu_.Await(absl::Condition(&idle));
-  } else if (!mu_.AwaitWithDeadline(absl::Condition(&idle), std::max(settle_end, absl::Now()) + options_.abandon_after)) {
+  } else if (running_ > 0) {
     abandoned_ = running_;
     Log(absl::StrCat(running_, " unit(s) still wait for a provider (e.g. a rate limit); exiting without them"));
   }

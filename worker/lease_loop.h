@@ -51,10 +51,10 @@ struct WorkerOptions {
   // worker stops): fails their model calls in flight, so the worker exits now rather than when the
   // slowest call times out (past a Kubernetes termination grace period).
   std::function<void()> abort_calls;
-  // After the results are delivered (or given up on), how long Run() waits for units whose calls
-  // still have not ended -- e.g. queued behind a provider's per-minute limit -- before it returns
-  // without them (abandoned() > 0): the caller must then end the process at once (std::_Exit), not
-  // destroy the loop. Infinite (the default): Run() waits for every unit.
+  // At the end, how long Run() waits for units whose calls have not ended although they were handed
+  // back and their calls aborted -- e.g. queued behind a provider's per-minute limit -- before it
+  // returns without them (abandoned() > 0): the caller must then end the process at once
+  // (std::_Exit), not destroy the loop. Infinite (the default): Run() waits for every unit.
   absl::Duration abandon_after = absl::InfiniteDuration();
 };
 
