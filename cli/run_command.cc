@@ -3,6 +3,7 @@
 #include "cli/run_command.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <thread>
 
@@ -128,6 +129,10 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
   worker_options.worker_id = "in-process";
   worker_options.log = false;
   worker_options.concurrency = static_cast<int>(*concurrency);
+  // Ctrl-C stops the in-process coordinator at once, so nothing finished later could be journaled:
+  // no grace, calls ended, and units stuck behind a provider limit not waited for.
+  worker_options.drain_grace = absl::ZeroDuration();
+  worker_options.abandon_after = absl::Seconds(2);
   (*runtime)->Wire(worker_options);
   LeaseLoop worker(worker_options, (*runtime)->executor(), (*runtime)->checkpoints());
   absl::Status worker_status;
@@ -147,6 +152,11 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
   worker.Drain();  // returns at once when the sweep is complete
   worker_thread.join();
   if (progress) progress->Finish();
+  if (worker.abandoned() > 0) {
+    // Their callbacks may still run: end here, without destructors (the journal has every commit).
+    std::fflush(nullptr);
+    std::_Exit(1);
+  }
   if (!worker_status.ok()) {
     return Fail(absl::Status(worker_status.code(),
                              absl::StrCat(worker_status.message(),

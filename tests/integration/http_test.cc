@@ -102,6 +102,15 @@ class HttpProviderTest : public ClusterTest {
     return code;
   }
 
+  // Polls the server until a model request has arrived (false after 30 s).
+  bool WaitForCallsInFlight() {
+    for (const absl::Time deadline = absl::Now() + absl::Seconds(30); absl::Now() < deadline;) {
+      if (Stats()["in_flight_peak"].get<int64_t>() > 0) return true;
+      absl::SleepFor(absl::Milliseconds(20));  // between polls of the condition
+    }
+    return false;
+  }
+
   std::unique_ptr<Process> server_;
   std::string url_;
 };
@@ -287,13 +296,7 @@ TEST_F(HttpProviderTest, ADrainedWorkerDoesNotWaitForItsSlowCalls) {
   ASSERT_NE(coordinator, nullptr);
   std::unique_ptr<Process> worker = StartWorker(address, "slow", 4, {"--drain-grace-ms", "0"});
   ASSERT_NE(worker, nullptr);
-  // Wait until its calls are in flight at the server (polling the condition; no fixed sleep).
-  int64_t in_flight = 0;
-  for (const absl::Time deadline = absl::Now() + absl::Seconds(30); absl::Now() < deadline && in_flight == 0;) {
-    in_flight = Stats()["in_flight_peak"].get<int64_t>();
-    if (in_flight == 0) absl::SleepFor(absl::Milliseconds(20));  // between polls of the condition
-  }
-  ASSERT_GT(in_flight, 0) << worker->Output();
+  ASSERT_TRUE(WaitForCallsInFlight()) << worker->Output();
   worker->Signal(SIGTERM);
   EXPECT_EQ(worker->Wait(), 0) << worker->Output();
   EXPECT_FALSE(worker->timed_out()) << "the worker waited for its calls";
@@ -308,6 +311,18 @@ TEST_F(HttpProviderTest, ADrainedWorkerDoesNotWaitForItsSlowCalls) {
   EXPECT_EQ(status->workers_size(), 0) << "the worker said goodbye: " << status->ShortDebugString();
   coordinator->Signal(SIGTERM);
   coordinator->Wait();
+}
+
+TEST_F(HttpProviderTest, CtrlCStopsARunWithoutWaitingForItsSlowCalls) {
+  StartServer({"--latency-ms", "600000"});
+  const std::string config = WriteHttpConfig("slow", SimProvider("    timeout_s: 3600\n"));
+  std::unique_ptr<Process> run = Spawn({"run", config, "--out", Path("slow-out"), "--quiet"}, kToken);
+  ASSERT_NE(run, nullptr);
+  ASSERT_TRUE(WaitForCallsInFlight()) << run->Output();
+  run->Signal(SIGINT);
+  EXPECT_EQ(run->Wait(), 1) << run->Output();
+  EXPECT_FALSE(run->timed_out()) << "the run waited for its calls";
+  EXPECT_TRUE(absl::StrContains(run->Output(), "re-run to resume")) << run->Output();
 }
 
 TEST_F(HttpProviderTest, TwoWorkersShareTheProvidersInFlightLimitThroughRedis) {

@@ -320,69 +320,73 @@ TEST(HttpClientTest, RunAfterRunsInDueOrderOnTheExecutor) {
   EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3}));
 }
 
-TEST(HttpClientTest, DestructorCancelsTransfersAndRunsTimers) {
-  TestHttpServer server;
-  absl::Notification release;
-  absl::Notification arrived;
-  server.server().Get("/hang", [&](const httplib::Request&, httplib::Response& res) {
-    arrived.Notify();
-    release.WaitForNotificationWithTimeout(absl::Seconds(30));
-    res.set_content("late", "text/plain");
-  });
-  server.Start();
-  ThreadPool executor(2);
-  absl::Notification cancelled;
-  absl::Notification timer_ran;
+// GET /hang answers only when released (or after 30 s): a request in flight for as long as a test needs.
+class HangingServer {
+ public:
+  HangingServer() {
+    server_.server().Get("/hang", [this](const httplib::Request&, httplib::Response& res) {
+      arrived_.Notify();
+      release_.WaitForNotificationWithTimeout(absl::Seconds(30));
+      res.set_content("late", "text/plain");
+    });
+    server_.Start();
+  }
+  ~HangingServer() { release_.Notify(); }
+  std::string url() { return server_.Url("/hang"); }
+  void WaitUntilArrived() { arrived_.WaitForNotification(); }
+
+ private:
+  absl::Notification release_;
+  absl::Notification arrived_;
+  TestHttpServer server_;  // last: stops (joining its handlers) before the notifications go
+};
+
+// One request to /hang and one timer an hour away; Wait() returns once both ran, and the request's status.
+struct HangingCall {
+  absl::Notification done, timer_ran;
   absl::Status status;
+  void Start(HttpClient& client, HangingServer& server) {
+    client.Send(Get(server.url()), [this](absl::StatusOr<HttpResponse> r) {
+      status = r.status();
+      done.Notify();
+    });
+    client.RunAfter(absl::Hours(1), [this] { timer_ran.Notify(); });
+  }
+  absl::Status Wait() {
+    done.WaitForNotification();
+    timer_ran.WaitForNotification();
+    return status;
+  }
+};
+
+TEST(HttpClientTest, DestructorCancelsTransfersAndRunsTimers) {
+  HangingServer server;
+  ThreadPool executor(2);
+  HangingCall call;
   {
     auto client = MakeClient(&executor);
-    client->Send(Get(server.Url("/hang")), [&](absl::StatusOr<HttpResponse> r) {
-      status = r.status();
-      cancelled.Notify();
-    });
-    client->RunAfter(absl::Hours(1), [&] { timer_ran.Notify(); });
-    arrived.WaitForNotification();
+    call.Start(*client, server);
+    server.WaitUntilArrived();
   }
-  cancelled.WaitForNotification();
-  timer_ran.WaitForNotification();
-  release.Notify();
+  const absl::Status status = call.Wait();
   EXPECT_EQ(status.code(), absl::StatusCode::kCancelled) << status;
 }
 
 TEST(HttpClientTest, AbortCancelsTransfersTimersAndLaterRequests) {
-  TestHttpServer server;
-  absl::Notification release;
-  absl::Notification arrived;
-  server.server().Get("/hang", [&](const httplib::Request&, httplib::Response& res) {
-    arrived.Notify();
-    release.WaitForNotificationWithTimeout(absl::Seconds(30));
-    res.set_content("late", "text/plain");
-  });
-  server.Start();
+  HangingServer server;
   ThreadPool executor(2);
   auto client = MakeClient(&executor);
-  absl::Notification first_done, timer_ran, later_done, later_timer_ran;
-  absl::Status first, later;
-  client->Send(Get(server.Url("/hang")), [&](absl::StatusOr<HttpResponse> r) {
-    first = r.status();
-    first_done.Notify();
-  });
-  client->RunAfter(absl::Hours(1), [&] { timer_ran.Notify(); });
-  arrived.WaitForNotification();
+  HangingCall first;
+  first.Start(*client, server);
+  server.WaitUntilArrived();
   client->Abort();
-  first_done.WaitForNotification();
-  timer_ran.WaitForNotification();
-  EXPECT_EQ(first.code(), absl::StatusCode::kCancelled) << first;
+  const absl::Status aborted = first.Wait();
+  EXPECT_EQ(aborted.code(), absl::StatusCode::kCancelled) << aborted;
   // The client stays usable as an object: later requests fail at once, later timers run at once.
-  client->Send(Get(server.Url("/hang")), [&](absl::StatusOr<HttpResponse> r) {
-    later = r.status();
-    later_done.Notify();
-  });
-  client->RunAfter(absl::Hours(1), [&] { later_timer_ran.Notify(); });
-  later_done.WaitForNotification();
-  later_timer_ran.WaitForNotification();
-  EXPECT_EQ(later.code(), absl::StatusCode::kCancelled) << later;
-  release.Notify();
+  HangingCall later;
+  later.Start(*client, server);
+  const absl::Status refused = later.Wait();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kCancelled) << refused;
 }
 
 // Not a timing assertion: reports the loop thread's CPU per request with 600 requests in flight.
