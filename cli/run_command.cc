@@ -154,6 +154,7 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
   if (progress) progress->Finish();
   if (worker.abandoned() > 0) {
     // Their callbacks may still run: end here, without destructors (the journal has every commit).
+    if (!worker_status.ok()) Fail(worker_status);
     std::fflush(nullptr);
     std::_Exit(1);
   }

@@ -53,7 +53,8 @@ void LeaseLoop::Drain() {
 
 std::unique_ptr<grpc::ClientContext> LeaseLoop::Context() const {
   auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(absl::ToChronoTime(absl::Now() + options_.rpc_timeout));
+  const absl::Time cap = absl::FromUnixNanos(rpc_deadline_cap_.load(std::memory_order_relaxed));
+  context->set_deadline(absl::ToChronoTime(std::min(absl::Now() + options_.rpc_timeout, cap)));
   Authorize(*context, options_.token);
   return context;
 }
@@ -181,8 +182,8 @@ absl::Status LeaseLoop::Run() {
   // (the leases then expire on the coordinator and the units run again elsewhere). With
   // abandon_after, units still running (their calls stuck behind a provider limit) stop the wait
   // sooner: they were handed back, and the caller ends the process without them.
-  const absl::Time settle_end = std::min(std::max(grace_end, absl::Now()) + absl::Seconds(10),
-                                         absl::Now() + options_.abandon_after);
+  absl::Time settle_end = std::max(grace_end, absl::Now()) + absl::Seconds(10);
+  if (still_running) settle_end = std::min(settle_end, absl::Now() + options_.abandon_after);
   if (!mu_.AwaitWithDeadline(absl::Condition(&settled), settle_end) && running_ == 0) {
     Log("some results could not be delivered; the coordinator will hand those units out again");
   }
@@ -195,6 +196,8 @@ absl::Status LeaseLoop::Run() {
     Log(absl::StrCat(running_, " unit(s) still wait for a provider (e.g. a rate limit); exiting without them"));
   }
   stopping_ = true;
+  // An RPC still in flight (the coordinator may hang) holds the joins below for at most a second.
+  rpc_deadline_cap_.store(absl::ToUnixNanos(absl::Now() + absl::Seconds(1)), std::memory_order_relaxed);
   if (complete) Log(absl::StrCat("sweep complete; committed ", stats_.units_committed, " unit(s)"));
   const absl::Status result = fatal_;
   lock.Release();
@@ -282,6 +285,11 @@ void LeaseLoop::StartUnit(const v1::Lease& lease) {
     active_.erase(lease_id);
     outgoing_.releases.push_back(MakeRelease(lease_id, lease.fencing_token(), std::string(started.message())));
   }
+}
+
+bool LeaseLoop::Stopping() const {
+  absl::MutexLock lock(&mu_);
+  return stopping_;
 }
 
 bool LeaseLoop::StillLeased(const std::string& lease_id) const {
@@ -400,8 +408,15 @@ void LeaseLoop::SendLoop() {
       ++sending_;
     }
     report_failures = SendReports(std::move(batch.steps)) ? 0 : report_failures + 1;
-    for (const v1::CompleteRequest& c : batch.completes) SendComplete(c);
-    for (const v1::ReleaseRequest& r : batch.releases) SendRelease(r);
+    // Once stopping, what is left is dropped: the coordinator takes those leases back by itself.
+    for (const v1::CompleteRequest& c : batch.completes) {
+      if (Stopping()) break;
+      SendComplete(c);
+    }
+    for (const v1::ReleaseRequest& r : batch.releases) {
+      if (Stopping()) break;
+      SendRelease(r);
+    }
     absl::MutexLock lock(&mu_);
     --sending_;
   }

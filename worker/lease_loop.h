@@ -11,7 +11,9 @@
 #ifndef NOVELTYGRID_WORKER_LEASE_LOOP_H_
 #define NOVELTYGRID_WORKER_LEASE_LOOP_H_
 
+#include <atomic>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -102,6 +104,7 @@ class LeaseLoop {
 
   void StartUnit(const v1::Lease& lease);
   v1::ReleaseRequest MakeRelease(const std::string& lease_id, uint64_t token, std::string reason) const;
+  bool Stopping() const;
   // False once the coordinator took the lease back (or the unit ended): the unit should stop.
   bool StillLeased(const std::string& lease_id) const;
   bool OnStep(const std::string& lease_id, const AidanStep& step);
@@ -129,6 +132,8 @@ class LeaseLoop {
   std::map<std::string, Active> active_ ABSL_GUARDED_BY(mu_);  // by lease id
   int running_ ABSL_GUARDED_BY(mu_) = 0;
   int abandoned_ ABSL_GUARDED_BY(mu_) = 0;  // running units Run() returned without
+  // The latest deadline any RPC may have (unix ns); lowered when the loop stops.
+  std::atomic<int64_t> rpc_deadline_cap_{std::numeric_limits<int64_t>::max()};
   bool draining_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;  // threads exit
   absl::Duration heartbeat_interval_ ABSL_GUARDED_BY(mu_) = absl::Seconds(2);

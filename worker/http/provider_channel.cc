@@ -66,7 +66,7 @@ struct Call {
   TextCallback done_text;  // PostText
   int attempts = 0;
   int64_t reserve = 0;          // tokens each attempt reserves under tokens_per_minute
-  TokenReservation reserved;    // what the attempt in flight reserved, and when
+  TokenReservation reserved;    // what the limiter reserved for the attempt in flight
 };
 
 void Deliver(const std::shared_ptr<Call>& call, absl::Status error) {
@@ -86,7 +86,11 @@ void OnReply(const std::shared_ptr<Call>& call, absl::StatusOr<HttpResponse> res
   Json parsed;
   Classification c = ClassifyAttempt(result, text ? nullptr : &parsed);
   if (core.limiter != nullptr) {
-    core.limiter->Release(c.outcome == CallOutcome::kSuccess ? c.usage_tokens : 0, call->reserved);
+    // A reply without usage is taken to have used its reservation; a failed attempt used nothing.
+    const int64_t used = c.outcome != CallOutcome::kSuccess ? 0
+                         : c.usage_tokens > 0              ? c.usage_tokens
+                                                           : call->reserved.tokens;
+    core.limiter->Release(used, call->reserved);
   }
   switch (c.outcome) {
     case CallOutcome::kSuccess:
@@ -156,9 +160,9 @@ void Attempt(std::shared_ptr<Call> call) {
     return;
   }
   const int64_t reserve = call->reserve;
-  limiter->Acquire([call = std::move(call)]() mutable {
+  limiter->Acquire([call = std::move(call)](TokenReservation reserved) mutable {
     Core& core = *call->core;
-    call->reserved = TokenReservation{call->reserve, core.limiter->Minute()};
+    call->reserved = reserved;
     // Queued behind the limiter when the key was refused: give the slot back, send nothing.
     if (std::optional<absl::Status> latched = core.Latched(); latched.has_value()) {
       core.limiter->Release(0, call->reserved);
@@ -215,7 +219,9 @@ class ProviderChannelImpl : public ProviderChannel {
     request->timeout = core_->config.timeout;
     request->connect_timeout = std::min(core_->config.timeout, absl::Seconds(10));
     if (core_->limiter != nullptr && core_->config.limits.tokens_per_minute > 0) {
-      call->reserve = EstimateRequestTokens(request->body);
+      // Capped at the limit: a larger one would be admitted the same way (alone in a minute), and
+      // every sum of reservations stays far from overflowing.
+      call->reserve = std::min(EstimateRequestTokens(request->body), core_->config.limits.tokens_per_minute);
     }
     call->request = std::move(request);
     Attempt(std::move(call));

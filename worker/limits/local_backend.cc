@@ -20,10 +20,13 @@ void LocalBackend::Roll(absl::Time now) {
   tokens_ = 0;
 }
 
-void LocalBackend::Release(int count, int64_t tokens, absl::Time now) {
+void LocalBackend::Release(int count, const Settlements& settlements, absl::Time now) {
   Roll(now);
   in_flight_ = std::max<int64_t>(0, in_flight_ - count);
-  tokens_ = std::max<int64_t>(0, tokens_ + tokens);
+  for (const auto& [minute, s] : settlements) {
+    tokens_ += s.excess;
+    if (minute == minute_) tokens_ = std::max<int64_t>(0, tokens_ - s.refund);
+  }
 }
 
 void LocalBackend::Record(int granted, int64_t tokens, absl::Time now) {
@@ -62,6 +65,7 @@ Admission LocalBackend::Admit(const std::vector<int64_t>& reserves, absl::Time n
   }
   Admission admission;
   admission.granted = static_cast<int>(allowed);
+  admission.minute = minute_;
   Record(admission.granted, ReservedBy(reserves, admission.granted), now);
   // Held back by max_in_flight alone: only a release helps, and a release starts a round.
   if (admission.granted < want && time_bound) admission.retry_at = NextMinute(now);

@@ -25,7 +25,7 @@ class LocalBackend : public AdmissionBackend {
  public:
   explicit LocalBackend(ProviderLimits limits) : limits_(limits) {}
 
-  void Release(int count, int64_t tokens, absl::Time now) override;
+  void Release(int count, const Settlements& settlements, absl::Time now) override;
   Admission Admit(const std::vector<int64_t>& reserves, absl::Time now) override;
 
   // Counts `granted` requests (reserving `tokens`) admitted elsewhere (by Redis), so that a fallback

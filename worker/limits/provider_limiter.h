@@ -4,8 +4,7 @@
 //   ASSIGN_OR_RETURN(std::unique_ptr<ProviderLimiter> limiter,
 //                    MakeProviderLimiter({.provider = "openai", .limits = config.limits,
 //                                         .executor = &pool, .redis_url = redis_url}));
-//   limiter->Acquire([&] {
-//     const TokenReservation reserved{estimate, limiter->Minute()};
+//   limiter->Acquire([&](TokenReservation reserved) {
 //     SendRequest(/*on_done=*/[&](int64_t tokens) { limiter->Release(tokens, reserved); });
 //   }, estimate);
 //
@@ -13,9 +12,9 @@
 // may be sent (FIFO among the waiters of one limiter). Its `reserve_tokens` (the caller's estimate of
 // what the request will use, e.g. prompt plus max_tokens) are charged to the minute it is admitted in.
 // After the request finished, the caller calls Release() exactly once with the tokens the provider
-// reported (0 when unknown) and what was reserved: that frees the in-flight slot and settles the
-// reservation -- the difference is charged (or refunded) in the same minute; once that minute is
-// over, only tokens beyond the reservation are charged, to the current one. A limit of 0 means unlimited; with
+// reported and the reservation `go` was given: that frees the in-flight slot and settles the
+// reservation -- tokens beyond it are charged to the current minute; tokens it held but were not used
+// are refunded only while its minute lasts (a minute that is over keeps its charge). A limit of 0 means unlimited; with
 // every limit 0, Acquire schedules `go` at once and nothing else happens (no thread, no Redis), and
 // AcquireNow() grants the slot on the caller's thread (saving the executor task per request).
 //
@@ -73,7 +72,8 @@ struct ProviderLimiterStats {
   int64_t delayed = 0;          // requests that had to wait for a limit
 };
 
-// The tokens an admitted request reserved, and the calendar minute (Minute()) it was admitted in.
+// The tokens an admitted request reserved, and the calendar minute that was charged for them (by the
+// backend's clock: Redis's TIME in a cluster). {0, -1}: nothing reserved.
 struct TokenReservation {
   int64_t tokens = 0;
   int64_t minute = -1;
@@ -82,14 +82,17 @@ struct TokenReservation {
 class ProviderLimiter {
  public:
   virtual ~ProviderLimiter() = default;
-  virtual void Acquire(absl::AnyInvocable<void() &&> go, int64_t reserve_tokens = 0) = 0;
+  // `go` receives what was reserved for it, to hand back to Release.
+  virtual void Acquire(absl::AnyInvocable<void(TokenReservation) &&> go, int64_t reserve_tokens) = 0;
+  // Without a reservation (a request whose size does not matter, or tests).
+  void Acquire(absl::AnyInvocable<void() &&> go) {
+    Acquire([go = std::move(go)](TokenReservation) mutable { std::move(go)(); }, 0);
+  }
   // Acquire without the executor hop, for a limiter with nothing to enforce: true when the caller
   // holds a slot now (and must Release it as after Acquire's `go`); false when it must Acquire
   // instead. Never blocks and runs nothing. The default always says false.
   virtual bool AcquireNow() { return false; }
   virtual void Release(int64_t tokens, TokenReservation reserved = {}) = 0;
-  // The calendar minute now, by the limiter's clock: what a `go` records in its TokenReservation.
-  virtual int64_t Minute() const = 0;
   virtual ProviderLimiterStats Stats() const = 0;
 
   // Runs an admission round at clock->Now() on the limiter thread and returns when it is done: every

@@ -22,7 +22,7 @@ QueuedLimiter::~QueuedLimiter() {
   // waiting_ (never admitted) is destroyed with the object.
 }
 
-void QueuedLimiter::Acquire(absl::AnyInvocable<void() &&> go, int64_t reserve_tokens) {
+void QueuedLimiter::Acquire(absl::AnyInvocable<void(TokenReservation) &&> go, int64_t reserve_tokens) {
   {
     absl::MutexLock lock(&mu_);
     if (backend_ != nullptr) {
@@ -38,7 +38,7 @@ void QueuedLimiter::Acquire(absl::AnyInvocable<void() &&> go, int64_t reserve_to
     ++stats_.admitted;
     ++stats_.in_flight;
   }
-  executor_->Schedule(std::move(go));
+  executor_->Schedule([go = std::move(go)]() mutable { std::move(go)(TokenReservation()); });
 }
 
 bool QueuedLimiter::AcquireNow() {
@@ -49,25 +49,23 @@ bool QueuedLimiter::AcquireNow() {
   return true;
 }
 
-int64_t QueuedLimiter::Minute() const { return MinuteOf(clock_->Now()); }
-
 void QueuedLimiter::Release(int64_t tokens, TokenReservation reserved) {
-  const absl::Time now = clock_->Now();
-  // Settle the reservation in its own minute; once that is over it stays charged there, and only
-  // usage beyond it counts now.
-  int64_t charge = std::max<int64_t>(0, tokens) - std::max<int64_t>(0, reserved.tokens);
-  if (reserved.minute != MinuteOf(now)) charge = std::max<int64_t>(0, charge);
+  const int64_t used = std::max<int64_t>(0, tokens);
+  const int64_t held = std::max<int64_t>(0, reserved.tokens);
   absl::MutexLock lock(&mu_);
   if (backend_ == nullptr) {
     stats_.in_flight = std::max<int64_t>(0, stats_.in_flight - 1);
     return;
   }
-  if (released_.empty() || MinuteOf(released_.back().at) != MinuteOf(now)) released_.push_back({.at = now});
   if (stats_.in_flight > 0) {  // an extra Release frees nothing (but its tokens still count)
     --stats_.in_flight;
-    ++released_.back().count;
+    ++released_.count;
   }
-  released_.back().tokens += charge;
+  if (used != held) {
+    Settlement& s = released_.settlements[held > 0 ? reserved.minute : -1];
+    s.excess += std::max<int64_t>(0, used - held);
+    s.refund += std::max<int64_t>(0, held - used);
+  }
 }
 
 ProviderLimiterStats QueuedLimiter::Stats() const {
@@ -89,13 +87,13 @@ void QueuedLimiter::Pump() {
 }
 
 bool QueuedLimiter::HasWork() const {
-  return stopping_ || !released_.empty() || pumps_requested_ > pumps_done_ ||
+  return stopping_ || released_.count > 0 || !released_.settlements.empty() || pumps_requested_ > pumps_done_ ||
          (new_waiters_ && !blocked_);
 }
 
 void QueuedLimiter::Loop() {
   while (true) {
-    std::vector<Released> released;
+    Released released;
     uint64_t ticket;
     std::vector<int64_t> reserves;  // of the waiters asked for, in order
     {
@@ -128,12 +126,16 @@ void QueuedLimiter::Loop() {
     }
 
     std::vector<Task> admitted;
+    const int64_t minute = admission.minute;
     {
       absl::MutexLock lock(&mu_);
       const int granted = std::clamp(admission.granted, 0, want);
       admitted.reserve(granted);
       for (int i = 0; i < granted; ++i) {
-        admitted.push_back(std::move(waiting_.front().go));
+        admitted.push_back([go = std::move(waiting_.front().go), reserved = TokenReservation{
+                                                                     waiting_.front().reserve, minute}]() mutable {
+          std::move(go)(reserved);
+        });
         waiting_.pop_front();
       }
       stats_.admitted += granted;
@@ -156,7 +158,7 @@ void QueuedLimiter::Loop() {
     }
   }
 
-  std::vector<Released> released;
+  Released released;
   {
     absl::MutexLock lock(&mu_);
     released = std::exchange(released_, {});
@@ -165,8 +167,9 @@ void QueuedLimiter::Loop() {
   backend_->Flush(clock_->Now());
 }
 
-void QueuedLimiter::PassReleases(std::vector<Released> released) {
-  for (const Released& r : released) backend_->Release(r.count, r.tokens, r.at);
+void QueuedLimiter::PassReleases(Released released) {
+  if (released.count == 0 && released.settlements.empty()) return;
+  backend_->Release(released.count, released.settlements, clock_->Now());
 }
 
 }  // namespace noveltygrid::limits_internal

@@ -30,10 +30,10 @@ class QueuedLimiter : public ProviderLimiter {
   QueuedLimiter(const QueuedLimiter&) = delete;
   QueuedLimiter& operator=(const QueuedLimiter&) = delete;
 
-  void Acquire(absl::AnyInvocable<void() &&> go, int64_t reserve_tokens = 0) override;
+  using ProviderLimiter::Acquire;
+  void Acquire(absl::AnyInvocable<void(TokenReservation) &&> go, int64_t reserve_tokens) override;
   bool AcquireNow() override;  // true only when unlimited (no backend)
   void Release(int64_t tokens, TokenReservation reserved = {}) override;
-  int64_t Minute() const override;
   ProviderLimiterStats Stats() const override;
   void Pump() override;
 
@@ -42,18 +42,17 @@ class QueuedLimiter : public ProviderLimiter {
 
  private:
   struct Waiter {
-    Task go;
+    absl::AnyInvocable<void(TokenReservation) &&> go;
     int64_t reserve = 0;
   };
   struct Released {
-    absl::Time at;
-    int count = 0;
-    int64_t tokens = 0;
+    int count = 0;  // in-flight slots freed
+    Settlements settlements;
   };
 
   void Loop();
   // Hands the releases gathered so far to the backend (limiter thread).
-  void PassReleases(std::vector<Released> released);
+  void PassReleases(Released released);
   // Whether the limiter thread has a reason to run a round now (time aside).
   bool HasWork() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
@@ -69,9 +68,8 @@ class QueuedLimiter : public ProviderLimiter {
   // waiting; rounds always consider a prefix of the FIFO, so the counted ones are a prefix too).
   int64_t delayed_prefix_ ABSL_GUARDED_BY(mu_) = 0;
   bool new_waiters_ ABSL_GUARDED_BY(mu_) = false;  // arrived since the last round
-  // Releases not yet given to the backend, one entry per calendar minute they were made in (tokens are
-  // charged to the minute of the Release call, not of the round that passes them on).
-  std::vector<Released> released_ ABSL_GUARDED_BY(mu_);
+  // Releases not yet given to the backend.
+  Released released_ ABSL_GUARDED_BY(mu_);
   // The last round left waiters behind; asking again before retry_at_ helps only after a release.
   bool blocked_ ABSL_GUARDED_BY(mu_) = false;
   absl::Time retry_at_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();

@@ -35,9 +35,9 @@ local minute = math.floor(now / 60000)
 
 // KEYS[1] in-flight set; ARGV: key prefix, now, want, max_in_flight, requests/min, tokens/min,
 // slot ttl ms, member prefix, first member seq, then (with tokens/min) the `want` waiters' token
-// reservations. Claims up to `want` slots; returns {granted, wait_ms, slots_bound}: wait_ms -1 when
-// all went, else when asking again may help (the next minute, or the earliest slot expiry when
-// max_in_flight alone held them back, slots_bound = 1).
+// reservations. Claims up to `want` slots; returns {granted, wait_ms, slots_bound, minute}: wait_ms -1
+// when all went, else when asking again may help (the next minute, or the earliest slot expiry when
+// max_in_flight alone held them back, slots_bound = 1); minute: the one reservations were charged to.
 constexpr char kAdmitLua[] = R"lua(
 local want = tonumber(ARGV[3])
 local max_in_flight, rpm, tpm = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
@@ -89,19 +89,25 @@ if granted > 0 and tpm > 0 then
     redis.call('EXPIRE', tpm_key, 120)
   end
 end
-return {granted, wait, slots_bound}
+return {granted, wait, slots_bound, minute}
 )lua";
 
-// KEYS[1] in-flight set; ARGV: key prefix, now, tokens (negative: reservations refunded; the
-// minute's charge stops at 0), members to remove...
+// KEYS[1] in-flight set; ARGV: key prefix, now, n, then n settlements (reserved minute, excess,
+// refund), then members to remove. Excess is charged to this minute; a refund only when its minute
+// is this one (a minute that is over keeps its charge); the charge stops at 0.
 constexpr char kReleaseLua[] = R"lua(
-local tokens = tonumber(ARGV[3])
-if tokens ~= 0 then
+local n = tonumber(ARGV[3])
+local charge = 0
+for i = 0, n - 1 do
+  charge = charge + tonumber(ARGV[5 + 3 * i])
+  if tonumber(ARGV[4 + 3 * i]) == minute then charge = charge - tonumber(ARGV[6 + 3 * i]) end
+end
+if charge ~= 0 then
   local key = ARGV[1] .. 'tpm:' .. minute
-  if redis.call('INCRBY', key, tokens) < 0 then redis.call('SET', key, 0) end
+  if redis.call('INCRBY', key, charge) < 0 then redis.call('SET', key, 0) end
   redis.call('EXPIRE', key, 120)
 end
-if #ARGV > 3 then redis.call('ZREM', KEYS[1], unpack(ARGV, 4)) end
+if #ARGV > 3 + 3 * n then redis.call('ZREM', KEYS[1], unpack(ARGV, 4 + 3 * n)) end
 return 0
 )lua";
 
@@ -133,13 +139,19 @@ RedisBackend::RedisBackend(RedisBackendOptions options)
 
 RedisBackend::~RedisBackend() = default;
 
-void RedisBackend::Release(int count, int64_t tokens, absl::Time now) {
-  local_.Release(count, tokens, now);
+void RedisBackend::Release(int count, const Settlements& settlements, absl::Time now) {
+  local_.Release(count, settlements, now);
   for (int i = 0; i < count && !held_.empty(); ++i) {
     if (!held_.front().empty()) pending_members_.push_back(std::move(held_.front()));
     held_.pop_front();
   }
-  if (options_.limits.tokens_per_minute > 0) pending_tokens_ += tokens;
+  // While Redis is away the requests were admitted (and charged) here alone: Redis never saw them.
+  if (options_.limits.tokens_per_minute <= 0 || down_) return;
+  for (const auto& [minute, s] : settlements) {
+    Settlement& pending = pending_settlements_[minute];
+    pending.excess += s.excess;
+    pending.refund += s.refund;
+  }
 }
 
 Admission RedisBackend::Admit(const std::vector<int64_t>& reserves, absl::Time now) {
@@ -156,6 +168,7 @@ Admission RedisBackend::Admit(const std::vector<int64_t>& reserves, absl::Time n
       next_seq_ += reply->granted;
       Admission admission;
       admission.granted = reply->granted;
+      admission.minute = reply->minute;
       if (reply->wait_ms >= 0) {
         absl::Duration wait = absl::Milliseconds(reply->wait_ms);
         // Other workers' releases are not signalled: ask again after a poll at the latest.
@@ -175,7 +188,7 @@ Admission RedisBackend::Admit(const std::vector<int64_t>& reserves, absl::Time n
 }
 
 void RedisBackend::Flush(absl::Time now) {
-  if (pending_members_.empty() && pending_tokens_ == 0) return;
+  if (pending_members_.empty() && pending_settlements_.empty()) return;
   if (!Usable(now)) return;
   absl::StatusOr<Reply> reply = Round(/*reserves=*/{}, now);
   if (reply.ok()) {
@@ -209,6 +222,8 @@ void RedisBackend::Failed(const absl::Status& status, absl::Time now) {
   }
   down_ = true;
   retry_redis_at_ = now + options_.cool_down;
+  // The release script may have run before the failure: sending them again could refund twice.
+  pending_settlements_.clear();
   admit_sha_.clear();  // a restarted server has lost them
   release_sha_.clear();
 }
@@ -248,10 +263,15 @@ absl::StatusOr<RedisBackend::Reply> RedisBackend::Round(const std::vector<int64_
 absl::StatusOr<RedisBackend::Reply> RedisBackend::RoundOnce(const std::vector<int64_t>& reserves, absl::Time now) {
   if (admit_sha_.empty()) RETURN_IF_ERROR(LoadScripts());
   const int want = static_cast<int>(reserves.size());
-  const bool releasing = !pending_members_.empty() || pending_tokens_ != 0;
+  const bool releasing = !pending_members_.empty() || !pending_settlements_.empty();
   const std::string now_ms = options_.server_time ? "0" : absl::StrCat(absl::ToUnixMillis(now));
   // The views in `commands` point into these strings.
-  const std::string tokens = absl::StrCat(pending_tokens_);
+  std::vector<std::string> settlement_args = {absl::StrCat(pending_settlements_.size())};
+  for (const auto& [minute, s] : pending_settlements_) {
+    settlement_args.push_back(absl::StrCat(minute));
+    settlement_args.push_back(absl::StrCat(s.excess));
+    settlement_args.push_back(absl::StrCat(s.refund));
+  }
   const std::string want_arg = absl::StrCat(want);
   const std::string max_in_flight = absl::StrCat(options_.limits.max_in_flight);
   const std::string rpm = absl::StrCat(options_.limits.requests_per_minute);
@@ -261,7 +281,8 @@ absl::StatusOr<RedisBackend::Reply> RedisBackend::RoundOnce(const std::vector<in
 
   RedisClient::Call call{.name = "provider limits", .key = inflight_key_, .commands = {}, .idempotent = false};
   if (releasing) {
-    Command release = {"EVALSHA", release_sha_, "1", inflight_key_, key_prefix_, now_ms, tokens};
+    Command release = {"EVALSHA", release_sha_, "1", inflight_key_, key_prefix_, now_ms};
+    release.insert(release.end(), settlement_args.begin(), settlement_args.end());
     release.insert(release.end(), pending_members_.begin(), pending_members_.end());
     call.commands.push_back(std::move(release));
   }
@@ -280,11 +301,11 @@ absl::StatusOr<RedisBackend::Reply> RedisBackend::RoundOnce(const std::vector<in
   ASSIGN_OR_RETURN(std::vector<storage_internal::Reply> replies, client_->Run(call));
   if (releasing) {
     pending_members_.clear();
-    pending_tokens_ = 0;
+    pending_settlements_.clear();
   }
   if (want == 0) return Reply{};
   const redisReply* admit = replies.back().get();
-  if (admit->type != REDIS_REPLY_ARRAY || admit->elements != 3) {
+  if (admit->type != REDIS_REPLY_ARRAY || admit->elements != 4) {
     return absl::InternalError(absl::StrCat("the provider-limits admit script at ", client_->where(),
                                             " returned an unexpected reply (type ", admit->type, ")"));
   }
@@ -292,6 +313,7 @@ absl::StatusOr<RedisBackend::Reply> RedisBackend::RoundOnce(const std::vector<in
   reply.granted = static_cast<int>(std::clamp<long long>(admit->element[0]->integer, 0, want));
   reply.wait_ms = admit->element[1]->integer;
   reply.slots_bound = admit->element[2]->integer != 0;
+  reply.minute = admit->element[3]->integer;
   return reply;
 }
 

@@ -53,7 +53,7 @@ class RedisBackend : public AdmissionBackend {
   explicit RedisBackend(RedisBackendOptions options);
   ~RedisBackend() override;
 
-  void Release(int count, int64_t tokens, absl::Time now) override;
+  void Release(int count, const Settlements& settlements, absl::Time now) override;
   Admission Admit(const std::vector<int64_t>& reserves, absl::Time now) override;
   void Flush(absl::Time now) override;
 
@@ -62,6 +62,7 @@ class RedisBackend : public AdmissionBackend {
     int granted = 0;
     int64_t wait_ms = -1;     // -1: nobody was held back
     bool slots_bound = false;  // held back by max_in_flight (only), not by a minute's limit
+    int64_t minute = -1;       // the minute (Redis's) reservations were charged to
   };
 
   // Whether to talk to Redis now: not cooling down after a failure, and connected (connects if not).
@@ -92,7 +93,7 @@ class RedisBackend : public AdmissionBackend {
   // holds none (admitted locally, or max_in_flight is unlimited).
   std::deque<std::string> held_;
   std::vector<std::string> pending_members_;  // freed, ZREM not yet sent
-  int64_t pending_tokens_ = 0;                // released (negative: refunded), INCRBY not yet sent
+  Settlements pending_settlements_;           // settled reservations not yet sent
 };
 
 }  // namespace noveltygrid::limits_internal

@@ -34,18 +34,20 @@ constexpr char kKey[] = "sk-test-DISTINCTIVE-9f3a7c";
 class FakeLimiter : public ProviderLimiter {
  public:
   explicit FakeLimiter(Executor* executor) : executor_(executor) {}
-  void Acquire(absl::AnyInvocable<void() &&> go, int64_t reserve_tokens) override {
+  using ProviderLimiter::Acquire;
+  void Acquire(absl::AnyInvocable<void(TokenReservation) &&> go, int64_t reserve_tokens) override {
     absl::MutexLock lock(&mu_);
     ++admitted_;
     reserves_.push_back(reserve_tokens);
-    executor_->Schedule(std::move(go));
+    executor_->Schedule([go = std::move(go), r = TokenReservation{reserve_tokens, kMinute}]() mutable {
+      std::move(go)(r);
+    });
   }
   void Release(int64_t tokens, TokenReservation reserved) override {
     absl::MutexLock lock(&mu_);
     released_.push_back(tokens);
     settled_.push_back(reserved);
   }
-  int64_t Minute() const override { return kMinute; }
   static constexpr int64_t kMinute = 29'000'000;
   std::vector<int64_t> reserves() const {
     absl::MutexLock lock(&mu_);
@@ -262,6 +264,15 @@ TEST_F(ProviderChannelTest, UnderATokenLimitEachAttemptReservesTheRequestsEstima
   ASSERT_TRUE(Call(*unlimited, body).reply.ok());
   EXPECT_EQ(limiter_.reserves().back(), 0);
   EXPECT_EQ(limiter_.settled().back().tokens, 0);
+
+  // A reply without usage counts as having used its reservation; an estimate above the limit is
+  // capped at it.
+  server.Push({200, R"({"choices":[{"message":{"content":"no usage"}}]})", {}});
+  config.limits.tokens_per_minute = 50;
+  auto capped = Make(config);
+  ASSERT_TRUE(Call(*capped, body).reply.ok());
+  EXPECT_EQ(limiter_.reserves().back(), 50);
+  EXPECT_EQ(limiter_.released().back(), 50);
 }
 
 TEST_F(ProviderChannelTest, RetriesTransientFailuresThenSucceeds) {

@@ -194,24 +194,37 @@ TEST_F(ProviderLimiterTest, TokensPerMinuteStopAdmissionUntilTheNextMinute) {
 
 TEST_F(ProviderLimiterTest, ReservationsCountBeforeTheRepliesAndAreSettledInTheirMinute) {
   std::unique_ptr<ProviderLimiter> limiter = Make({.tokens_per_minute = 1000});
-  for (int i = 0; i < 4; ++i) limiter->Acquire(recorder_.Go(i), 400);
+  std::vector<TokenReservation> reserved;  // as each `go` received it
+  auto go = [&](int id) {
+    return [this, &reserved, id](TokenReservation r) {
+      reserved.push_back(r);
+      std::move(recorder_.Go(id))();
+    };
+  };
+  for (int i = 0; i < 4; ++i) limiter->Acquire(go(i), 400);
   limiter->Pump();
   // 0, 400, 800 < 1000 go; then 1200 charged before any reply: the fourth waits.
   EXPECT_EQ(recorder_.went(), Ids(0, 3));
-  const TokenReservation reserved{400, limiter->Minute()};
-  limiter->Release(100, reserved);  // used 100 of 400: 300 refunded, 900 charged
+  ASSERT_EQ(reserved.size(), 3u);
+  const int64_t minute = absl::ToUnixSeconds(clock_.Now()) / 60;
+  for (const TokenReservation& r : reserved) {
+    EXPECT_EQ(r.tokens, 400);
+    EXPECT_EQ(r.minute, minute);
+  }
+  limiter->Release(100, reserved[0]);  // used 100 of 400: 300 refunded, 900 charged
   limiter->Pump();
   EXPECT_EQ(recorder_.went(), Ids(0, 4));  // 900 < 1000
 
-  // In the next minute a reservation of the last one stays there: only usage beyond it counts.
+  // In the next minute the reservations stay charged to theirs: only usage beyond them counts.
   ToNextMinute();
-  limiter->Release(50, reserved);  // under its reservation: nothing for the new minute
-  limiter->Release(900, reserved);  // 500 beyond it: charged now
-  limiter->Acquire(recorder_.Go(4), 499);
-  limiter->Acquire(recorder_.Go(5), 1);
+  limiter->Release(50, reserved[1]);   // under its reservation: nothing for the new minute
+  limiter->Release(900, reserved[2]);  // 500 beyond it: charged now
+  limiter->Acquire(go(4), 499);
+  limiter->Acquire(go(5), 1);
   limiter->Pump();
   EXPECT_EQ(recorder_.went(), Ids(0, 6));  // 500 < 1000, then 999 < 1000
-  limiter->Acquire(recorder_.Go(6), 1);
+  EXPECT_EQ(reserved.back().minute, minute + 1);
+  limiter->Acquire(go(6), 1);
   limiter->Pump();
   EXPECT_EQ(recorder_.went(), Ids(0, 6));  // 1000: closed until the next minute
 }

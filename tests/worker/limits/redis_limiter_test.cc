@@ -247,30 +247,45 @@ TEST_F(RedisLimiterTest, ReservationsAreChargedInRedisAtAdmissionAndSettledAtRel
   Tally tally;
   std::unique_ptr<ProviderLimiter> a = Make("rsv", {.tokens_per_minute = 100}, &executor, &clock, Url());
   std::unique_ptr<ProviderLimiter> b = Make("rsv", {.tokens_per_minute = 100}, &executor, &clock, Url());
-  a->Acquire(tally.Go(0), 70);
-  a->Acquire(tally.Go(0), 70);
-  a->Acquire(tally.Go(0), 70);
+  std::vector<TokenReservation> reserved;
+  auto go = [&](int who) {
+    return [&, who](TokenReservation r) {
+      reserved.push_back(r);
+      std::move(tally.Go(who))();
+    };
+  };
+  a->Acquire(go(0), 70);
+  a->Acquire(go(0), 70);
+  a->Acquire(go(0), 70);
   a->Pump();
   EXPECT_EQ(tally.admitted(0), 2);  // 0 and 70 are below 100; 140 is not
+  ASSERT_EQ(reserved.size(), 2u);
+  EXPECT_EQ(reserved[0].minute, absl::ToUnixSeconds(clock.Now()) / 60) << "the minute Redis charged";
   const std::string key = MinuteKey("rsv", "tpm", clock.Now());
   EXPECT_EQ(Query({"GET", key}), 140) << "charged before any reply";
-  b->Acquire(tally.Go(1), 1);
+  b->Acquire(go(1), 1);
   b->Pump();
   EXPECT_EQ(tally.admitted(1), 0) << "the other worker's requests in flight closed the minute";
 
-  const TokenReservation reserved{70, a->Minute()};
-  a->Release(10, reserved);
-  a->Release(0, reserved);  // failed: all 70 back
+  a->Release(10, reserved[0]);
+  a->Release(0, reserved[1]);  // failed: all 70 back
   a->Pump();
   EXPECT_EQ(Query({"GET", key}), 10 + 70);  // the third of A went in that round: 140 - 130 + 70
   EXPECT_EQ(tally.admitted(0), 3);
   b->Pump();
   EXPECT_EQ(tally.admitted(1), 1);  // 80 < 100
   EXPECT_EQ(Query({"GET", key}), 81);
-  a->Release(0, reserved);
-  a->Release(0, TokenReservation{500, a->Minute()});  // more than was charged: stops at zero
+  a->Release(0, reserved[2]);
+  a->Release(0, TokenReservation{500, reserved[2].minute});  // more than was charged: stops at zero
   a->Pump();
   EXPECT_EQ(Query({"GET", key}), 0);
+
+  // A minute that is over keeps its charge: a late refund is not taken from the next one.
+  b->Release(0, reserved[3]);  // B's request of 1, from the last minute
+  b->Release(30, TokenReservation{});  // usage without a reservation: charged now
+  clock.Advance(absl::Seconds(60));
+  b->Pump();
+  EXPECT_EQ(Query({"GET", MinuteKey("rsv", "tpm", clock.Now())}), 30);
 }
 
 // Instance A takes both slots and vanishes without a Release; B gets them once slot_ttl (30 s of the
