@@ -34,9 +34,10 @@ class AdmissionBackend {
  public:
   virtual ~AdmissionBackend() = default;
 
-  // Frees `count` in-flight slots of this process and settles reservations: every excess is charged
-  // to the current minute, a refund only when its minute is the current one (a minute's charge never
-  // drops below 0). May be batched into the next Admit or Flush (every round ends with one of them).
+  // Frees `count` in-flight slots of this process and settles reservations at `now` (when the Release
+  // calls were made): every excess is charged to that minute, a refund only when its reservation's
+  // minute is that one (a minute's charge never drops below 0). May be batched into the next Admit or
+  // Flush (every round ends with one of them).
   virtual void Release(int count, const Settlements& settlements, absl::Time now) = 0;
   // Claims slots at `now` for a prefix of the waiters whose reservations are `reserves` (in FIFO
   // order, at least one): each one granted counts as a request of this minute, an in-flight slot

@@ -50,6 +50,7 @@ bool QueuedLimiter::AcquireNow() {
 }
 
 void QueuedLimiter::Release(int64_t tokens, TokenReservation reserved) {
+  const absl::Time now = clock_->Now();
   const int64_t used = std::max<int64_t>(0, tokens);
   const int64_t held = std::max<int64_t>(0, reserved.tokens);
   absl::MutexLock lock(&mu_);
@@ -57,12 +58,14 @@ void QueuedLimiter::Release(int64_t tokens, TokenReservation reserved) {
     stats_.in_flight = std::max<int64_t>(0, stats_.in_flight - 1);
     return;
   }
+  if (released_.empty() || MinuteOf(released_.back().at) != MinuteOf(now)) released_.emplace_back().at = now;
+  Released& last = released_.back();
   if (stats_.in_flight > 0) {  // an extra Release frees nothing (but its tokens still count)
     --stats_.in_flight;
-    ++released_.count;
+    ++last.count;
   }
   if (used != held) {
-    Settlement& s = released_.settlements[held > 0 ? reserved.minute : -1];
+    Settlement& s = last.settlements[held > 0 ? reserved.minute : -1];
     s.excess += std::max<int64_t>(0, used - held);
     s.refund += std::max<int64_t>(0, held - used);
   }
@@ -87,13 +90,13 @@ void QueuedLimiter::Pump() {
 }
 
 bool QueuedLimiter::HasWork() const {
-  return stopping_ || released_.count > 0 || !released_.settlements.empty() || pumps_requested_ > pumps_done_ ||
+  return stopping_ || !released_.empty() || pumps_requested_ > pumps_done_ ||
          (new_waiters_ && !blocked_);
 }
 
 void QueuedLimiter::Loop() {
   while (true) {
-    Released released;
+    std::vector<Released> released;
     uint64_t ticket;
     std::vector<int64_t> reserves;  // of the waiters asked for, in order
     {
@@ -158,7 +161,7 @@ void QueuedLimiter::Loop() {
     }
   }
 
-  Released released;
+  std::vector<Released> released;
   {
     absl::MutexLock lock(&mu_);
     released = std::exchange(released_, {});
@@ -167,9 +170,8 @@ void QueuedLimiter::Loop() {
   backend_->Flush(clock_->Now());
 }
 
-void QueuedLimiter::PassReleases(Released released) {
-  if (released.count == 0 && released.settlements.empty()) return;
-  backend_->Release(released.count, released.settlements, clock_->Now());
+void QueuedLimiter::PassReleases(std::vector<Released> released) {
+  for (const Released& r : released) backend_->Release(r.count, r.settlements, r.at);
 }
 
 }  // namespace noveltygrid::limits_internal

@@ -46,13 +46,14 @@ class QueuedLimiter : public ProviderLimiter {
     int64_t reserve = 0;
   };
   struct Released {
+    absl::Time at;  // in the calendar minute of the Release calls gathered here
     int count = 0;  // in-flight slots freed
     Settlements settlements;
   };
 
   void Loop();
   // Hands the releases gathered so far to the backend (limiter thread).
-  void PassReleases(Released released);
+  void PassReleases(std::vector<Released> released);
   // Whether the limiter thread has a reason to run a round now (time aside).
   bool HasWork() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
@@ -68,8 +69,9 @@ class QueuedLimiter : public ProviderLimiter {
   // waiting; rounds always consider a prefix of the FIFO, so the counted ones are a prefix too).
   int64_t delayed_prefix_ ABSL_GUARDED_BY(mu_) = 0;
   bool new_waiters_ ABSL_GUARDED_BY(mu_) = false;  // arrived since the last round
-  // Releases not yet given to the backend.
-  Released released_ ABSL_GUARDED_BY(mu_);
+  // Releases not yet given to the backend, one entry per calendar minute they were made in (excess
+  // tokens are charged to the minute of the Release call, not of the round that passes them on).
+  std::vector<Released> released_ ABSL_GUARDED_BY(mu_);
   // The last round left waiters behind; asking again before retry_at_ helps only after a release.
   bool blocked_ ABSL_GUARDED_BY(mu_) = false;
   absl::Time retry_at_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();

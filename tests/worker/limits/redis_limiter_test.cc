@@ -281,9 +281,9 @@ TEST_F(RedisLimiterTest, ReservationsAreChargedInRedisAtAdmissionAndSettledAtRel
   EXPECT_EQ(Query({"GET", key}), 0);
 
   // A minute that is over keeps its charge: a late refund is not taken from the next one.
+  clock.Advance(absl::Seconds(60));
   b->Release(0, reserved[3]);  // B's request of 1, from the last minute
   b->Release(30, TokenReservation{});  // usage without a reservation: charged now
-  clock.Advance(absl::Seconds(60));
   b->Pump();
   EXPECT_EQ(Query({"GET", MinuteKey("rsv", "tpm", clock.Now())}), 30);
 }
