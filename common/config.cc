@@ -390,21 +390,28 @@ class SweepParser {
     }
     RETURN_IF_ERROR(CheckParaphrases(nb));
     // The simulated scorers are the defaults; real generators must not be scored by them unasked.
+    struct DefaultScorer {
+      const char* key;
+      const std::string& model;
+      const char* simulated;
+      const char* does;
+      const char* expected;
+    };
+    const DefaultScorer scorers[] = {
+        {"partition_model", nb.partition_model, kDefaultClassifier, "partition",
+         "a pair classifier endpoint (e.g. {name: deberta, provider: tei, model: ...}), "
+         "another partitioner, or partition_model: sim:classifier to use the simulator on purpose"},
+        {"quality_model", nb.quality_model, kDefaultRewardModel, "score",
+         "a reward model endpoint, quality: llm, or quality_model: sim:reward to use the simulator on purpose"},
+    };
     for (const ModelSpec& g : generators) {
       if (absl::StartsWith(g.name, "sim:")) continue;
-      if (Find(entries, "partition_model") == nullptr && nb.partition_model == kDefaultClassifier) {
-        return fields_.Error("noveltybench.partition_model",
-                             absl::StrCat("not set, so the simulated ", kDefaultClassifier, " would partition the "
-                                          "generations of the real model '", g.name, "'"),
-                             "a pair classifier endpoint (e.g. {name: deberta, provider: tei, model: ...}), "
-                             "another partitioner, or partition_model: sim:classifier to use the simulator on purpose");
-      }
-      if (Find(entries, "quality_model") == nullptr && nb.quality_model == kDefaultRewardModel) {
-        return fields_.Error("noveltybench.quality_model",
-                             absl::StrCat("not set, so the simulated ", kDefaultRewardModel, " would score the "
-                                          "generations of the real model '", g.name, "'"),
-                             "a reward model endpoint, quality: llm, or quality_model: sim:reward to use the "
-                             "simulator on purpose");
+      for (const DefaultScorer& d : scorers) {
+        if (Find(entries, d.key) != nullptr || d.model != d.simulated) continue;
+        return fields_.Error(absl::StrCat("noveltybench.", d.key),
+                             absl::StrCat("not set, so the simulated ", d.simulated, " would ", d.does,
+                                          " the generations of the real model '", g.name, "'"),
+                             d.expected);
       }
     }
     return nb;

@@ -102,6 +102,22 @@ class HttpProviderTest : public ClusterTest {
     return code;
   }
 
+  // A serve-sim that wants kServerKey, the single-process reference results (DIR/reference) and a
+  // coordinator (into DIR/cluster) whose sweep reaches serve-sim with the key in $SIM_TEST_KEY.
+  std::unique_ptr<Process> StartKeyedCluster(std::string* address) {
+    StartServer({}, {{"NOVELTYGRID_SIM_API_KEY", kServerKey}});
+    const std::string plain = WriteHttpConfig("plain", "");
+    const std::string http = WriteHttpConfig("cluster", SimProvider("    api_key_env: SIM_TEST_KEY\n"));
+    RunReference(plain, Path("reference"));
+    return StartCoordinator(http, Path("cluster"), {}, address);
+  }
+
+  // A worker of 8 loops whose $SIM_TEST_KEY is `key`.
+  std::unique_ptr<Process> StartKeyedWorker(const std::string& address, const std::string& id, const char* key) {
+    return Spawn({"worker", "--coordinator", address, "--id", id, "--concurrency", "8"}, kToken,
+                 {{"SIM_TEST_KEY", key}});
+  }
+
   // Polls the server until a model request has arrived (false after 30 s).
   bool WaitForCallsInFlight() {
     for (const absl::Time deadline = absl::Now() + absl::Seconds(30); absl::Now() < deadline;) {
@@ -204,17 +220,12 @@ TEST_F(HttpProviderTest, WrongApiKeyFailsOnceWithoutARetryStormAndNeverLeaks) {
 TEST_F(HttpProviderTest, ClusterWorkersReachTheProviderNamedInTheirLeases) {
   // The endpoint (URL, key variable) travels in the lease; each worker reads the key from its own
   // environment. The coordinator's config is the only place the URL is written.
-  StartServer({}, {{"NOVELTYGRID_SIM_API_KEY", kServerKey}});
-  const std::string plain = WriteHttpConfig("plain", "");
-  const std::string http = WriteHttpConfig("cluster", SimProvider("    api_key_env: SIM_TEST_KEY\n"));
-  RunReference(plain, Path("reference"));
   std::string address;
-  std::unique_ptr<Process> coordinator = StartCoordinator(http, Path("cluster"), {}, &address);
+  std::unique_ptr<Process> coordinator = StartKeyedCluster(&address);
   ASSERT_NE(coordinator, nullptr);
   std::vector<std::unique_ptr<Process>> workers;
   for (const char* id : {"w1", "w2"}) {
-    workers.push_back(Spawn({"worker", "--coordinator", address, "--id", id, "--concurrency", "8"}, kToken,
-                            {{"SIM_TEST_KEY", kServerKey}}));
+    workers.push_back(StartKeyedWorker(address, id, kServerKey));
     ASSERT_NE(workers.back(), nullptr);
   }
   ASSERT_EQ(coordinator->Wait(), 0) << coordinator->Output();
@@ -227,15 +238,10 @@ TEST_F(HttpProviderTest, ClusterWorkersReachTheProviderNamedInTheirLeases) {
 TEST_F(HttpProviderTest, AWorkerWhoseKeyIsRefusedHandsItsUnitsBackForAnotherWorker) {
   // One pod with a stale secret must not fail the sweep's units one after another: it stops, handing
   // its units back, and a worker with the right key does them all.
-  StartServer({}, {{"NOVELTYGRID_SIM_API_KEY", kServerKey}});
-  const std::string plain = WriteHttpConfig("plain", "");
-  const std::string http = WriteHttpConfig("cluster", SimProvider("    api_key_env: SIM_TEST_KEY\n"));
-  RunReference(plain, Path("reference"));
   std::string address;
-  std::unique_ptr<Process> coordinator = StartCoordinator(http, Path("cluster"), {}, &address);
+  std::unique_ptr<Process> coordinator = StartKeyedCluster(&address);
   ASSERT_NE(coordinator, nullptr);
-  std::unique_ptr<Process> stale = Spawn({"worker", "--coordinator", address, "--id", "stale", "--concurrency", "8"},
-                                         kToken, {{"SIM_TEST_KEY", kWrongKey}});
+  std::unique_ptr<Process> stale = StartKeyedWorker(address, "stale", kWrongKey);
   ASSERT_NE(stale, nullptr);
   EXPECT_EQ(stale->Wait(), 1) << stale->Output();
   EXPECT_TRUE(absl::StrContains(stale->Output(), "HTTP 401")) << stale->Output();
@@ -245,8 +251,7 @@ TEST_F(HttpProviderTest, AWorkerWhoseKeyIsRefusedHandsItsUnitsBackForAnotherWork
   EXPECT_GE(refused, 1);
   EXPECT_LE(refused, 8) << "more refused requests than the stale worker's loops: it kept going";
 
-  std::unique_ptr<Process> good = Spawn({"worker", "--coordinator", address, "--id", "good", "--concurrency", "8"},
-                                        kToken, {{"SIM_TEST_KEY", kServerKey}});
+  std::unique_ptr<Process> good = StartKeyedWorker(address, "good", kServerKey);
   ASSERT_NE(good, nullptr);
   ASSERT_EQ(coordinator->Wait(), 0) << coordinator->Output();
   EXPECT_EQ(good->Wait(), 0) << good->Output();
