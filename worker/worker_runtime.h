@@ -39,14 +39,9 @@ class WorkerRuntime {
 
   UnitExecutor* executor() { return executor_.get(); }
 
-  // Builds the named models now, so that an id no worker can serve (or a provider key that is not set)
-  // fails before any work.
-  absl::Status CheckModels(const std::vector<std::string>& chat_models, const std::string& embedder,
-                           const std::map<std::string, ModelEndpoint>& endpoints);
-  // The NoveltyBench partitioner's and quality scorer's models can be built here (same as CheckModels).
-  absl::Status CheckNoveltyModels(const NoveltySettings& settings);
-  // Both checks for every model a sweep names: generators, judge, embedder and, with a noveltybench
-  // section, its partition and quality models.
+  // Builds every model a sweep names now -- generators, judge, embedder and, with a noveltybench
+  // section, its partition and quality models -- so that an id no worker can serve (or a provider key
+  // that is not set) fails before any work.
   absl::Status CheckSweepModels(const SweepConfig& config);
   CheckpointStore* checkpoints() { return checkpoints_.get(); }  // null without a store
   // Connects a lease loop's hooks to this runtime: a provider refusing this worker's credentials
@@ -55,6 +50,9 @@ class WorkerRuntime {
 
  private:
   WorkerRuntime() = default;
+  absl::Status CheckModels(const std::vector<std::string>& chat_models, const std::string& embedder,
+                           const std::map<std::string, ModelEndpoint>& endpoints);
+  absl::Status CheckNoveltyModels(const NoveltySettings& settings);
 
   // Declared so that destruction runs the other way: the pool joins its threads before the models
   // and stores its tasks use go away.
