@@ -2,11 +2,11 @@
 
 #include <cstdlib>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/match.h"
 
 namespace noveltygrid::cli {
 
@@ -26,14 +26,12 @@ absl::StatusOr<long long> ParsedArgs::GetInt(const std::string& name, long long 
   if (it == values.end()) return fallback;
   long long value;
   if (!absl::SimpleAtoi(it->second, &value)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--", name, " expects an integer, got '", it->second, "'"));
+    return absl::InvalidArgumentError(absl::StrCat("--", name, " expects an integer, got '", it->second, "'"));
   }
   return value;
 }
 
-absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
-                                     const std::vector<FlagSpec>& flags) {
+absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args, const std::vector<FlagSpec>& flags) {
   ParsedArgs parsed;
   auto find = [&](const std::string& name) -> const FlagSpec* {
     for (const FlagSpec& f : flags) {
@@ -61,8 +59,8 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
     if (spec == nullptr) {
       std::vector<std::string> known;
       for (const FlagSpec& f : flags) known.push_back("--" + f.name);
-      return absl::InvalidArgumentError(absl::StrCat(
-          "unknown flag --", name, known.empty() ? "" : "; known flags: ", absl::StrJoin(known, ", ")));
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown flag --", name, known.empty() ? "" : "; known flags: ", absl::StrJoin(known, ", ")));
     }
     if (spec->value_name.empty()) {
       if (value.has_value()) {
@@ -82,8 +80,7 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
   return parsed;
 }
 
-std::string HelpText(const std::string& usage, const std::string& summary,
-                     const std::vector<FlagSpec>& flags) {
+std::string HelpText(const std::string& usage, const std::string& summary, const std::vector<FlagSpec>& flags) {
   std::string text = absl::StrCat("Usage: noveltygrid ", usage, "\n\n", summary, "\n");
   if (!flags.empty()) {
     absl::StrAppend(&text, "\nFlags:\n");

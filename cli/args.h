@@ -31,12 +31,10 @@ struct ParsedArgs {
   absl::StatusOr<long long> GetInt(const std::string& name, long long fallback) const;
 };
 
-absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
-                                     const std::vector<FlagSpec>& flags);
+absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args, const std::vector<FlagSpec>& flags);
 
 // "Usage: noveltygrid USAGE\n\nSUMMARY\n\nFlags:\n  --name VALUE  help\n..."
-std::string HelpText(const std::string& usage, const std::string& summary,
-                     const std::vector<FlagSpec>& flags);
+std::string HelpText(const std::string& usage, const std::string& summary, const std::vector<FlagSpec>& flags);
 
 }  // namespace noveltygrid::cli
 

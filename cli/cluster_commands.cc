@@ -14,9 +14,9 @@
 #include "common/storage/store_factory.h"
 #include "coordinator/sweep_coordinator.h"
 #include "grpcpp/create_channel.h"
-#include "proto/health_server.h"
 #include "grpcpp/server_builder.h"
 #include "noveltygrid/v1/coordinator.grpc.pb.h"
+#include "proto/health_server.h"
 #include "worker/lease_loop.h"
 #include "worker/worker_runtime.h"
 
@@ -60,7 +60,8 @@ absl::StatusOr<ParsedArgs> Parse(const char* command, const std::vector<std::str
     }
   }
   if (!args->positional.empty()) {
-    *exit = Fail(command, absl::InvalidArgumentError(absl::StrCat("unexpected argument '", args->positional[0], "'")), 2);
+    *exit =
+        Fail(command, absl::InvalidArgumentError(absl::StrCat("unexpected argument '", args->positional[0], "'")), 2);
     return absl::InvalidArgumentError("positional");
   }
   return args;
@@ -74,13 +75,17 @@ int RunCoordinatorCommand(const std::vector<std::string>& raw) {
       {"listen", "HOST:PORT", "address to serve on (port 0 picks a free port)"},
       {"out", "DIR", "results folder (re-using it resumes the sweep)"},
       {"seed", "N", "override the config's seed"},
-      {"redis", "URL", "redis://[:password@]host:port[/db]: keep the sweep state there (restart-safe);\n"
-                       "                             default $NOVELTYGRID_REDIS_URL (put passwords there, not in flags)"},
+      {"redis", "URL",
+       "redis://[:password@]host:port[/db]: keep the sweep state there (restart-safe);\n"
+       "                             default $NOVELTYGRID_REDIS_URL (put passwords there, not in flags)"},
       {"lease-ttl-ms", "N", "a lease not renewed for this long goes back to pending (default 30000)"},
       {"worker-timeout-ms", "N", "a worker silent for this long is gone; its leases return (default 10000)"},
       {"heartbeat-ms", "N", "heartbeat interval asked of workers (default 2000)"},
       {"per-model-cap", "N", "at most N units of one model in flight across all workers (default 0: no cap)"},
-      kTokenFile, kTlsCert, kTlsKey, kTlsCa,
+      kTokenFile,
+      kTlsCert,
+      kTlsKey,
+      kTlsCa,
   };
   int exit = 0;
   absl::StatusOr<ParsedArgs> args =
@@ -133,8 +138,8 @@ int RunCoordinatorCommand(const std::vector<std::string>& raw) {
   SweepCoordinator& c = **coordinator;
   const std::string host = options.listen.substr(0, options.listen.rfind(':'));
   progress = std::make_unique<Progress>(config->name, c.units_total(), c.units_resumed());
-  std::printf("noveltygrid coordinator: listening on %s:%d (sweep '%s', %lld units, %lld already done)\n",
-              host.c_str(), c.port(), config->name.c_str(), static_cast<long long>(c.units_total()),
+  std::printf("noveltygrid coordinator: listening on %s:%d (sweep '%s', %lld units, %lld already done)\n", host.c_str(),
+              c.port(), config->name.c_str(), static_cast<long long>(c.units_total()),
               static_cast<long long>(c.units_resumed()));
   std::fflush(stdout);
   absl::StatusOr<int> failed;
@@ -150,8 +155,9 @@ int RunCoordinatorCommand(const std::vector<std::string>& raw) {
   std::fputs(c.LeaderboardText().c_str(), stdout);
   if (*failed > 0) {
     std::fputs(c.FailureSummary().c_str(), stderr);
-    std::fprintf(stderr, "noveltygrid coordinator: %d unit(s) ended in an error; see %s/answers.jsonl or samples.jsonl\n", *failed,
-                 options.out_dir.c_str());
+    std::fprintf(stderr,
+                 "noveltygrid coordinator: %d unit(s) ended in an error; see %s/answers.jsonl or samples.jsonl\n",
+                 *failed, options.out_dir.c_str());
     return 1;
   }
   return 0;
@@ -164,12 +170,16 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
       {"threads", "N", "threads for model calls and engines (default: number of cores)"},
       {"id", "NAME", "worker id shown in status (default: hostname-pid)"},
       {"drain-grace-ms", "N", "on SIGTERM, time to finish running units before handing them back (default 30000)"},
-      {"redis", "URL", "redis://[:password@]host:port[/db]: shared embedding cache and loop checkpoints;\n"
-                       "                             default $NOVELTYGRID_REDIS_URL (put passwords there, not in flags)"},
+      {"redis", "URL",
+       "redis://[:password@]host:port[/db]: shared embedding cache and loop checkpoints;\n"
+       "                             default $NOVELTYGRID_REDIS_URL (put passwords there, not in flags)"},
       {"keep-running", "", "stay up after the sweep completes (wait for the next coordinator)"},
       {"call-log", "FILE", "append one line per model call to FILE (accounting, tests)"},
       {"health-listen", "HOST:PORT", "serve grpc.health.v1 there (NOT_SERVING while draining), for probes"},
-      kTokenFile, kTlsCert, kTlsKey, kTlsCa,
+      kTokenFile,
+      kTlsCert,
+      kTlsKey,
+      kTlsCa,
   };
   int exit = 0;
   absl::StatusOr<ParsedArgs> args =
@@ -185,7 +195,8 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
     if (!v->ok()) return Fail("worker", v->status(), 2);
   }
   if (*concurrency < 1 || *threads < 1 || *grace < 0) {
-    return Fail("worker", absl::InvalidArgumentError("--concurrency and --threads must be >= 1, --drain-grace-ms >= 0"), 2);
+    return Fail("worker", absl::InvalidArgumentError("--concurrency and --threads must be >= 1, --drain-grace-ms >= 0"),
+                2);
   }
   absl::StatusOr<std::string> token = LoadToken(args->Get("token-file"));
   if (!token.ok()) return Fail("worker", token.status(), 2);
@@ -208,8 +219,10 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
     } else if (absl::IsInvalidArgument(opened.status())) {
       return Fail("worker", opened.status(), 2);  // a typo must not silently turn the cache off
     } else {
-      std::fprintf(stderr, "noveltygrid worker: warning: %s; continuing without the embedding cache and "
-                   "checkpoints, results are unchanged\n", std::string(opened.status().message()).c_str());
+      std::fprintf(stderr,
+                   "noveltygrid worker: warning: %s; continuing without the embedding cache and "
+                   "checkpoints, results are unchanged\n",
+                   std::string(opened.status().message()).c_str());
     }
   }
   WorkerRuntimeOptions runtime_options;
@@ -233,7 +246,8 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
     builder.RegisterService(&health_service);
     health = builder.BuildAndStart();
     if (health == nullptr || port == 0) {
-      return Fail("worker", absl::UnavailableError(absl::StrCat("cannot serve health on ", args->Get("health-listen"))));
+      return Fail("worker",
+                  absl::UnavailableError(absl::StrCat("cannot serve health on ", args->Get("health-listen"))));
     }
     std::fprintf(stderr, "noveltygrid worker: health on port %d\n", port);
   }
@@ -265,7 +279,10 @@ int RunStatusCommand(const std::vector<std::string>& raw) {
   const std::vector<FlagSpec> flags = {
       {"coordinator", "HOST:PORT", "the coordinator to ask"},
       {"json", "", "print the status as JSON"},
-      kTokenFile, kTlsCert, kTlsKey, kTlsCa,
+      kTokenFile,
+      kTlsCert,
+      kTlsKey,
+      kTlsCa,
   };
   int exit = 0;
   absl::StatusOr<ParsedArgs> args =
@@ -287,18 +304,24 @@ int RunStatusCommand(const std::vector<std::string>& raw) {
                                                               args->Get("coordinator"), ": ", rpc.error_message())));
   }
   if (args->Has("json")) {
-    Json j{{"sweep", s.sweep()}, {"complete", s.complete()}, {"units_total", s.units_total()},
+    Json j{{"sweep", s.sweep()},           {"complete", s.complete()},         {"units_total", s.units_total()},
            {"units_done", s.units_done()}, {"units_leased", s.units_leased()}, {"units_pending", s.units_pending()}};
     j["models"] = Json::array();
     for (const v1::ModelStatus& m : s.models()) {
-      j["models"].push_back({{"model", m.model()}, {"done", m.done()}, {"leased", m.leased()},
-                             {"pending", m.pending()}, {"failed", m.failed()}});
+      j["models"].push_back({{"model", m.model()},
+                             {"done", m.done()},
+                             {"leased", m.leased()},
+                             {"pending", m.pending()},
+                             {"failed", m.failed()}});
     }
     j["workers"] = Json::array();
     for (const v1::WorkerStatus& w : s.workers()) {
-      j["workers"].push_back({{"worker_id", w.worker_id()}, {"last_seen_ms_ago", w.last_seen_ms_ago()},
-                              {"leases", w.leases()}, {"loops_in_flight", w.loops_in_flight()},
-                              {"capacity", w.capacity()}, {"draining", w.draining()}});
+      j["workers"].push_back({{"worker_id", w.worker_id()},
+                              {"last_seen_ms_ago", w.last_seen_ms_ago()},
+                              {"leases", w.leases()},
+                              {"loops_in_flight", w.loops_in_flight()},
+                              {"capacity", w.capacity()},
+                              {"draining", w.draining()}});
     }
     std::printf("%s\n", j.dump(2).c_str());
     return 0;

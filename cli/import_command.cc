@@ -64,7 +64,8 @@ int RunImportNoveltyBench(const std::vector<std::string>& args) {
     std::fputs(HelpText(kNoveltyUsage, kNoveltySummary, flags).c_str(), stdout);
     return 0;
   }
-  if (parsed->positional.size() != 1) return UsageError("expected exactly one FILE.jsonl after noveltybench", kNoveltyUsage);
+  if (parsed->positional.size() != 1)
+    return UsageError("expected exactly one FILE.jsonl after noveltybench", kNoveltyUsage);
   if (parsed->Get("out").empty()) return UsageError("--out DIR is required", kNoveltyUsage);
   absl::StatusOr<NoveltySourceOptions> options = NoveltySourceOptionsFromArgs(*parsed);
   if (!options.ok()) return UsageError(std::string(options.status().message()), kNoveltyUsage);

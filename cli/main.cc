@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
-
 #include "cli/cluster_commands.h"
 #include "cli/import_command.h"
 #include "cli/repartition_command.h"

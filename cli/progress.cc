@@ -45,9 +45,9 @@ void Progress::Draw(bool final) {
   if (done_this_run_ > 0 && done_ < total_) {
     eta = absl::StrFormat("%.0fs", elapsed / done_this_run_ * (total_ - done_));
   }
-  std::string line = absl::StrFormat("%s: %d/%d units (%.0f%%), %d answers, %d failed, %.1fs elapsed, eta %s",
-                                     label_, done_, total_, total_ > 0 ? 100.0 * done_ / total_ : 100.0,
-                                     answers_, failed_, elapsed, eta);
+  std::string line =
+      absl::StrFormat("%s: %d/%d units (%.0f%%), %d answers, %d failed, %.1fs elapsed, eta %s", label_, done_, total_,
+                      total_ > 0 ? 100.0 * done_ / total_ : 100.0, answers_, failed_, elapsed, eta);
   if (tty_) {
     std::fprintf(stderr, "\r\033[K%s%s", line.c_str(), final ? "\n" : "");
   } else {

@@ -74,13 +74,13 @@ std::vector<FlagSpec> Flags() {
 }
 
 int UsageError(const std::string& message) {
-  std::fprintf(stderr, "noveltygrid repartition: %s\nUsage: noveltygrid %s (see --help)\n", message.c_str(),
-               kUsage);
+  std::fprintf(stderr, "noveltygrid repartition: %s\nUsage: noveltygrid %s (see --help)\n", message.c_str(), kUsage);
   return 2;
 }
 
 bool NeedsModel(const std::string& partitioner) {
-  return partitioner == kPartitionerClassifier || partitioner == kPartitionerEmbedding || partitioner == kPartitionerLlm;
+  return partitioner == kPartitionerClassifier || partitioner == kPartitionerEmbedding ||
+         partitioner == kPartitionerLlm;
 }
 
 // The partitioner the flags and the config choose: an offline one, built, or a model-backed one's
@@ -126,16 +126,15 @@ absl::StatusOr<Choice> ChoosePartitioner(const ParsedArgs& args) {
   absl::StatusOr<SweepConfig> config = LoadSweepConfig(path);
   if (!config.ok()) return absl::InvalidArgumentError(config.status().message());
   if (!config->noveltybench.has_value()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, " has no noveltybench: section; repartition takes the partitioner, its threshold and ",
-        "partition_model from it"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, " has no noveltybench: section; repartition takes the partitioner, its threshold and ",
+                     "partition_model from it"));
   }
   NoveltySettings settings = MakeNoveltySettings(*config);
   if (!partitioner.empty() && partitioner != settings.partitioner) {
     return absl::InvalidArgumentError(absl::StrCat("--partitioner ", partitioner,
-                                                   " does not match noveltybench.partitioner '",
-                                                   settings.partitioner, "' in ", path,
-                                                   "; omit --partitioner or change the config"));
+                                                   " does not match noveltybench.partitioner '", settings.partitioner,
+                                                   "' in ", path, "; omit --partitioner or change the config"));
   }
   if (!NeedsModel(settings.partitioner)) return Offline(settings.partitioner, threshold.value_or(settings.threshold));
   if (threshold.has_value()) {
@@ -250,8 +249,8 @@ absl::StatusOr<std::vector<std::vector<int>>> PartitionWithModel(const std::vect
   EquivalenceDecider* decider = runtime.decider();
   const int total = static_cast<int>(rows.size());
   const int progress_step = total >= kProgressMinRows ? (total + 9) / 10 : 0;
-  std::fprintf(stderr, "noveltygrid repartition: partitioning %d rows with %s %s (threshold %g), %d at a time\n",
-               total, decider->kind().c_str(), decider->name().c_str(), decider->threshold(), kRowsInFlight);
+  std::fprintf(stderr, "noveltygrid repartition: partitioning %d rows with %s %s (threshold %g), %d at a time\n", total,
+               decider->kind().c_str(), decider->name().c_str(), decider->threshold(), kRowsInFlight);
   auto run = std::make_shared<PartitionRun>(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {
     {
@@ -353,9 +352,9 @@ int RunRepartitionCommand(const std::vector<std::string>& args) {
     repartitioned = RepartitionRows(*std::move(rows), *choice->offline->equivalence, std::move(scoring), *options);
   } else {
     absl::StatusOr<std::vector<std::vector<int>>> partitions = PartitionWithModel(*rows, *model.runtime);
-    repartitioned = partitions.ok() ? RepartitionRows(*std::move(rows), *std::move(partitions), std::move(scoring),
-                                                      *options)
-                                    : absl::StatusOr<Repartitioned>(partitions.status());
+    repartitioned = partitions.ok()
+                        ? RepartitionRows(*std::move(rows), *std::move(partitions), std::move(scoring), *options)
+                        : absl::StatusOr<Repartitioned>(partitions.status());
   }
   model.runtime.reset();  // before the store its cache writes to
   if (!repartitioned.ok()) {
@@ -364,17 +363,17 @@ int RunRepartitionCommand(const std::vector<std::string>& args) {
   }
   repartitioned->results.run = Json{{"command", "repartition"}, {"source", file}};
   if (parsed->Has("config")) repartitioned->results.run["config"] = parsed->Get("config");
-  const int code = WriteNoveltyFolder("repartition", parsed->Get("out"), repartitioned->results,
-                                      repartitioned->agreement);
+  const int code =
+      WriteNoveltyFolder("repartition", parsed->Get("out"), repartitioned->results, repartitioned->agreement);
   if (code != 0) return code;
   const Json& a = repartitioned->agreement;
-  std::fputs(absl::StrFormat("\nagreement with the recorded partitions (same-class pairs): precision %.3f, "
-                             "recall %.3f, F1 %.3f; mean distinct %.2f recorded, %.2f new\n",
-                             a["pair_precision"].get<double>(), a["pair_recall"].get<double>(),
-                             a["pair_f1"].get<double>(), a["mean_distinct_recorded"].get<double>(),
-                             a["mean_distinct_new"].get<double>())
-                 .c_str(),
-             stdout);
+  std::fputs(
+      absl::StrFormat("\nagreement with the recorded partitions (same-class pairs): precision %.3f, "
+                      "recall %.3f, F1 %.3f; mean distinct %.2f recorded, %.2f new\n",
+                      a["pair_precision"].get<double>(), a["pair_recall"].get<double>(), a["pair_f1"].get<double>(),
+                      a["mean_distinct_recorded"].get<double>(), a["mean_distinct_new"].get<double>())
+          .c_str(),
+      stdout);
   return 0;
 }
 

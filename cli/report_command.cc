@@ -26,8 +26,7 @@ const std::vector<FlagSpec>& Flags() {
 }
 
 int UsageError(const std::string& message) {
-  std::fprintf(stderr, "noveltygrid report: %s\nUsage: noveltygrid %s (see --help)\n", message.c_str(),
-               kUsage);
+  std::fprintf(stderr, "noveltygrid report: %s\nUsage: noveltygrid %s (see --help)\n", message.c_str(), kUsage);
   return 2;
 }
 

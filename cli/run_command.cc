@@ -27,8 +27,9 @@ const std::vector<FlagSpec>& Flags() {
       {"seed", "N", "override the config's seed"},
       {"concurrency", "N", "override the config's number of loops in flight"},
       {"threads", "N", "worker threads (default: number of cores)"},
-      {"redis", "URL", "redis://[:password@]host:port[/db]: sweep state, embedding cache, loop checkpoints\n"
-                       "                             (default $NOVELTYGRID_REDIS_URL; put passwords there, not in flags)"},
+      {"redis", "URL",
+       "redis://[:password@]host:port[/db]: sweep state, embedding cache, loop checkpoints\n"
+       "                             (default $NOVELTYGRID_REDIS_URL; put passwords there, not in flags)"},
       {"quiet", "", "no progress and no leaderboard on the terminal"},
       {"call-log", "FILE", "append one line per model call to FILE (accounting, tests)"},
   };
@@ -74,8 +75,7 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
   if (!config.ok()) return Fail(config.status(), 2);
   absl::StatusOr<long long> seed = args->GetInt("seed", static_cast<long long>(config->seed));
   absl::StatusOr<long long> concurrency = args->GetInt("concurrency", config->concurrency);
-  absl::StatusOr<long long> threads =
-      args->GetInt("threads", std::max(2u, std::thread::hardware_concurrency()));
+  absl::StatusOr<long long> threads = args->GetInt("threads", std::max(2u, std::thread::hardware_concurrency()));
   for (const auto* v : {&seed, &concurrency, &threads}) {
     if (!v->ok()) return Fail(v->status(), 2);
   }
@@ -112,8 +112,7 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
   coordinator_options.on_commit = [&progress](int64_t answers, bool failed) {
     if (progress) progress->UnitDone(answers, failed);
   };
-  absl::StatusOr<std::unique_ptr<SweepCoordinator>> coordinator =
-      SweepCoordinator::Start(*config, coordinator_options);
+  absl::StatusOr<std::unique_ptr<SweepCoordinator>> coordinator = SweepCoordinator::Start(*config, coordinator_options);
   if (!coordinator.ok()) return Fail(coordinator.status());
   SweepCoordinator& c = **coordinator;
   if (!quiet) {
@@ -159,9 +158,9 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
     std::_Exit(1);
   }
   if (!worker_status.ok()) {
-    return Fail(absl::Status(worker_status.code(),
-                             absl::StrCat(worker_status.message(),
-                                          "; units not done stay pending, re-run the same command to resume")));
+    return Fail(absl::Status(
+        worker_status.code(),
+        absl::StrCat(worker_status.message(), "; units not done stay pending, re-run the same command to resume")));
   }
   if (!failed.ok()) return Fail(failed.status());
   if (!quiet) std::fputs(c.LeaderboardText().c_str(), stdout);

@@ -48,7 +48,8 @@ int RunServeSimCommand(const std::vector<std::string>& raw) {
     return 0;
   }
   if (!args->Has("listen")) {
-    std::fprintf(stderr, "noveltygrid serve-sim: --listen is required\n\n%s", HelpText(kUsage, kSummary, flags).c_str());
+    std::fprintf(stderr, "noveltygrid serve-sim: --listen is required\n\n%s",
+                 HelpText(kUsage, kSummary, flags).c_str());
     return 2;
   }
   if (!args->positional.empty()) return Fail(absl::StrCat("unexpected argument '", args->positional[0], "'"), 2);
@@ -75,8 +76,8 @@ int RunServeSimCommand(const std::vector<std::string>& raw) {
   }
   if (*latency < 0 || *jitter < 0 || *seed < 0 || *threads < 1 || *latency > 3'600'000 || *jitter > 3'600'000 ||
       *threads > 4096 || *hold < 0 || *hold > 3'600'000) {
-    return Fail("--latency-ms, --jitter-ms and --timeout-hold-ms must be in 0..3600000, --seed >= 0, --threads in 1..4096",
-                2);
+    return Fail(
+        "--latency-ms, --jitter-ms and --timeout-hold-ms must be in 0..3600000, --seed >= 0, --threads in 1..4096", 2);
   }
   options.timeout_hold = absl::Milliseconds(*hold);
   options.latency_ms = static_cast<int>(*latency);

@@ -12,9 +12,9 @@ bool AidanShouldStop(const AidanPreset& preset, const AidanAnswer& answer) {
 void MarkValidAnswers(const AidanPreset& preset, std::vector<AidanAnswer>& answers) {
   bool counting = true;
   for (AidanAnswer& a : answers) {
-    if (counting && (!a.error.empty() || a.novelty < preset.valid_novelty_below ||
-                     a.coherence < preset.valid_coherence_below ||
-                     (a.llm_novelty.has_value() && *a.llm_novelty < preset.valid_novelty_below))) {
+    if (counting &&
+        (!a.error.empty() || a.novelty < preset.valid_novelty_below || a.coherence < preset.valid_coherence_below ||
+         (a.llm_novelty.has_value() && *a.llm_novelty < preset.valid_novelty_below))) {
       counting = false;
     }
     a.valid = counting;

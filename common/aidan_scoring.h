@@ -31,7 +31,7 @@ struct AidanTotals {
   double mmr_sum = 0;          // sum of MMR over valid answers
   double llm_novelty_sum = 0;  // when the LLM similarity judge is on
   long long questions = 0;
-  long long errors = 0;        // questions whose loop ended in a recorded error
+  long long errors = 0;  // questions whose loop ended in a recorded error
 
   AidanTotals& operator+=(const AidanTotals& other);
 };

@@ -42,24 +42,24 @@ std::string PresetNames() {
 }
 
 const std::vector<std::string>& TopLevelKeys() {
-  static const auto* const kKeys = new std::vector<std::string>{
-      "name", "seed", "models", "temperatures", "judge", "embedder", "concurrency", "aidanbench",
-      "noveltybench", "providers", "prices"};
+  static const auto* const kKeys =
+      new std::vector<std::string>{"name",        "seed",       "models",       "temperatures", "judge", "embedder",
+                                   "concurrency", "aidanbench", "noveltybench", "providers",    "prices"};
   return *kKeys;
 }
 
 const std::vector<std::string>& AidanBenchKeys() {
-  static const auto* const kKeys = new std::vector<std::string>{
-      "questions",     "preset",      "templates",   "max_iterations", "max_tokens",
-      "judge_retries", "llm_novelty", "temperatures"};
+  static const auto* const kKeys =
+      new std::vector<std::string>{"questions",  "preset",        "templates",   "max_iterations",
+                                   "max_tokens", "judge_retries", "llm_novelty", "temperatures"};
   return *kKeys;
 }
 
 const std::vector<std::string>& NoveltyBenchKeys() {
-  static const auto* const kKeys = new std::vector<std::string>{
-      "prompts",   "datasets",        "limit",   "modes",         "k",        "max_tokens",
-      "ask_n",     "partitioner",     "threshold", "partition_model", "quality", "quality_model",
-      "patience",  "temperatures",    "prompts_file"};
+  static const auto* const kKeys =
+      new std::vector<std::string>{"prompts",    "datasets",      "limit",       "modes",        "k",
+                                   "max_tokens", "ask_n",         "partitioner", "threshold",    "partition_model",
+                                   "quality",    "quality_model", "patience",    "temperatures", "prompts_file"};
   return *kKeys;
 }
 
@@ -95,16 +95,14 @@ class SweepParser {
       root = YAML::Load(text);
     } catch (const YAML::ParserException& e) {
       return fields_.Error(absl::StrCat("line ", e.mark.line + 1, ", column ", e.mark.column + 1),
-                           absl::StrCat("invalid YAML (", e.msg, ")"),
-                           "valid YAML syntax at that spot");
+                           absl::StrCat("invalid YAML (", e.msg, ")"), "valid YAML syntax at that spot");
     } catch (const YAML::Exception& e) {
       return fields_.Error("", absl::StrCat("invalid YAML (", e.what(), ")"), "valid YAML syntax");
     }
     try {
       return ParseRoot(root);
     } catch (const YAML::Exception& e) {  // not expected: the tree is only read with checks
-      return fields_.Error("", absl::StrCat("cannot read the YAML (", e.what(), ")"),
-                           "a sweep config");
+      return fields_.Error("", absl::StrCat("cannot read the YAML (", e.what(), ")"), "a sweep config");
     }
   }
 
@@ -147,8 +145,7 @@ class SweepParser {
       config.embedder = embedder.name;
     }
     if (const YAML::Node* n = Find(entries, "concurrency")) {
-      ASSIGN_OR_RETURN(int64_t concurrency,
-                       fields_.Integer(*n, "concurrency", 1, std::numeric_limits<int>::max()));
+      ASSIGN_OR_RETURN(int64_t concurrency, fields_.Integer(*n, "concurrency", 1, std::numeric_limits<int>::max()));
       config.concurrency = static_cast<int>(concurrency);
     }
     if (const YAML::Node* n = Find(entries, "aidanbench")) {
@@ -166,14 +163,16 @@ class SweepParser {
     ASSIGN_OR_RETURN(auto providers, ParseProviders(fields_, Find(entries, "providers")));
     for (const ModelRef& ref : model_refs) {
       if (ref.dimensions > 0) {
-        return fields_.Error(JoinKey(ref.key, "dimensions"), "applies to embedders only", "no dimensions on chat models");
+        return fields_.Error(JoinKey(ref.key, "dimensions"), "applies to embedders only",
+                             "no dimensions on chat models");
       }
     }
     if (judge.dimensions > 0) {
       return fields_.Error("judge.dimensions", "applies to embedders only", "no dimensions on the judge");
     }
     if (!embedder.extra_body_json.empty()) {
-      return fields_.Error("embedder.extra_body", "applies to chat models only", "dimensions (or nothing) on the embedder");
+      return fields_.Error("embedder.extra_body", "applies to chat models only",
+                           "dimensions (or nothing) on the embedder");
     }
     // Only the helper models a benchmark of the sweep uses are routed (an unused one needs no key).
     std::set<std::string> names = {judge.name, embedder.name};
@@ -188,9 +187,9 @@ class SweepParser {
       ASSIGN_OR_RETURN(std::optional<ModelEndpoint> endpoint, RouteModel(fields_, ref, providers));
       if (!endpoint.has_value()) continue;
       auto [it, inserted] = config.endpoints.emplace(ref.name, *endpoint);
-      if (!inserted && (it->second.remote_model != endpoint->remote_model ||
-                        it->second.provider.name != endpoint->provider.name ||
-                        it->second.extra_body_json != endpoint->extra_body_json)) {
+      if (!inserted &&
+          (it->second.remote_model != endpoint->remote_model || it->second.provider.name != endpoint->provider.name ||
+           it->second.extra_body_json != endpoint->extra_body_json)) {
         return fields_.Error(ref.key, absl::StrCat("'", ref.name, "' is routed two different ways"),
                              "one provider and model per model name");
       }
@@ -210,8 +209,7 @@ class SweepParser {
       ASSIGN_OR_RETURN(ModelRef model, ParseModelRef(fields_, node[i], key));
       auto [it, inserted] = first_index.emplace(model.name, i);
       if (!inserted) {
-        return fields_.Error(key,
-                             absl::StrCat(model.name, " is listed twice (also models[", it->second, "])"),
+        return fields_.Error(key, absl::StrCat(model.name, " is listed twice (also models[", it->second, "])"),
                              "distinct model names");
       }
       models.push_back(std::move(model));
@@ -227,9 +225,8 @@ class SweepParser {
       ASSIGN_OR_RETURN(double t, fields_.Number(node[i], element_key, 0, 2));
       for (size_t j = 0; j < temperatures.size(); ++j) {
         if (temperatures[j] == t) {
-          return fields_.Error(
-              element_key, absl::StrCat(t, " is listed twice (also ", key, "[", j, "])"),
-              "distinct temperatures");
+          return fields_.Error(element_key, absl::StrCat(t, " is listed twice (also ", key, "[", j, "])"),
+                               "distinct temperatures");
         }
       }
       temperatures.push_back(t);
@@ -237,8 +234,7 @@ class SweepParser {
     return temperatures;
   }
 
-  absl::StatusOr<AidanBenchConfig> AidanBench(const YAML::Node& node,
-                                              const std::vector<double>& top_temperatures) {
+  absl::StatusOr<AidanBenchConfig> AidanBench(const YAML::Node& node, const std::vector<double>& top_temperatures) {
     ASSIGN_OR_RETURN(auto entries, fields_.Entries(node, "aidanbench", AidanBenchKeys()));
     AidanBenchConfig aidan;
 
@@ -266,8 +262,7 @@ class SweepParser {
 
     aidan.templates = DefaultPromptTemplates();
     if (const YAML::Node* n = Find(entries, "templates")) {
-      ASSIGN_OR_RETURN(std::string templates_path,
-                       fields_.String(*n, "aidanbench.templates", kTemplatesExpected));
+      ASSIGN_OR_RETURN(std::string templates_path, fields_.String(*n, "aidanbench.templates", kTemplatesExpected));
       aidan.templates_source = Resolve(templates_path);
       absl::StatusOr<PromptTemplates> templates = LoadPromptTemplates(aidan.templates_source);
       if (!templates.ok()) return Wrap("aidanbench.templates", templates.status(), kTemplatesExpected);
@@ -301,11 +296,10 @@ class SweepParser {
           "built-in ones), or preset reference-2025");
     }
     if (aidan.llm_novelty && aidan.templates.similarity_judge.empty()) {
-      return fields_.Error(
-          "aidanbench.llm_novelty",
-          absl::StrCat("the LLM similarity judge is on but the templates (", aidan.templates_source,
-                       ") have no similarity_judge"),
-          "templates with a similarity_judge entry, or llm_novelty: false");
+      return fields_.Error("aidanbench.llm_novelty",
+                           absl::StrCat("the LLM similarity judge is on but the templates (", aidan.templates_source,
+                                        ") have no similarity_judge"),
+                           "templates with a similarity_judge entry, or llm_novelty: false");
     }
     return aidan;
   }
@@ -354,7 +348,8 @@ class SweepParser {
     if (const YAML::Node* n = Find(entries, "threshold")) {
       ASSIGN_OR_RETURN(nb.threshold, fields_.Number(*n, "noveltybench.threshold", 0, 1));
     }
-    ASSIGN_OR_RETURN(models.partition, PartitionModel(Find(entries, "partition_model"), nb.partitioner, judge, embedder));
+    ASSIGN_OR_RETURN(models.partition,
+                     PartitionModel(Find(entries, "partition_model"), nb.partitioner, judge, embedder));
     if (models.partition.has_value()) nb.partition_model = models.partition->name;
 
     if (const YAML::Node* n = Find(entries, "quality")) {
@@ -485,7 +480,8 @@ class SweepParser {
     constexpr char kKey[] = "noveltybench.partition_model";
     if (partitioner == kPartitionerUnigram) {
       if (node != nullptr) {
-        return fields_.Error(kKey, "the unigram partitioner uses no model", "no partition_model with partitioner: unigram");
+        return fields_.Error(kKey, "the unigram partitioner uses no model",
+                             "no partition_model with partitioner: unigram");
       }
       return std::optional<ModelRef>();
     }
@@ -516,7 +512,8 @@ class SweepParser {
     }
     ASSIGN_OR_RETURN(ModelRef ref, ParseModelRef(fields_, *node, kKey));
     if (ref.dimensions > 0) {
-      return fields_.Error(JoinKey(kKey, "dimensions"), "applies to embedders only", "no dimensions on the quality model");
+      return fields_.Error(JoinKey(kKey, "dimensions"), "applies to embedders only",
+                           "no dimensions on the quality model");
     }
     if (!ref.extra_body_json.empty() && quality != kQualityLlm) {
       return fields_.Error(JoinKey(kKey, "extra_body"), "applies to chat models only",
@@ -568,8 +565,7 @@ class SweepParser {
     return (ec ? p : absolute).lexically_normal().string();
   }
 
-  static const YAML::Node* Find(const std::map<std::string, YAML::Node>& entries,
-                                const std::string& key) {
+  static const YAML::Node* Find(const std::map<std::string, YAML::Node>& entries, const std::string& key) {
     auto it = entries.find(key);
     return it == entries.end() ? nullptr : &it->second;
   }
@@ -583,8 +579,7 @@ absl::StatusOr<AidanPreset> FindAidanPreset(const std::string& name) {
   for (const AidanPreset& preset : Presets()) {
     if (preset.name == name) return preset;
   }
-  return absl::NotFoundError(
-      absl::StrCat("unknown AidanBench preset '", name, "'; expected one of: ", PresetNames()));
+  return absl::NotFoundError(absl::StrCat("unknown AidanBench preset '", name, "'; expected one of: ", PresetNames()));
 }
 
 std::optional<std::string> ProcessEnv(const std::string& name) {

@@ -32,22 +32,22 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "common/provider_config.h"
 #include "common/dataset.h"
 #include "common/noveltybench/prompts.h"
 #include "common/prompts.h"
+#include "common/provider_config.h"
 #include "common/records.h"
 
 namespace noveltygrid {
 
 // The stop and validity rules of one AidanBench protocol (see ../shared/REFERENCE.md).
 struct AidanPreset {
-  std::string name;                 // "reference-2025" or "paper-2024"
-  int judge_scale_max = 100;        // 100 (0-100 judge) or 10 (1-10 judge)
-  double stop_coherence_at_most;    // the loop stops when coherence <= this
-  double stop_novelty_below;        // ... or novelty < this (also llm_novelty when that judge is on)
-  double valid_coherence_below;     // the scorer stops counting at coherence < this
-  double valid_novelty_below;       // ... or novelty < this
+  std::string name;               // "reference-2025" or "paper-2024"
+  int judge_scale_max = 100;      // 100 (0-100 judge) or 10 (1-10 judge)
+  double stop_coherence_at_most;  // the loop stops when coherence <= this
+  double stop_novelty_below;      // ... or novelty < this (also llm_novelty when that judge is on)
+  double valid_coherence_below;   // the scorer stops counting at coherence < this
+  double valid_novelty_below;     // ... or novelty < this
 };
 
 // Returns the named preset, or NotFound listing the known names.
@@ -58,16 +58,16 @@ struct ModelSpec {
 };
 
 struct AidanBenchConfig {
-  std::string questions_path;              // resolved absolute or as given
-  std::vector<Question> questions;         // loaded and checked: non-empty, unique ids
+  std::string questions_path;       // resolved absolute or as given
+  std::vector<Question> questions;  // loaded and checked: non-empty, unique ids
   AidanPreset preset;
-  PromptTemplates templates;               // built-in default unless `templates:` names a file
+  PromptTemplates templates;  // built-in default unless `templates:` names a file
   std::string templates_source = "builtin";
-  int max_iterations = 0;                  // 0 = no cap (reference behaviour)
+  int max_iterations = 0;  // 0 = no cap (reference behaviour)
   int max_tokens = 4000;
-  int judge_retries = 2;                   // extra judge calls after an unparseable reply
-  bool llm_novelty = false;                // optional LLM similarity judge
-  std::vector<double> temperatures;        // defaults to the top-level list
+  int judge_retries = 2;             // extra judge calls after an unparseable reply
+  bool llm_novelty = false;          // optional LLM similarity judge
+  std::vector<double> temperatures;  // defaults to the top-level list
 };
 
 // One NoveltyBench prompt set: `prompts: FILE` (named after the file's stem, e.g. "curated") or an
@@ -80,32 +80,32 @@ struct NoveltyDataset {
 
 // The `noveltybench:` section, with every default filled in (see LoadSweepConfig).
 struct NoveltyBenchConfig {
-  std::vector<NoveltyDataset> datasets;     // config order
-  int limit = 0;                            // prompts per dataset; 0 = all
-  std::vector<std::string> modes;           // kMode* names, config order; default [standard]
-  int k = 10;                               // generations per prompt, 1..100
+  std::vector<NoveltyDataset> datasets;  // config order
+  int limit = 0;                         // prompts per dataset; 0 = all
+  std::vector<std::string> modes;        // kMode* names, config order; default [standard]
+  int k = 10;                            // generations per prompt, 1..100
   int max_tokens = 512;
-  bool ask_n = true;                        // one request with n = k where the mode allows it
-  std::string partitioner = kPartitionerClassifier;   // classifier, unigram, embedding or llm
-  double threshold = 0.102;                 // the partitioner's "same" cut, in [0, 1]
-  std::string partition_model;              // classifier / embedder / judge id; empty for unigram
-  std::string quality = kQualityReward;           // reward or llm
-  std::string quality_model;                // reward model or judge id
+  bool ask_n = true;                                 // one request with n = k where the mode allows it
+  std::string partitioner = kPartitionerClassifier;  // classifier, unigram, embedding or llm
+  double threshold = 0.102;                          // the partitioner's "same" cut, in [0, 1]
+  std::string partition_model;                       // classifier / embedder / judge id; empty for unigram
+  std::string quality = kQualityReward;              // reward or llm
+  std::string quality_model;                         // reward model or judge id
   double patience = 0.8;
-  std::vector<double> temperatures;         // defaults to the top-level list
-  noveltybench::NoveltyPrompts prompts;     // DefaultNoveltyPrompts() unless prompts_file is given
-  std::string prompts_source = "builtin";   // or the resolved prompts_file
+  std::vector<double> temperatures;        // defaults to the top-level list
+  noveltybench::NoveltyPrompts prompts;    // DefaultNoveltyPrompts() unless prompts_file is given
+  std::string prompts_source = "builtin";  // or the resolved prompts_file
 };
 
 struct SweepConfig {
-  std::string path;                        // the file it came from
+  std::string path;  // the file it came from
   std::string name;
   uint64_t seed = 0;
   std::vector<ModelSpec> models;
-  std::vector<double> temperatures;        // each in [0, 2]
+  std::vector<double> temperatures;  // each in [0, 2]
   std::string judge = "sim:judge";
   std::string embedder = "lexical";
-  int concurrency = 16;                    // loops in flight
+  int concurrency = 16;  // loops in flight
   std::optional<AidanBenchConfig> aidanbench;
   std::optional<NoveltyBenchConfig> noveltybench;  // at least one of the two is set
   // Models reached over HTTP (see common/provider_yaml.h for the routing), by model name; the

@@ -22,13 +22,11 @@ class LineContext {
       : path_(path), line_(line), expected_(expected) {}
 
   absl::Status Error(absl::string_view what) const {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path_, ":", line_, ": ", what, "; expected ", expected_));
+    return absl::InvalidArgumentError(absl::StrCat(path_, ":", line_, ": ", what, "; expected ", expected_));
   }
 
   // A string field; `required` false returns "" for an absent or null field.
-  absl::StatusOr<std::string> String(const nlohmann::json& object, const char* name,
-                                     bool required) const {
+  absl::StatusOr<std::string> String(const nlohmann::json& object, const char* name, bool required) const {
     auto it = object.find(name);
     if (it == object.end() || (!required && it->is_null())) {
       if (required) return Error(absl::StrCat("missing field \"", name, "\""));
@@ -54,8 +52,7 @@ class LineContext {
 // duplicate ids (as returned by `handle`) and a file without items.
 absl::Status ForEachJsonLine(
     const std::string& path, const char* item_name, const char* expected,
-    absl::FunctionRef<absl::StatusOr<std::string>(const nlohmann::json&, const LineContext&)>
-        handle) {
+    absl::FunctionRef<absl::StatusOr<std::string>(const nlohmann::json&, const LineContext&)> handle) {
   ASSIGN_OR_RETURN(std::string text, ReadFile(path));
   absl::flat_hash_map<std::string, int> first_line_of_id;
   std::string_view rest = text;
@@ -79,13 +76,12 @@ absl::Status ForEachJsonLine(
     ASSIGN_OR_RETURN(std::string id, handle(object, context));
     auto [it, inserted] = first_line_of_id.emplace(id, line_number);
     if (!inserted) {
-      return context.Error(
-          absl::StrCat("duplicate id \"", id, "\" (first used on line ", it->second, ")"));
+      return context.Error(absl::StrCat("duplicate id \"", id, "\" (first used on line ", it->second, ")"));
     }
   }
   if (first_line_of_id.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": no ", item_name,
-                                                   " (the file is empty); expected ", expected));
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": no ", item_name, " (the file is empty); expected ", expected));
   }
   return absl::OkStatus();
 }
@@ -94,15 +90,15 @@ absl::Status ForEachJsonLine(
 
 absl::StatusOr<std::vector<Question>> LoadQuestions(const std::string& path) {
   std::vector<Question> questions;
-  RETURN_IF_ERROR(ForEachJsonLine(
-      path, "questions", "one JSON object per line with string fields \"id\" and \"question\"",
-      [&](const nlohmann::json& object, const LineContext& line) -> absl::StatusOr<std::string> {
-        Question q;
-        ASSIGN_OR_RETURN(q.id, line.String(object, "id", true));
-        ASSIGN_OR_RETURN(q.text, line.String(object, "question", true));
-        questions.push_back(std::move(q));
-        return questions.back().id;
-      }));
+  RETURN_IF_ERROR(
+      ForEachJsonLine(path, "questions", "one JSON object per line with string fields \"id\" and \"question\"",
+                      [&](const nlohmann::json& object, const LineContext& line) -> absl::StatusOr<std::string> {
+                        Question q;
+                        ASSIGN_OR_RETURN(q.id, line.String(object, "id", true));
+                        ASSIGN_OR_RETURN(q.text, line.String(object, "question", true));
+                        questions.push_back(std::move(q));
+                        return questions.back().id;
+                      }));
   return questions;
 }
 
@@ -121,14 +117,13 @@ absl::StatusOr<std::vector<BenchPrompt>> LoadBenchPrompts(const std::string& pat
         auto it = object.find("prompt_paraphrases");
         if (it != object.end() && !it->is_null()) {
           if (!it->is_array()) {
-            return line.Error(absl::StrCat("field \"prompt_paraphrases\" is ", it->type_name(),
-                                           ", not a list"));
+            return line.Error(absl::StrCat("field \"prompt_paraphrases\" is ", it->type_name(), ", not a list"));
           }
           for (size_t i = 0; i < it->size(); ++i) {
             const nlohmann::json& paraphrase = (*it)[i];
             if (!paraphrase.is_string()) {
-              return line.Error(absl::StrCat("prompt_paraphrases[", i, "] is ",
-                                             paraphrase.type_name(), ", not a string"));
+              return line.Error(
+                  absl::StrCat("prompt_paraphrases[", i, "] is ", paraphrase.type_name(), ", not a string"));
             }
             p.paraphrases.push_back(paraphrase.get<std::string>());
           }

@@ -10,8 +10,7 @@
 
 namespace noveltygrid {
 
-std::string FillTemplate(const std::string& tmpl,
-                         const std::vector<std::pair<std::string, std::string>>& values) {
+std::string FillTemplate(const std::string& tmpl, const std::vector<std::pair<std::string, std::string>>& values) {
   std::string out;
   out.reserve(tmpl.size());
   size_t i = 0;
@@ -55,27 +54,24 @@ std::string PromptTemplates::GenerationPrompt(const std::string& question,
   std::vector<std::string> items;
   items.reserve(previous.size());
   for (size_t i = 0; i < previous.size(); ++i) {
-    items.push_back(
-        FillTemplate(previous_answer_item, {{"index", std::to_string(i + 1)}, {"answer", previous[i]}}));
+    items.push_back(FillTemplate(previous_answer_item, {{"index", std::to_string(i + 1)}, {"answer", previous[i]}}));
   }
-  prompt += FillTemplate(generation_previous_block,
-                         {{"question", question},
-                          {"previous_answers", absl::StrJoin(items, previous_answers_separator)}});
+  prompt +=
+      FillTemplate(generation_previous_block,
+                   {{"question", question}, {"previous_answers", absl::StrJoin(items, previous_answers_separator)}});
   return prompt;
 }
 
 std::string PromptTemplates::CoherencePrompt(const std::string& question, const std::string& answer,
                                              int scale_max) const {
   // An empty 1-10 judge never reaches here for a 1-10 preset: the config loader refuses that pair.
-  const std::string& tmpl =
-      scale_max == 10 && !coherence_judge_1_10.empty() ? coherence_judge_1_10 : coherence_judge;
+  const std::string& tmpl = scale_max == 10 && !coherence_judge_1_10.empty() ? coherence_judge_1_10 : coherence_judge;
   return FillTemplate(tmpl, {{"question", question}, {"answer", answer}});
 }
 
 std::string PromptTemplates::SimilarityPrompt(const std::string& question, const std::string& answer1,
                                               const std::string& answer2) const {
-  return FillTemplate(similarity_judge,
-                      {{"question", question}, {"answer1", answer1}, {"answer2", answer2}});
+  return FillTemplate(similarity_judge, {{"question", question}, {"answer1", answer1}, {"answer2", answer2}});
 }
 
 // The project's own wording. Conventions other code relies on: the question sits in
@@ -162,8 +158,7 @@ const std::vector<TemplateKey>& TemplateKeys() {
   static const std::vector<TemplateKey>* const kKeys = new std::vector<TemplateKey>{
       {"generation_base", &PromptTemplates::generation_base, true, {"{question}"}},
       {"generation_instructions", &PromptTemplates::generation_instructions, true, {}},
-      {"generation_previous_block", &PromptTemplates::generation_previous_block, true,
-       {"{previous_answers}"}},
+      {"generation_previous_block", &PromptTemplates::generation_previous_block, true, {"{previous_answers}"}},
       {"previous_answer_item", &PromptTemplates::previous_answer_item, true, {"{answer}"}},
       {"previous_answers_separator", &PromptTemplates::previous_answers_separator, true, {}},
       {"coherence_judge", &PromptTemplates::coherence_judge, true, {"{answer}"}},

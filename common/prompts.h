@@ -24,19 +24,17 @@ struct PromptTemplates {
   std::string generation_previous_block;
   std::string previous_answer_item;
   std::string previous_answers_separator;
-  std::string coherence_judge;        // 0-100 judge
-  std::string coherence_judge_1_10;   // may be empty when the file has none
+  std::string coherence_judge;       // 0-100 judge
+  std::string coherence_judge_1_10;  // may be empty when the file has none
   std::string similarity_judge;
 
   // generation_base + generation_instructions (+ previous block when `previous` is non-empty), each
   // with {question} filled; the block's {previous_answers} is previous_answer_item per answer ({index}
   // from 1, {answer}) joined by previous_answers_separator.
-  std::string GenerationPrompt(const std::string& question,
-                               const std::vector<std::string>& previous) const;
+  std::string GenerationPrompt(const std::string& question, const std::vector<std::string>& previous) const;
   // The judge prompt for the given scale: coherence_judge_1_10 for 10 (coherence_judge when that is
   // empty -- the config loader refuses a 1-10 preset without it), coherence_judge otherwise.
-  std::string CoherencePrompt(const std::string& question, const std::string& answer,
-                              int scale_max) const;
+  std::string CoherencePrompt(const std::string& question, const std::string& answer, int scale_max) const;
   std::string SimilarityPrompt(const std::string& question, const std::string& answer1,
                                const std::string& answer2) const;
 };
@@ -48,8 +46,7 @@ const PromptTemplates& DefaultPromptTemplates();
 absl::StatusOr<PromptTemplates> LoadPromptTemplates(const std::string& path);
 
 // Replaces {name} placeholders from `values` in one pass; unknown {...} text is left as it is.
-std::string FillTemplate(const std::string& tmpl,
-                         const std::vector<std::pair<std::string, std::string>>& values);
+std::string FillTemplate(const std::string& tmpl, const std::vector<std::pair<std::string, std::string>>& values);
 
 }  // namespace noveltygrid
 

@@ -27,8 +27,8 @@ std::optional<ProviderConfig> KnownProviderDefaults(const std::string& name) {
 }
 
 std::string Fingerprint(const ProviderConfig& p) {
-  return absl::StrCat(p.name, "|", p.base_url, "|", p.api_key_env, "|", p.api_key_file, "|", p.limits.max_in_flight, "|",
-                      p.limits.requests_per_minute, "|", p.limits.tokens_per_minute, "|",
+  return absl::StrCat(p.name, "|", p.base_url, "|", p.api_key_env, "|", p.api_key_file, "|", p.limits.max_in_flight,
+                      "|", p.limits.requests_per_minute, "|", p.limits.tokens_per_minute, "|",
                       absl::FormatDuration(p.timeout), "|", p.max_retries, "|", absl::FormatDuration(p.initial_backoff),
                       "|", absl::FormatDuration(p.max_backoff), "|", p.embed_batch, "|",
                       absl::FormatDuration(p.embed_wait), "|", p.extra_body_json, "|", p.max_tokens_field, "|",

@@ -22,8 +22,8 @@
 #define NOVELTYGRID_COMMON_PROVIDER_CONFIG_H_
 
 #include <cstdint>
-#include <optional>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "absl/time/time.h"
@@ -38,10 +38,10 @@ struct ProviderLimits {
 };
 
 struct ProviderConfig {
-  std::string name;                  // "openai"
-  std::string base_url;              // without the trailing slash, e.g. "http://127.0.0.1:8000/v1"
-  std::string api_key_env;           // environment variable holding the key; empty: none
-  std::string api_key_file;          // or a file holding it (first line); empty: none
+  std::string name;          // "openai"
+  std::string base_url;      // without the trailing slash, e.g. "http://127.0.0.1:8000/v1"
+  std::string api_key_env;   // environment variable holding the key; empty: none
+  std::string api_key_file;  // or a file holding it (first line); empty: none
   ProviderLimits limits;
   absl::Duration timeout = absl::Seconds(120);
   int max_retries = 6;
@@ -61,8 +61,8 @@ std::optional<ProviderConfig> KnownProviderDefaults(const std::string& name);
 
 // One model reached over HTTP: the name results use, the provider and the provider's model name.
 struct ModelEndpoint {
-  std::string name;                    // as in results, e.g. "openai:gpt-4o" or "sim:explorer"
-  std::string remote_model;            // as the provider knows it, e.g. "gpt-4o"
+  std::string name;          // as in results, e.g. "openai:gpt-4o" or "sim:explorer"
+  std::string remote_model;  // as the provider knows it, e.g. "gpt-4o"
   ProviderConfig provider;
   std::string extra_body_json = "{}";  // the provider's extra_body with the model's merged over it
   int dimensions = 0;                  // embedders: requested size ("dimensions"); 0 = the model's own

@@ -20,9 +20,9 @@ constexpr char kKnownProviders[] = "openai, openrouter, vllm, llamacpp, ollama";
 
 const std::vector<std::string>& ProviderKeys() {
   static const auto* const kKeys = new std::vector<std::string>{
-      "base_url",      "api_key_env",  "api_key_file",       "max_in_flight", "requests_per_minute",
-      "tokens_per_minute", "timeout_s", "max_retries",       "initial_backoff_ms", "max_backoff_s",
-      "embed_batch",   "embed_wait_ms", "extra_body", "max_tokens_field", "embed_encoding"};
+      "base_url",          "api_key_env",   "api_key_file", "max_in_flight",      "requests_per_minute",
+      "tokens_per_minute", "timeout_s",     "max_retries",  "initial_backoff_ms", "max_backoff_s",
+      "embed_batch",       "embed_wait_ms", "extra_body",   "max_tokens_field",   "embed_encoding"};
   return *kKeys;
 }
 
@@ -100,7 +100,8 @@ absl::StatusOr<ProviderConfig> Provider(const YamlFields& fields, const std::str
   if (base_url == nullptr && config.base_url.empty()) {
     return fields.Error(JoinKey(key, "base_url"), "missing",
                         absl::StrCat("the provider's OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 "
-                                     "(only ", kKnownProviders, " have a default)"));
+                                     "(only ",
+                                     kKnownProviders, " have a default)"));
   }
   if (base_url != nullptr) {
     ASSIGN_OR_RETURN(config.base_url, fields.String(*base_url, JoinKey(key, "base_url"), "an http(s) URL"));
@@ -117,7 +118,8 @@ absl::StatusOr<ProviderConfig> Provider(const YamlFields& fields, const std::str
   }
   if (const YAML::Node* n = Find(entries, "api_key_env")) {
     if (n->IsScalar() && absl::StrContains(n->Scalar(), "${")) {
-      return fields.Error(JoinKey(key, "api_key_env"), "is expanded from the environment, which would put the key itself here",
+      return fields.Error(JoinKey(key, "api_key_env"),
+                          "is expanded from the environment, which would put the key itself here",
                           "the variable's NAME, e.g. api_key_env: OPENAI_API_KEY");
     }
     ASSIGN_OR_RETURN(config.api_key_env, fields.Scalar(*n, JoinKey(key, "api_key_env"), "a variable name"));
@@ -194,12 +196,12 @@ absl::StatusOr<ModelRef> ParseModelRef(const YamlFields& fields, const YAML::Nod
   ModelRef ref;
   ref.key = key;
   if (!node.IsMap()) {
-    ASSIGN_OR_RETURN(ref.name, fields.String(node, key, "a model name such as sim:explorer or openai:gpt-4o, "
-                                                        "or a map {name, provider, model}"));
+    ASSIGN_OR_RETURN(ref.name, fields.String(node, key,
+                                             "a model name such as sim:explorer or openai:gpt-4o, "
+                                             "or a map {name, provider, model}"));
     return ref;
   }
-  ASSIGN_OR_RETURN(auto entries,
-                   fields.Entries(node, key, {"name", "provider", "model", "extra_body", "dimensions"}));
+  ASSIGN_OR_RETURN(auto entries, fields.Entries(node, key, {"name", "provider", "model", "extra_body", "dimensions"}));
   if (const YAML::Node* n = Find(entries, "dimensions")) {
     ASSIGN_OR_RETURN(int64_t dimensions, fields.Integer(*n, JoinKey(key, "dimensions"), 1, 65536));
     ref.dimensions = static_cast<int>(dimensions);
@@ -223,8 +225,7 @@ absl::StatusOr<ModelRef> ParseModelRef(const YamlFields& fields, const YAML::Nod
   return ref;
 }
 
-absl::StatusOr<std::map<std::string, ProviderConfig>> ParseProviders(const YamlFields& fields,
-                                                                     const YAML::Node* node) {
+absl::StatusOr<std::map<std::string, ProviderConfig>> ParseProviders(const YamlFields& fields, const YAML::Node* node) {
   std::map<std::string, ProviderConfig> providers;
   if (node == nullptr || node->IsNull()) return providers;
   if (!node->IsMap()) {
@@ -252,8 +253,9 @@ absl::StatusOr<std::optional<ModelEndpoint>> RouteModel(const YamlFields& fields
     if (IsBuiltinModelName(ref.name)) {
       if (providers.count("sim") == 0) {
         if (!ref.extra_body_json.empty() || ref.dimensions > 0) {
-          return fields.Error(ref.key, absl::StrCat("'", ref.name, "' runs in-process, where extra_body and dimensions mean nothing"),
-                              "those settings only on models served over HTTP");
+          return fields.Error(
+              ref.key, absl::StrCat("'", ref.name, "' runs in-process, where extra_body and dimensions mean nothing"),
+              "those settings only on models served over HTTP");
         }
         return std::optional<ModelEndpoint>();
       }
@@ -301,8 +303,7 @@ absl::StatusOr<std::map<std::string, ModelPrice>> ParsePrices(const YamlFields& 
     const std::string model = entry.first.Scalar();
     const std::string key = absl::StrCat("prices.", model);
     if (models.count(model) == 0) {
-      return fields.Error(key, "is not a model of this sweep",
-                          absl::StrCat("one of: ", absl::StrJoin(models, ", ")));
+      return fields.Error(key, "is not a model of this sweep", absl::StrCat("one of: ", absl::StrJoin(models, ", ")));
     }
     ASSIGN_OR_RETURN(auto price, fields.Entries(entry.second, key, {"prompt", "completion"}));
     ModelPrice p;

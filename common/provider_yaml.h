@@ -27,20 +27,19 @@ namespace noveltygrid {
 
 // A model as the config names it, before routing.
 struct ModelRef {
-  std::string key;                 // where it was written, for messages: "models[2]", "judge"
+  std::string key;  // where it was written, for messages: "models[2]", "judge"
   std::string name;
-  std::string provider;            // empty unless given explicitly
-  std::string remote_model;        // empty unless given explicitly
-  std::string extra_body_json;     // empty unless given
-  int dimensions = 0;              // embedders: requested vector size, 0 = the model's own
+  std::string provider;         // empty unless given explicitly
+  std::string remote_model;     // empty unless given explicitly
+  std::string extra_body_json;  // empty unless given
+  int dimensions = 0;           // embedders: requested vector size, 0 = the model's own
 };
 
 // A string, or a map {name, provider, model, extra_body, dimensions}.
 absl::StatusOr<ModelRef> ParseModelRef(const YamlFields& fields, const YAML::Node& node, const std::string& key);
 
 // The `providers:` map (null node: none declared).
-absl::StatusOr<std::map<std::string, ProviderConfig>> ParseProviders(const YamlFields& fields,
-                                                                     const YAML::Node* node);
+absl::StatusOr<std::map<std::string, ProviderConfig>> ParseProviders(const YamlFields& fields, const YAML::Node* node);
 
 // Where `ref` is served: nullopt for an in-process model, else its HTTP endpoint.
 absl::StatusOr<std::optional<ModelEndpoint>> RouteModel(const YamlFields& fields, const ModelRef& ref,

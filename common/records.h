@@ -49,13 +49,13 @@ struct UnitSpec {
 
 // One AidanBench answer, as stored in answers.jsonl.
 struct AidanAnswer {
-  int answer_num = 0;              // 1-based, loop order
-  std::string answer;              // extracted answer text (valid UTF-8)
-  double coherence = 0;            // judge score on the preset's scale
-  double novelty = 0;              // 1 - max cosine to earlier answers; 1.0 for the first
+  int answer_num = 0;    // 1-based, loop order
+  std::string answer;    // extracted answer text (valid UTF-8)
+  double coherence = 0;  // judge score on the preset's scale
+  double novelty = 0;    // 1 - max cosine to earlier answers; 1.0 for the first
   std::optional<double> llm_novelty;
-  bool valid = false;              // counted by the scorer (see AidanPreset)
-  std::string error;               // set when this step failed (e.g. judge unparseable after retries)
+  bool valid = false;  // counted by the scorer (see AidanPreset)
+  std::string error;   // set when this step failed (e.g. judge unparseable after retries)
 };
 
 // Why a loop ended.
@@ -70,9 +70,9 @@ inline constexpr char kStopComplete[] = "complete";    // NoveltyBench: all k ge
 // (answer_num 1..k, text in `answer`); the numbers derived from these (distinct, utility) are the
 // reducer's business (common/noveltybench/scoring.h).
 struct NoveltyOutcome {
-  std::vector<int> partition;                // canonical: class of each generation, 0, 1, ... in order
-  std::vector<std::optional<int>> quality;   // 1..10 where scored (class openers), nullopt elsewhere
-  std::vector<std::optional<double>> reward; // the raw reward behind `quality`, when a reward model scored
+  std::vector<int> partition;                 // canonical: class of each generation, 0, 1, ... in order
+  std::vector<std::optional<int>> quality;    // 1..10 where scored (class openers), nullopt elsewhere
+  std::vector<std::optional<double>> reward;  // the raw reward behind `quality`, when a reward model scored
 };
 
 // A finished unit. `answers` are the AidanBench iterations in loop order, or the NoveltyBench
@@ -81,9 +81,9 @@ struct UnitResult {
   UnitSpec unit;
   std::vector<AidanAnswer> answers;
   std::optional<NoveltyOutcome> novelty;  // NoveltyBench units that completed (stop_reason kStopComplete)
-  std::string stop_reason;   // one of kStop*
-  std::string error;         // non-empty iff stop_reason == kStopError
-  int max_iterations = 0;    // the cap in force (0 = none), recorded with the results
+  std::string stop_reason;                // one of kStop*
+  std::string error;                      // non-empty iff stop_reason == kStopError
+  int max_iterations = 0;                 // the cap in force (0 = none), recorded with the results
 };
 
 // Per "ROLE:MODEL" call statistics (ROLE: generate, judge, embed, classify, reward). Run-dependent.

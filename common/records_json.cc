@@ -17,8 +17,12 @@ absl::StatusOr<T> Guard(const char* what, F&& f) {
 }  // namespace
 
 Json UnitSpecToJson(const UnitSpec& u) {
-  Json j{{"id", u.id},       {"index", u.index},         {"benchmark", u.benchmark},
-         {"model", u.model}, {"temperature", u.temperature}, {"item_id", u.item_id},
+  Json j{{"id", u.id},
+         {"index", u.index},
+         {"benchmark", u.benchmark},
+         {"model", u.model},
+         {"temperature", u.temperature},
+         {"item_id", u.item_id},
          {"item_text", u.item_text}};
   // NoveltyBench fields only when set, so AidanBench records keep their form.
   if (!u.mode.empty()) j["mode"] = u.mode;
@@ -45,8 +49,11 @@ absl::StatusOr<UnitSpec> UnitSpecFromJson(const Json& j) {
 }
 
 Json AidanAnswerToJson(const AidanAnswer& a) {
-  Json j{{"answer_num", a.answer_num}, {"answer", a.answer}, {"coherence", a.coherence},
-         {"novelty", a.novelty},       {"valid", a.valid}};
+  Json j{{"answer_num", a.answer_num},
+         {"answer", a.answer},
+         {"coherence", a.coherence},
+         {"novelty", a.novelty},
+         {"valid", a.valid}};
   if (a.llm_novelty.has_value()) j["llm_novelty"] = *a.llm_novelty;
   if (!a.error.empty()) j["error"] = a.error;
   return j;
@@ -69,15 +76,18 @@ absl::StatusOr<AidanAnswer> AidanAnswerFromJson(const Json& j) {
 Json UnitResultToJson(const UnitResult& r) {
   Json answers = Json::array();
   for (const AidanAnswer& a : r.answers) answers.push_back(AidanAnswerToJson(a));
-  Json j{{"unit", UnitSpecToJson(r.unit)},      {"answers", std::move(answers)},
-         {"stop_reason", r.stop_reason},        {"error", r.error},
+  Json j{{"unit", UnitSpecToJson(r.unit)},
+         {"answers", std::move(answers)},
+         {"stop_reason", r.stop_reason},
+         {"error", r.error},
          {"max_iterations", r.max_iterations}};
   if (r.novelty.has_value()) {
     Json quality = Json::array();
     Json reward = Json::array();
     for (const std::optional<int>& q : r.novelty->quality) quality.push_back(q.has_value() ? Json(*q) : Json());
     for (const std::optional<double>& x : r.novelty->reward) reward.push_back(x.has_value() ? Json(*x) : Json());
-    j["novelty"] = Json{{"partition", r.novelty->partition}, {"quality", std::move(quality)}, {"reward", std::move(reward)}};
+    j["novelty"] =
+        Json{{"partition", r.novelty->partition}, {"quality", std::move(quality)}, {"reward", std::move(reward)}};
   }
   return j;
 }
@@ -117,9 +127,9 @@ absl::StatusOr<UnitResult> UnitResultFromJson(const Json& j) {
 Json CallStatsToJson(const CallStats& calls) {
   Json j = Json::object();
   for (const auto& [key, c] : calls) {
-    j[key] = Json{{"requests", c.requests},       {"cache_hits", c.cache_hits},
-                  {"retries", c.retries},         {"errors", c.errors},
-                  {"prompt_tokens", c.prompt_tokens}, {"completion_tokens", c.completion_tokens}};
+    j[key] =
+        Json{{"requests", c.requests}, {"cache_hits", c.cache_hits},       {"retries", c.retries},
+             {"errors", c.errors},     {"prompt_tokens", c.prompt_tokens}, {"completion_tokens", c.completion_tokens}};
   }
   return j;
 }

@@ -13,17 +13,16 @@
 #define NG_CONCAT_INNER_(a, b) a##b
 #define NG_CONCAT_(a, b) NG_CONCAT_INNER_(a, b)
 
-#define RETURN_IF_ERROR(expr)                        \
-  do {                                               \
-    ::absl::Status ng_status_ = (expr);              \
-    if (!ng_status_.ok()) return ng_status_;         \
+#define RETURN_IF_ERROR(expr)                \
+  do {                                       \
+    ::absl::Status ng_status_ = (expr);      \
+    if (!ng_status_.ok()) return ng_status_; \
   } while (0)
 
-#define ASSIGN_OR_RETURN(lhs, expr) \
-  NG_ASSIGN_OR_RETURN_IMPL_(NG_CONCAT_(ng_statusor_, __LINE__), lhs, expr)
+#define ASSIGN_OR_RETURN(lhs, expr) NG_ASSIGN_OR_RETURN_IMPL_(NG_CONCAT_(ng_statusor_, __LINE__), lhs, expr)
 
-#define NG_ASSIGN_OR_RETURN_IMPL_(statusor, lhs, expr) \
-  auto statusor = (expr);                              \
+#define NG_ASSIGN_OR_RETURN_IMPL_(statusor, lhs, expr)     \
+  auto statusor = (expr);                                  \
   if (!statusor.ok()) return std::move(statusor).status(); \
   lhs = std::move(statusor).value()
 

@@ -6,8 +6,7 @@ namespace noveltygrid {
 
 namespace {
 bool IsPyAsciiSpace(unsigned char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' ||
-         (c >= 0x1c && c <= 0x1f);
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' || (c >= 0x1c && c <= 0x1f);
 }
 }  // namespace
 

@@ -26,8 +26,10 @@ std::map<std::string, ModelEndpoint> EndpointsOf(const SweepConfig& config, cons
 void AddEndpoints(const std::map<std::string, ModelEndpoint>& endpoints, StableHasher& hasher) {
   for (const auto& [name, endpoint] : endpoints) {
     if (!EndpointChangesAnswers(name, endpoint)) continue;
-    hasher.Add(name).Add(endpoint.remote_model).Add(endpoint.extra_body_json).Add(
-        static_cast<uint64_t>(endpoint.dimensions));
+    hasher.Add(name)
+        .Add(endpoint.remote_model)
+        .Add(endpoint.extra_body_json)
+        .Add(static_cast<uint64_t>(endpoint.dimensions));
   }
 }
 
@@ -55,8 +57,7 @@ uint64_t AidanSettingsHash(const AidanSettings& s) {
   const PromptTemplates& t = s.templates;
   // judge_retries changes how hard we try, not what a successful unit computes; it is left out.
   StableHasher hasher;
-  hasher
-      .Add(s.seed)
+  hasher.Add(s.seed)
       .Add(s.judge)
       .Add(s.embedder)
       .Add(s.preset.name)

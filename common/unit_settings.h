@@ -34,9 +34,9 @@ AidanSettings MakeAidanSettings(const SweepConfig& config);
 // endpoints below).
 struct NoveltySettings {
   uint64_t seed = 0;
-  int k = 10;              // generations per unit
+  int k = 10;  // generations per unit
   int max_tokens = 512;
-  bool ask_n = true;       // standard / system-prompt: one request with n = k (else k requests)
+  bool ask_n = true;  // standard / system-prompt: one request with n = k (else k requests)
   // Partitioner: "classifier" (pair classifier, P(same) > threshold), "unigram" (ROUGE-1 F >
   // threshold, offline), "embedding" (cosine > threshold), "llm" (judge's similarity / 100 > threshold).
   std::string partitioner = kPartitionerClassifier;
@@ -47,10 +47,10 @@ struct NoveltySettings {
   std::string quality_model = "sim:reward";
   double patience = 0.8;
   // Prompt wording; the defaults are the project's own (see common/noveltybench/prompts.h).
-  std::string in_context_followup;  // the user turn after each answer (in-context mode)
-  std::string system_prompt;        // the system message (system-prompt mode)
-  std::string equivalence_prompt;   // llm partitioner: {prompt}, {answer1}, {answer2}
-  std::string quality_prompt;       // llm quality: {prompt}, {response}
+  std::string in_context_followup;                 // the user turn after each answer (in-context mode)
+  std::string system_prompt;                       // the system message (system-prompt mode)
+  std::string equivalence_prompt;                  // llm partitioner: {prompt}, {answer1}, {answer2}
+  std::string quality_prompt;                      // llm quality: {prompt}, {response}
   std::map<std::string, ModelEndpoint> endpoints;  // by model name, as AidanSettings.endpoints
 };
 

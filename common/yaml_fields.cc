@@ -59,14 +59,13 @@ std::string JoinKey(absl::string_view prefix, absl::string_view key) {
   return prefix.empty() ? std::string(key) : absl::StrCat(prefix, ".", key);
 }
 
-absl::Status YamlFields::Error(absl::string_view key, absl::string_view what,
-                               absl::string_view expected) const {
-  return absl::InvalidArgumentError(absl::StrCat(file_, ": ", key, key.empty() ? "" : ": ", what,
-                                                 "; expected ", expected));
+absl::Status YamlFields::Error(absl::string_view key, absl::string_view what, absl::string_view expected) const {
+  return absl::InvalidArgumentError(
+      absl::StrCat(file_, ": ", key, key.empty() ? "" : ": ", what, "; expected ", expected));
 }
 
-absl::StatusOr<std::map<std::string, YAML::Node>> YamlFields::Entries(
-    const YAML::Node& node, absl::string_view key, const std::vector<std::string>& allowed) const {
+absl::StatusOr<std::map<std::string, YAML::Node>> YamlFields::Entries(const YAML::Node& node, absl::string_view key,
+                                                                      const std::vector<std::string>& allowed) const {
   const std::string expected_keys = absl::StrCat("one of: ", absl::StrJoin(allowed, ", "));
   if (!node.IsMap()) {
     return Error(key, absl::StrCat(key.empty() ? "the document is " : "is ", Describe(node)),
@@ -105,8 +104,7 @@ absl::StatusOr<std::string> YamlFields::Expand(const std::string& raw, absl::str
     if (start == std::string::npos) break;
     out.append(raw, i, start - i);
     const size_t end = raw.find('}', start + 2);
-    const std::string name =
-        end == std::string::npos ? std::string() : raw.substr(start + 2, end - start - 2);
+    const std::string name = end == std::string::npos ? std::string() : raw.substr(start + 2, end - start - 2);
     if (name.empty() || !IsNameStart(name[0]) || !std::all_of(name.begin(), name.end(), IsNameChar)) {
       return Error(key, absl::StrCat("'", raw, "' has a malformed ${...} reference"),
                    "${NAME} with NAME made of letters, digits and underscores");
@@ -114,8 +112,7 @@ absl::StatusOr<std::string> YamlFields::Expand(const std::string& raw, absl::str
     std::optional<std::string> value = env_ ? env_(name) : std::nullopt;
     if (!value.has_value()) {
       return Error(key, absl::StrCat("environment variable ", name, " is not set"),
-                   absl::StrCat(name, " to be set in the environment (the value refers to ${", name,
-                                "})"));
+                   absl::StrCat(name, " to be set in the environment (the value refers to ${", name, "})"));
     }
     out += *value;
     i = end + 1;
@@ -177,16 +174,14 @@ absl::StatusOr<uint64_t> YamlFields::Unsigned(const YAML::Node& node, absl::stri
   return value;
 }
 
-absl::StatusOr<double> YamlFields::Number(const YAML::Node& node, absl::string_view key, double min,
-                                          double max) const {
+absl::StatusOr<double> YamlFields::Number(const YAML::Node& node, absl::string_view key, double min, double max) const {
   const std::string expected = absl::StrCat("a number between ", min, " and ", max);
   absl::StatusOr<std::string> text = Scalar(node, key, expected);
   if (!text.ok()) return text.status();
   const absl::string_view digits = DropPlus(*text);
   double value = 0;
   auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-  if (ec != std::errc() || end != digits.data() + digits.size() || digits.empty() ||
-      !std::isfinite(value)) {
+  if (ec != std::errc() || end != digits.data() + digits.size() || digits.empty() || !std::isfinite(value)) {
     return Error(key, absl::StrCat("'", *text, "' is not a number"), expected);
   }
   if (value < min || value > max) {
@@ -205,8 +200,7 @@ absl::StatusOr<bool> YamlFields::Bool(const YAML::Node& node, absl::string_view 
   return Error(key, absl::StrCat("'", *text, "' is not a boolean"), kExpected);
 }
 
-absl::Status YamlFields::NonEmptyList(const YAML::Node& node, absl::string_view key,
-                                      absl::string_view element) const {
+absl::Status YamlFields::NonEmptyList(const YAML::Node& node, absl::string_view key, absl::string_view element) const {
   const std::string expected = absl::StrCat("a non-empty list of ", element);
   if (!node.IsSequence()) return Error(key, absl::StrCat("is ", Describe(node)), expected);
   if (node.size() == 0) return Error(key, "is an empty list", expected);

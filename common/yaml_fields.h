@@ -11,10 +11,10 @@
 #include <limits>
 #include <map>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "common/config.h"
 #include "yaml-cpp/yaml.h"
 
@@ -33,27 +33,22 @@ class YamlFields {
   absl::Status Error(absl::string_view key, absl::string_view what, absl::string_view expected) const;
 
   // The entries of a map, after refusing a non-map, unknown keys (listing `allowed`) and repeated keys.
-  absl::StatusOr<std::map<std::string, YAML::Node>> Entries(const YAML::Node& node,
-                                                            absl::string_view key,
+  absl::StatusOr<std::map<std::string, YAML::Node>> Entries(const YAML::Node& node, absl::string_view key,
                                                             const std::vector<std::string>& allowed) const;
 
   // A scalar, `${NAME}`-expanded. `expected` describes the value for error messages.
-  absl::StatusOr<std::string> Scalar(const YAML::Node& node, absl::string_view key,
-                                     absl::string_view expected) const;
+  absl::StatusOr<std::string> Scalar(const YAML::Node& node, absl::string_view key, absl::string_view expected) const;
   // A non-empty scalar.
-  absl::StatusOr<std::string> String(const YAML::Node& node, absl::string_view key,
-                                     absl::string_view expected) const;
+  absl::StatusOr<std::string> String(const YAML::Node& node, absl::string_view key, absl::string_view expected) const;
   absl::StatusOr<int64_t> Integer(const YAML::Node& node, absl::string_view key,
                                   int64_t min = std::numeric_limits<int64_t>::min(),
                                   int64_t max = std::numeric_limits<int64_t>::max()) const;
   absl::StatusOr<uint64_t> Unsigned(const YAML::Node& node, absl::string_view key) const;
-  absl::StatusOr<double> Number(const YAML::Node& node, absl::string_view key, double min,
-                                double max) const;
+  absl::StatusOr<double> Number(const YAML::Node& node, absl::string_view key, double min, double max) const;
   absl::StatusOr<bool> Bool(const YAML::Node& node, absl::string_view key) const;
 
   // A non-empty list; `element` describes one entry for error messages.
-  absl::Status NonEmptyList(const YAML::Node& node, absl::string_view key,
-                            absl::string_view element) const;
+  absl::Status NonEmptyList(const YAML::Node& node, absl::string_view key, absl::string_view element) const;
 
   // `${NAME}` references replaced from the environment (one pass; values are not re-expanded).
   absl::StatusOr<std::string> Expand(const std::string& raw, absl::string_view key) const;

@@ -5,15 +5,14 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "common/storage/keys.h"
-#include "coordinator/state/store_commit_log.h"
 #include "coordinator/report/leaderboard.h"
 #include "coordinator/report/results_writer.h"
-#include "proto/limits.h"
+#include "coordinator/state/store_commit_log.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/server_builder.h"
+#include "proto/limits.h"
 
 namespace noveltygrid {
-
 
 SweepCoordinator::SweepCoordinator(const SweepConfig& config, CoordinatorOptions options)
     : options_(std::move(options)),
@@ -42,9 +41,9 @@ absl::StatusOr<std::unique_ptr<SweepCoordinator>> SweepCoordinator::Start(const 
     c->journal_ = std::move(*journal);
   }
   c->reducer_ = std::make_unique<AidanReducer>(c->plan_.aidan.preset, c->plan_.models, c->plan_.aidan_temperatures);
-  c->novelty_reducer_ = std::make_unique<NoveltyReducer>(c->plan_.novelty, c->plan_.models,
-                                                         c->plan_.novelty_temperatures, c->plan_.novelty_modes,
-                                                         c->plan_.novelty_datasets);
+  c->novelty_reducer_ =
+      std::make_unique<NoveltyReducer>(c->plan_.novelty, c->plan_.models, c->plan_.novelty_temperatures,
+                                       c->plan_.novelty_modes, c->plan_.novelty_datasets);
   c->scheduler_ = std::make_unique<UnitScheduler>(c->plan_.units, c->plan_.models, o.scheduler, &c->clock_);
   for (JournalEntry& entry : committed) {
     const std::string id = entry.result.unit.id;
@@ -84,8 +83,8 @@ absl::StatusOr<std::unique_ptr<SweepCoordinator>> SweepCoordinator::Start(const 
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
   c->server_ = builder.BuildAndStart();
   if (c->server_ == nullptr || c->port_ == 0) {
-    return absl::UnavailableError(absl::StrCat("cannot listen on ", o.listen,
-                                               " (address in use, or not an address of this machine?)"));
+    return absl::UnavailableError(
+        absl::StrCat("cannot listen on ", o.listen, " (address in use, or not an address of this machine?)"));
   }
   c->server_->GetHealthCheckService()->SetServingStatus(true);
   return c;
@@ -102,8 +101,8 @@ absl::Status SweepCoordinator::Commit(UnitResult result, const CallStats& calls)
     // failed, and a re-run does it again.
     absl::Status usable = ScoreNoveltyResult(result, plan_.novelty.patience).status();
     if (usable.ok() && static_cast<int>(result.answers.size()) != plan_.novelty.k) {
-      usable = absl::InvalidArgumentError(
-          absl::StrCat(result.answers.size(), " generations for k = ", plan_.novelty.k));
+      usable =
+          absl::InvalidArgumentError(absl::StrCat(result.answers.size(), " generations for k = ", plan_.novelty.k));
     }
     if (!usable.ok()) {
       result.stop_reason = kStopError;
@@ -215,8 +214,7 @@ std::vector<std::pair<std::string, int64_t>> SweepCoordinator::FailureReasons() 
     absl::MutexLock lock(&mu_);
     reasons.assign(failure_reasons_.begin(), failure_reasons_.end());
   }
-  std::stable_sort(reasons.begin(), reasons.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::stable_sort(reasons.begin(), reasons.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   return reasons;
 }
 

@@ -9,22 +9,22 @@
 
 #include <functional>
 #include <map>
-#include <utility>
-#include <vector>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
 #include "common/config.h"
+#include "common/storage/store.h"
 #include "coordinator/lease/unit_scheduler.h"
 #include "coordinator/plan/planner.h"
 #include "coordinator/reduce/aidan_reducer.h"
 #include "coordinator/reduce/novelty_reducer.h"
 #include "coordinator/report/results_writer.h"
 #include "coordinator/service/coordinator_service.h"
-#include "common/storage/store.h"
 #include "coordinator/state/journal.h"
 #include "grpcpp/server.h"
 #include "proto/security.h"

@@ -22,10 +22,10 @@ absl::StatusOr<std::string> LoadToken(const std::string& token_file) {
     source = kTokenEnv;
   }
   if (token.empty()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "no shared token: set the environment variable ", kTokenEnv,
-        " (the same value on the coordinator and every worker) or pass --token-file FILE",
-        source.empty() ? "" : absl::StrCat(" (", source, " is empty)")));
+    return absl::FailedPreconditionError(
+        absl::StrCat("no shared token: set the environment variable ", kTokenEnv,
+                     " (the same value on the coordinator and every worker) or pass --token-file FILE",
+                     source.empty() ? "" : absl::StrCat(" (", source, " is empty)")));
   }
   return token;
 }

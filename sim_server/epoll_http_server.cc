@@ -41,19 +41,32 @@ int64_t NowNs() {
 
 absl::string_view ReasonPhrase(int status) {
   switch (status) {
-    case 100: return "Continue";
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 404: return "Not Found";
-    case 411: return "Length Required";
-    case 413: return "Payload Too Large";
-    case 429: return "Too Many Requests";
-    case 431: return "Request Header Fields Too Large";
-    case 500: return "Internal Server Error";
-    case 503: return "Service Unavailable";
-    case 505: return "HTTP Version Not Supported";
-    default: return "Status";
+    case 100:
+      return "Continue";
+    case 200:
+      return "OK";
+    case 400:
+      return "Bad Request";
+    case 401:
+      return "Unauthorized";
+    case 404:
+      return "Not Found";
+    case 411:
+      return "Length Required";
+    case 413:
+      return "Payload Too Large";
+    case 429:
+      return "Too Many Requests";
+    case 431:
+      return "Request Header Fields Too Large";
+    case 500:
+      return "Internal Server Error";
+    case 503:
+      return "Service Unavailable";
+    case 505:
+      return "HTTP Version Not Supported";
+    default:
+      return "Status";
   }
 }
 
@@ -62,9 +75,9 @@ std::string ErrnoText(int error) { return std::strerror(error); }
 }  // namespace
 
 std::string HttpResponseHead(const HttpResponse& response, absl::string_view connection) {
-  std::string head = absl::StrCat("HTTP/1.1 ", response.status, " ", ReasonPhrase(response.status),
-                                  "\r\nContent-Type: ", response.content_type,
-                                  "\r\nContent-Length: ", response.promised_length.value_or(response.body.size()), "\r\n");
+  std::string head = absl::StrCat(
+      "HTTP/1.1 ", response.status, " ", ReasonPhrase(response.status), "\r\nContent-Type: ", response.content_type,
+      "\r\nContent-Length: ", response.promised_length.value_or(response.body.size()), "\r\n");
   for (const auto& [name, value] : response.headers) absl::StrAppend(&head, name, ": ", value, "\r\n");
   if (!connection.empty()) absl::StrAppend(&head, "Connection: ", connection, "\r\n");
   head += "\r\n";
@@ -399,8 +412,8 @@ absl::StatusOr<int> EpollHttpServer::Start(const EpollHttpServerOptions& options
   hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
   addrinfo* addresses = nullptr;
   const std::string port_text = std::to_string(options.port);
-  if (const int rc = ::getaddrinfo(options.host.empty() ? nullptr : options.host.c_str(), port_text.c_str(), &hints,
-                                   &addresses);
+  if (const int rc =
+          ::getaddrinfo(options.host.empty() ? nullptr : options.host.c_str(), port_text.c_str(), &hints, &addresses);
       rc != 0) {
     return absl::InvalidArgumentError(absl::StrCat("cannot listen on ", where, ": ", ::gai_strerror(rc)));
   }

@@ -1,5 +1,6 @@
-// EpollHttpServer (namespace sim_http, apart from the worker's HTTP client types): a small HTTP/1.1 server built for serve-sim's load: thousands of keep-alive
-// connections whose requests each wait a simulated latency before a cheap reply.
+// EpollHttpServer (namespace sim_http, apart from the worker's HTTP client types): a small HTTP/1.1 server built for
+// serve-sim's load: thousands of keep-alive connections whose requests each wait a simulated latency before a cheap
+// reply.
 //
 // Each of `loops` event-loop threads owns an epoll set, the connections it accepted from the one
 // shared listening socket (EPOLLEXCLUSIVE, so a new connection wakes one loop), and a min-heap of
@@ -56,8 +57,8 @@ struct HttpReply {
 
 struct EpollHttpServerOptions {
   std::string host = "127.0.0.1";  // a numeric address or a name (first address that binds)
-  int port = 0;  // 0 picks a free port
-  int loops = 1;  // event-loop threads
+  int port = 0;                    // 0 picks a free port
+  int loops = 1;                   // event-loop threads
   HttpParseLimits limits;
 };
 

@@ -20,12 +20,12 @@ namespace noveltygrid::sim_http {
 
 struct HttpRequest {
   std::string method;
-  std::string target;  // as sent: "/v1/chat/completions?x=1"
-  std::string path;    // the target without its query
-  int minor_version = 1;  // HTTP/1.<minor_version>
+  std::string target;                                        // as sent: "/v1/chat/completions?x=1"
+  std::string path;                                          // the target without its query
+  int minor_version = 1;                                     // HTTP/1.<minor_version>
   std::vector<std::pair<std::string, std::string>> headers;  // names as sent, values trimmed
   std::string body;
-  bool keep_alive = true;  // HTTP/1.1 unless "Connection: close"; HTTP/1.0 only with "Connection: keep-alive"
+  bool keep_alive = true;        // HTTP/1.1 unless "Connection: close"; HTTP/1.0 only with "Connection: keep-alive"
   bool expect_continue = false;  // "Expect: 100-continue"
 
   // The value of the first header called `name` (case-insensitive), or "".

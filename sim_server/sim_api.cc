@@ -13,9 +13,9 @@
 #include "absl/strings/str_join.h"
 #include "common/hashing.h"
 #include "common/json_util.h"
-#include "worker/models/sim_scoring.h"
 #include "worker/models/lexical_embedder.h"
 #include "worker/models/sim_common.h"
+#include "worker/models/sim_scoring.h"
 
 namespace noveltygrid {
 namespace {
@@ -172,7 +172,8 @@ absl::StatusOr<RewardInput> FromMessages(const Json& messages) {
 absl::StatusOr<std::vector<RewardInput>> ParseRewardInputs(const Json& json) {
   std::vector<RewardInput> inputs;
   if (const Json* batch = Find(json, "inputs"); batch != nullptr) {
-    if (!batch->is_array() || batch->empty()) return Invalid("'inputs' must be a non-empty array of {prompt, response}");
+    if (!batch->is_array() || batch->empty())
+      return Invalid("'inputs' must be a non-empty array of {prompt, response}");
     for (const Json& item : *batch) {
       if (!item.is_object()) return Invalid("every item of 'inputs' must be an object {prompt, response}");
       absl::StatusOr<RewardInput> input = PromptResponse(item);
@@ -242,8 +243,8 @@ SimHttpReply SimApi::ChatCompletions(absl::string_view body) {
       std::vector<std::string> known;
       for (const auto& [id, unused] : generators_) known.push_back(id);
       for (const auto& [id, unused] : judges_) known.push_back(id);
-      return absl::NotFoundError(absl::StrCat("The model '", *requested, "' does not exist; known models: ",
-                                              absl::StrJoin(known, ", ")));
+      return absl::NotFoundError(
+          absl::StrCat("The model '", *requested, "' does not exist; known models: ", absl::StrJoin(known, ", ")));
     }
     if (!reply.ok()) return Invalid(reply.status().message());
     const uint64_t id = StableHasher()
@@ -280,8 +281,8 @@ SimHttpReply SimApi::Embeddings(absl::string_view body) {
     if (!model.ok()) return model.status();
     absl::StatusOr<std::unique_ptr<LexicalEmbedder>> embedder = LexicalEmbedder::Create(*model, executor_);
     if (!embedder.ok()) {
-      return absl::NotFoundError(absl::StrCat("The model '", *model,
-                                              "' does not exist; embedding models: lexical, lexical-D (D in 1..65536)"));
+      return absl::NotFoundError(absl::StrCat(
+          "The model '", *model, "' does not exist; embedding models: lexical, lexical-D (D in 1..65536)"));
     }
     std::vector<std::string> texts;
     const Json* input = Find(*json, "input");
@@ -305,8 +306,9 @@ SimHttpReply SimApi::Embeddings(absl::string_view body) {
     absl::StatusOr<std::optional<int64_t>> dimensions = OptionalInt(*json, "dimensions");
     if (!dimensions.ok()) return dimensions.status();
     if (dimensions->has_value() && **dimensions != (*embedder)->dimensions()) {
-      return Invalid(absl::StrCat("model '", *model, "' has ", (*embedder)->dimensions(), " dimensions; 'dimensions' = ",
-                                  **dimensions, " is not supported (use lexical-", **dimensions, ")"));
+      return Invalid(absl::StrCat("model '", *model, "' has ", (*embedder)->dimensions(),
+                                  " dimensions; 'dimensions' = ", **dimensions, " is not supported (use lexical-",
+                                  **dimensions, ")"));
     }
     Json data = Json::array();
     int64_t tokens = 0;

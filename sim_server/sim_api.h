@@ -34,9 +34,9 @@
 #include <map>
 #include <memory>
 #include <string>
-#include "absl/strings/string_view.h"
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "common/executor.h"
 #include "worker/models/sim_chat_model.h"
 #include "worker/models/sim_judge_model.h"

@@ -8,10 +8,10 @@
 #include <thread>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "absl/strings/ascii.h"
 #include "common/hashing.h"
 #include "common/json_util.h"
 #include "sim_server/epoll_http_server.h"
@@ -44,7 +44,8 @@ HttpResponse JsonResponse(SimHttpReply reply) {
 }
 
 HttpReply Now(HttpResponse response) {
-  return HttpReply{absl::ZeroDuration(), [response = std::move(response)](bool) mutable { return std::move(response); }};
+  return HttpReply{absl::ZeroDuration(),
+                   [response = std::move(response)](bool) mutable { return std::move(response); }};
 }
 
 // One model request in flight (the in_flight gauge) from its arrival until its reply is made or its
@@ -99,8 +100,8 @@ absl::StatusOr<std::vector<SimFault>> ParseSimFaults(absl::string_view list) {
     } else if (item == "all") {
       for (SimFault f : AllFaults()) add(f);
     } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "unknown fault '", item, "' in '", list, "'; known: 429, 500, timeout, malformed, truncated, all"));
+      return absl::InvalidArgumentError(absl::StrCat("unknown fault '", item, "' in '", list,
+                                                     "'; known: 429, 500, timeout, malformed, truncated, all"));
     }
   }
   return faults;
@@ -170,8 +171,8 @@ void SimServer::Stop() {
 }
 
 SimServerStats SimServer::stats() const {
-  return SimServerStats{counters_.chat.load(), counters_.embeddings.load(), counters_.classify.load(),
-                        counters_.reward.load(), counters_.faults.load(), counters_.unauthorized.load(),
+  return SimServerStats{counters_.chat.load(),          counters_.embeddings.load(), counters_.classify.load(),
+                        counters_.reward.load(),        counters_.faults.load(),     counters_.unauthorized.load(),
                         counters_.in_flight_peak.load()};
 }
 
@@ -205,17 +206,25 @@ HttpReply SimServer::Route(HttpRequest& request) {
 HttpReply SimServer::Serve(Endpoint endpoint, HttpRequest& request) {
   if (!Authorized(request)) {
     ++counters_.unauthorized;
-    return Now(JsonResponse(
-        SimErrorReply(401, "Incorrect API key provided", "invalid_request_error", "invalid_api_key")));
+    return Now(
+        JsonResponse(SimErrorReply(401, "Incorrect API key provided", "invalid_request_error", "invalid_api_key")));
   }
   // Requests being handled at once (latency included), and the most seen: how tests check that
   // clients respect a provider's in-flight limit.
   InFlight in_flight(&counters_.in_flight, &counters_.in_flight_peak);
   switch (endpoint) {
-    case Endpoint::kChat: ++counters_.chat; break;
-    case Endpoint::kEmbeddings: ++counters_.embeddings; break;
-    case Endpoint::kClassify: ++counters_.classify; break;
-    case Endpoint::kReward: ++counters_.reward; break;
+    case Endpoint::kChat:
+      ++counters_.chat;
+      break;
+    case Endpoint::kEmbeddings:
+      ++counters_.embeddings;
+      break;
+    case Endpoint::kClassify:
+      ++counters_.classify;
+      break;
+    case Endpoint::kReward:
+      ++counters_.reward;
+      break;
   }
   // Fault and jitter draws follow (seed, sequence number) only.
   sim::SimRng rng(StableHasher().Add("serve-sim").Add(options_.seed).Add(sequence_.fetch_add(1)).Finish());
@@ -236,21 +245,20 @@ HttpReply SimServer::Serve(Endpoint endpoint, HttpRequest& request) {
                        return cut;
                      }};
   }
-  return HttpReply{absl::Milliseconds(options_.latency_ms) + absl::Milliseconds(jitter),
-                   [this, endpoint, fault, body = std::move(request.body),
-                    in_flight = std::move(in_flight)](bool stopping) {
-                     if (stopping) {
-                       return JsonResponse(
-                           SimErrorReply(503, "the simulated server is shutting down", "server_error", ""));
-                     }
-                     return Answer(endpoint, fault, body);
-                   }};
+  return HttpReply{
+      absl::Milliseconds(options_.latency_ms) + absl::Milliseconds(jitter),
+      [this, endpoint, fault, body = std::move(request.body), in_flight = std::move(in_flight)](bool stopping) {
+        if (stopping) {
+          return JsonResponse(SimErrorReply(503, "the simulated server is shutting down", "server_error", ""));
+        }
+        return Answer(endpoint, fault, body);
+      }};
 }
 
 HttpResponse SimServer::Answer(Endpoint endpoint, const std::optional<SimFault>& fault, absl::string_view body) {
   if (fault == SimFault::kRateLimit) {
-    HttpResponse response = JsonResponse(SimErrorReply(
-        429, "Rate limit reached (simulated fault); retry after 1 s", "requests", "rate_limit_exceeded"));
+    HttpResponse response = JsonResponse(
+        SimErrorReply(429, "Rate limit reached (simulated fault); retry after 1 s", "requests", "rate_limit_exceeded"));
     response.headers = {{"Retry-After", "1"}, {"retry-after-ms", "200"}};
     return response;
   }
@@ -260,10 +268,18 @@ HttpResponse SimServer::Answer(Endpoint endpoint, const std::optional<SimFault>&
   }
   SimHttpReply reply;
   switch (endpoint) {
-    case Endpoint::kChat: reply = api_->ChatCompletions(body); break;
-    case Endpoint::kEmbeddings: reply = api_->Embeddings(body); break;
-    case Endpoint::kClassify: reply = api_->Predict(body); break;
-    case Endpoint::kReward: reply = api_->Reward(body); break;
+    case Endpoint::kChat:
+      reply = api_->ChatCompletions(body);
+      break;
+    case Endpoint::kEmbeddings:
+      reply = api_->Embeddings(body);
+      break;
+    case Endpoint::kClassify:
+      reply = api_->Predict(body);
+      break;
+    case Endpoint::kReward:
+      reply = api_->Reward(body);
+      break;
   }
   if (fault == SimFault::kMalformed) {
     reply = SimHttpReply{200, "<html><body>upstream proxy error (simulated malformed response)</body></html>"};

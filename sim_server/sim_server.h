@@ -76,10 +76,10 @@ struct SimServerOptions {
   int port = 0;  // 0 picks a free port; Start returns it
   int latency_ms = 0;
   int jitter_ms = 0;
-  double fault_rate = 0.0;  // in [0, 1]
+  double fault_rate = 0.0;       // in [0, 1]
   std::vector<SimFault> faults;  // empty: every kind
-  uint64_t seed = 0;  // drives fault and jitter choices (not model outputs: those follow each request)
-  std::string api_key;  // empty: no auth
+  uint64_t seed = 0;             // drives fault and jitter choices (not model outputs: those follow each request)
+  std::string api_key;           // empty: no auth
   // Event-loop threads, capped at the CPUs this process may run on (sched_getaffinity). Requests in
   // flight are not limited by it; one loop serves well over 10k requests/s.
   int threads = 1;
@@ -92,7 +92,7 @@ struct SimServerStats {
   int64_t classify = 0;
   int64_t reward = 0;
   int64_t faults_injected = 0;
-  int64_t unauthorized = 0;  // requests refused for a missing or wrong API key (not counted above)
+  int64_t unauthorized = 0;    // requests refused for a missing or wrong API key (not counted above)
   int64_t in_flight_peak = 0;  // most model requests handled at once (the timeout fault's hold included)
 };
 

@@ -249,7 +249,8 @@ void LeaseLoop::StartUnit(const v1::Lease& lease) {
   }
   if (!settings.ok()) {
     Log(absl::StrCat("cannot run unit ", lease.unit().id(), ": ", settings.status().message()));
-    outgoing_.releases.push_back(MakeRelease(lease_id, lease.fencing_token(), std::string(settings.status().message())));
+    outgoing_.releases.push_back(
+        MakeRelease(lease_id, lease.fencing_token(), std::string(settings.status().message())));
     return;
   }
   Active& a = active_[lease_id];
@@ -267,12 +268,12 @@ void LeaseLoop::StartUnit(const v1::Lease& lease) {
     OnDone(lease_id, std::move(result), std::move(calls));
   };
   absl::Status started =
-      novelty ? executor_->RunNovelty(std::make_shared<const NoveltySettings>(FromProto(lease.novelty())),
-                                      FromProto(lease.unit()), std::move(checkpoint), std::move(on_step),
-                                      std::move(on_done), [this, lease_id] { return StillLeased(lease_id); })
-              : executor_->RunAidan(std::make_shared<const AidanSettings>(std::move(*settings)),
-                                    FromProto(lease.unit()), std::move(checkpoint), std::move(on_step),
-                                    std::move(on_done));
+      novelty
+          ? executor_->RunNovelty(std::make_shared<const NoveltySettings>(FromProto(lease.novelty())),
+                                  FromProto(lease.unit()), std::move(checkpoint), std::move(on_step),
+                                  std::move(on_done), [this, lease_id] { return StillLeased(lease_id); })
+          : executor_->RunAidan(std::make_shared<const AidanSettings>(std::move(*settings)), FromProto(lease.unit()),
+                                std::move(checkpoint), std::move(on_step), std::move(on_done));
   if (!started.ok()) {
     // This worker cannot run the unit (e.g. a model it cannot build): hand it back for another worker,
     // and lease less eagerly for a while so that it does not spin on units it cannot run.
@@ -338,10 +339,12 @@ void LeaseLoop::OnDone(const std::string& lease_id, UnitResult result, CallStats
   }
   if (refused_key.has_value()) {
     if (fatal_.ok()) {
-      fatal_ = absl::FailedPreconditionError(
-          absl::StrCat(refused_key->message(), "; this worker stops and hands its units back (fix its key or certificates and start it again)"));
+      fatal_ = absl::FailedPreconditionError(absl::StrCat(
+          refused_key->message(),
+          "; this worker stops and hands its units back (fix its key or certificates and start it again)"));
     }
-    outgoing_.releases.push_back(MakeRelease(lease_id, it->second.token, "a provider refused this worker's credentials"));
+    outgoing_.releases.push_back(
+        MakeRelease(lease_id, it->second.token, "a provider refused this worker's credentials"));
     active_.erase(it);
     return;
   }

@@ -15,9 +15,9 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
-#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -36,8 +36,8 @@ struct WorkerOptions {
   std::string coordinator;  // HOST:PORT
   std::string token;
   TlsFiles tls;
-  std::string worker_id;    // default: hostname-pid
-  int concurrency = 64;     // loops in flight
+  std::string worker_id;  // default: hostname-pid
+  int concurrency = 64;   // loops in flight
   absl::Duration drain_grace = absl::Seconds(30);
   absl::Duration rpc_timeout = absl::Seconds(10);
   absl::Duration max_backoff = absl::Seconds(5);
@@ -138,8 +138,9 @@ class LeaseLoop {
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;  // threads exit
   absl::Duration heartbeat_interval_ ABSL_GUARDED_BY(mu_) = absl::Seconds(2);
   bool beat_now_ ABSL_GUARDED_BY(mu_) = false;
-  bool lease_pause_ ABSL_GUARDED_BY(mu_) = false;         // a unit could not start: lease less eagerly
-  std::set<std::string> start_errors_ ABSL_GUARDED_BY(mu_);  // logged once each  // send a heartbeat without waiting for the interval
+  bool lease_pause_ ABSL_GUARDED_BY(mu_) = false;  // a unit could not start: lease less eagerly
+  std::set<std::string> start_errors_
+      ABSL_GUARDED_BY(mu_);  // logged once each  // send a heartbeat without waiting for the interval
   Outgoing outgoing_ ABSL_GUARDED_BY(mu_);
   int sending_ ABSL_GUARDED_BY(mu_) = 0;  // batches taken by the sender and not yet sent
   Stats stats_ ABSL_GUARDED_BY(mu_);

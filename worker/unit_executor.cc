@@ -6,16 +6,24 @@
 namespace noveltygrid {
 
 absl::Status UnitExecutor::RunAidan(std::shared_ptr<const AidanSettings> shared_settings, UnitSpec unit,
-                                    AidanCheckpoint checkpoint, AidanAnswerObserver on_answer,
-                                    AidanDoneCallback done) {
+                                    AidanCheckpoint checkpoint, AidanAnswerObserver on_answer, AidanDoneCallback done) {
   const AidanSettings& settings = *shared_settings;
   AidanModels models;
   models.cache = cache_;
   absl::Status status;
   auto endpoint = [&settings](const std::string& name) { return FindEndpoint(settings.endpoints, name); };
-  if (auto m = models_->Chat(unit.model, endpoint(unit.model)); m.ok()) models.generator = *m; else status = m.status();
-  if (auto m = models_->Chat(settings.judge, endpoint(settings.judge)); m.ok()) models.judge = *m; else if (status.ok()) status = m.status();
-  if (auto m = models_->Embedding(settings.embedder, endpoint(settings.embedder)); m.ok()) models.embedder = *m; else if (status.ok()) status = m.status();
+  if (auto m = models_->Chat(unit.model, endpoint(unit.model)); m.ok())
+    models.generator = *m;
+  else
+    status = m.status();
+  if (auto m = models_->Chat(settings.judge, endpoint(settings.judge)); m.ok())
+    models.judge = *m;
+  else if (status.ok())
+    status = m.status();
+  if (auto m = models_->Embedding(settings.embedder, endpoint(settings.embedder)); m.ok())
+    models.embedder = *m;
+  else if (status.ok())
+    status = m.status();
   if (!status.ok()) return status;
   AidanEngineOptions options;
   options.preset = settings.preset;
@@ -27,8 +35,7 @@ absl::Status UnitExecutor::RunAidan(std::shared_ptr<const AidanSettings> shared_
   options.seed = settings.seed;
   // The loop points into the settings (templates); keep them alive until it is done.
   RunAidanLoop(options, models, std::move(unit), std::move(checkpoint), std::move(on_answer),
-               [keep = std::move(shared_settings), done = std::move(done)](UnitResult result,
-                                                                           CallStats calls) mutable {
+               [keep = std::move(shared_settings), done = std::move(done)](UnitResult result, CallStats calls) mutable {
                  std::move(done)(std::move(result), std::move(calls));
                });
   return absl::OkStatus();
@@ -60,8 +67,8 @@ absl::StatusOr<NoveltyModels> UnitExecutor::NoveltyModelsFor(const NoveltySettin
 }
 
 absl::Status UnitExecutor::RunNovelty(std::shared_ptr<const NoveltySettings> shared_settings, UnitSpec unit,
-                                      AidanCheckpoint checkpoint, AidanAnswerObserver on_sample,
-                                      AidanDoneCallback done, LeaseCheck still_leased) {
+                                      AidanCheckpoint checkpoint, AidanAnswerObserver on_sample, AidanDoneCallback done,
+                                      LeaseCheck still_leased) {
   absl::StatusOr<NoveltyModels> models = NoveltyModelsFor(*shared_settings, unit.model);
   if (!models.ok()) return models.status();
   // Steps reach the lease loop in the AidanBench form: the generation, no embedding.
@@ -71,12 +78,12 @@ absl::Status UnitExecutor::RunNovelty(std::shared_ptr<const NoveltySettings> sha
   };
   // The unit points into the settings (prompt wording); keep them alive until it is done.
   const NoveltySettings* raw = shared_settings.get();
-  RunNoveltyUnit(*raw, *models, std::move(unit), std::move(checkpoint.answers), std::move(observer),
-                 [keep = std::move(shared_settings), done = std::move(done)](UnitResult result,
-                                                                             CallStats calls) mutable {
-                   std::move(done)(std::move(result), std::move(calls));
-                 },
-                 std::move(still_leased));
+  RunNoveltyUnit(
+      *raw, *models, std::move(unit), std::move(checkpoint.answers), std::move(observer),
+      [keep = std::move(shared_settings), done = std::move(done)](UnitResult result, CallStats calls) mutable {
+        std::move(done)(std::move(result), std::move(calls));
+      },
+      std::move(still_leased));
   return absl::OkStatus();
 }
 

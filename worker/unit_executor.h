@@ -9,10 +9,10 @@
 
 #include "absl/functional/any_invocable.h"
 #include "common/records.h"
-#include "worker/engines/aidanbench_engine.h"
 #include "common/unit_settings.h"
 #include "worker/cache/embedding_cache.h"
 #include "worker/cache/equivalence_cache.h"
+#include "worker/engines/aidanbench_engine.h"
 #include "worker/engines/noveltybench_engine.h"
 #include "worker/model_registry.h"
 
@@ -29,7 +29,7 @@ class UnitExecutor {
   // on this worker the unit does not start: the error is returned and `done` is never called (the
   // worker hands the lease back; another worker may be able to run it).
   absl::Status RunAidan(std::shared_ptr<const AidanSettings> settings, UnitSpec unit, AidanCheckpoint checkpoint,
-                AidanAnswerObserver on_answer, AidanDoneCallback done);
+                        AidanAnswerObserver on_answer, AidanDoneCallback done);
 
   // The models a NoveltyBench unit of `generator` uses (the generator itself skipped when empty), built
   // on first use; the first error when one cannot be built here.
@@ -42,8 +42,8 @@ class UnitExecutor {
                           AidanAnswerObserver on_sample, AidanDoneCallback done, LeaseCheck still_leased = {});
 
  private:
-  ModelRegistry* const models_;  // not owned
-  EmbeddingCache* const cache_;   // not owned; may be null
+  ModelRegistry* const models_;                // not owned
+  EmbeddingCache* const cache_;                // not owned; may be null
   EquivalenceCache* const equivalence_cache_;  // not owned; may be null
 };
 

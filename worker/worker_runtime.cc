@@ -17,8 +17,7 @@ absl::StatusOr<std::unique_ptr<WorkerRuntime>> WorkerRuntime::Create(const Worke
   r->pool_ = std::make_unique<ThreadPool>(std::max(1, options.threads));
   r->providers_ = std::make_unique<ProviderHub>(ProviderHubOptions{r->pool_.get(), options.redis_url, options.env});
   r->models_ = std::make_unique<ModelRegistry>(ModelContext{r->pool_.get(), r->providers_.get()}, r->call_log_.get());
-  r->executor_ = std::make_unique<UnitExecutor>(r->models_.get(), r->cache_.get(),
-                                                r->equivalence_cache_.get());
+  r->executor_ = std::make_unique<UnitExecutor>(r->models_.get(), r->cache_.get(), r->equivalence_cache_.get());
   return r;
 }
 

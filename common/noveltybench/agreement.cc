@@ -6,8 +6,8 @@ namespace noveltygrid::noveltybench {
 
 absl::Status PairAgreement::Add(const std::vector<int>& recorded, const std::vector<int>& fresh) {
   if (recorded.size() != fresh.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("partitions of ", recorded.size(), " and ", fresh.size(),
-                                                   " generations cannot be compared"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("partitions of ", recorded.size(), " and ", fresh.size(), " generations cannot be compared"));
   }
   for (size_t i = 0; i < recorded.size(); ++i) {
     for (size_t j = i + 1; j < recorded.size(); ++j) {

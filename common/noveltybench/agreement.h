@@ -24,8 +24,8 @@ class PairAgreement {
   // InvalidArgument when the partitions differ in length.
   absl::Status Add(const std::vector<int>& recorded, const std::vector<int>& fresh);
 
-  int64_t both_same() const { return both_same_; }          // true positives
-  int64_t new_only_same() const { return new_only_same_; }  // false positives
+  int64_t both_same() const { return both_same_; }                    // true positives
+  int64_t new_only_same() const { return new_only_same_; }            // false positives
   int64_t recorded_only_same() const { return recorded_only_same_; }  // false negatives
   int64_t pairs() const { return pairs_; }
 

@@ -10,8 +10,7 @@ namespace {
 
 // str.split() separators in the ASCII range.
 bool IsPythonSpace(unsigned char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' ||
-         (c >= 0x1c && c <= 0x1f);
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' || (c >= 0x1c && c <= 0x1f);
 }
 
 constexpr size_t kShortTextWords = 5;
@@ -57,8 +56,7 @@ std::vector<int> GreedyPartition(std::string_view prompt, const std::vector<std:
     for (size_t c = 0; c < first_members.size() && joined < 0; ++c) {
       const std::string& first = generations[first_members[c]];
       const std::optional<bool> short_rule = ShortTextEquivalence(first, generations[i]);
-      const bool same = short_rule.has_value() ? *short_rule
-                                               : equivalence.Equivalent(prompt, first, generations[i]);
+      const bool same = short_rule.has_value() ? *short_rule : equivalence.Equivalent(prompt, first, generations[i]);
       if (same) joined = static_cast<int>(c);
     }
     if (joined < 0) {
@@ -76,9 +74,9 @@ absl::Status ValidatePartition(const std::vector<int>& partition) {
   for (size_t i = 0; i < partition.size(); ++i) {
     const int p = partition[i];
     if (p < 0 || p > next_new) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "partition[", i, "] is ", p, "; classes must be numbered 0, 1, ... in order of first appearance",
-          " (expected 0..", next_new, ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("partition[", i, "] is ", p, "; classes must be numbered 0, 1, ... in order of first appearance",
+                       " (expected 0..", next_new, ")"));
     }
     if (p == next_new) ++next_new;
   }

@@ -29,8 +29,7 @@ class Equivalence {
  public:
   virtual ~Equivalence() = default;
   // `first` is a class's first member, `candidate` a later generation; `prompt` is what both answer.
-  virtual bool Equivalent(std::string_view prompt, std::string_view first,
-                          std::string_view candidate) const = 0;
+  virtual bool Equivalent(std::string_view prompt, std::string_view first, std::string_view candidate) const = 0;
 };
 
 // Python's text.strip().lower().split(), with ASCII lowercasing: non-ASCII letters are kept as they

@@ -8,12 +8,12 @@
 
 namespace noveltygrid::noveltybench {
 
-absl::StatusOr<OfflinePartitioner> MakeOfflinePartitioner(const std::string& name,
-                                                          std::optional<double> threshold) {
+absl::StatusOr<OfflinePartitioner> MakeOfflinePartitioner(const std::string& name, std::optional<double> threshold) {
   if (name == kPartitionerClassifier || name == kPartitionerEmbedding || name == kPartitionerLlm) {
-    return absl::UnimplementedError(absl::StrCat(
-        "partitioner '", name, "' needs a model endpoint; it is available from a sweep config (issue 6), "
-        "not offline. Offline partitioners: unigram"));
+    return absl::UnimplementedError(
+        absl::StrCat("partitioner '", name,
+                     "' needs a model endpoint; it is available from a sweep config (issue 6), "
+                     "not offline. Offline partitioners: unigram"));
   }
   if (name != kPartitionerUnigram) {
     return absl::InvalidArgumentError(

@@ -26,8 +26,7 @@ struct OfflinePartitioner {
 
 // `threshold` nullopt takes the partitioner's default. InvalidArgument for an unknown name or a
 // threshold outside [0, 1]; Unimplemented, saying why, for a partitioner that needs a model endpoint.
-absl::StatusOr<OfflinePartitioner> MakeOfflinePartitioner(const std::string& name,
-                                                          std::optional<double> threshold);
+absl::StatusOr<OfflinePartitioner> MakeOfflinePartitioner(const std::string& name, std::optional<double> threshold);
 
 }  // namespace noveltygrid::noveltybench
 

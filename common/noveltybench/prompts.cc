@@ -87,8 +87,7 @@ absl::StatusOr<NoveltyPrompts> LoadNoveltyPrompts(const std::string& path) {
   };
   if (!json.is_object()) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": the file holds a JSON ", json.type_name(),
-                                                   "; expected an object with any of the keys ",
-                                                   KnownKeyList()));
+                                                   "; expected an object with any of the keys ", KnownKeyList()));
   }
   NoveltyPrompts prompts = DefaultNoveltyPrompts();
   for (const auto& [name, value] : json.items()) {
@@ -112,13 +111,12 @@ absl::StatusOr<NoveltyPrompts> LoadNoveltyPrompts(const std::string& path) {
   return prompts;
 }
 
-std::string EquivalenceJudgePrompt(const NoveltyPrompts& prompts, const std::string& prompt,
-                                   const std::string& answer1, const std::string& answer2) {
+std::string EquivalenceJudgePrompt(const NoveltyPrompts& prompts, const std::string& prompt, const std::string& answer1,
+                                   const std::string& answer2) {
   return FillTemplate(prompts.equivalence_judge, {{"prompt", prompt}, {"answer1", answer1}, {"answer2", answer2}});
 }
 
-std::string QualityJudgePrompt(const NoveltyPrompts& prompts, const std::string& prompt,
-                               const std::string& response) {
+std::string QualityJudgePrompt(const NoveltyPrompts& prompts, const std::string& prompt, const std::string& response) {
   return FillTemplate(prompts.quality_judge, {{"prompt", prompt}, {"response", response}});
 }
 

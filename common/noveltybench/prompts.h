@@ -32,10 +32,9 @@ NoveltyPrompts DefaultNoveltyPrompts();
 // placeholders.
 absl::StatusOr<NoveltyPrompts> LoadNoveltyPrompts(const std::string& path);
 
-std::string EquivalenceJudgePrompt(const NoveltyPrompts& prompts, const std::string& prompt,
-                                   const std::string& answer1, const std::string& answer2);
-std::string QualityJudgePrompt(const NoveltyPrompts& prompts, const std::string& prompt,
-                               const std::string& response);
+std::string EquivalenceJudgePrompt(const NoveltyPrompts& prompts, const std::string& prompt, const std::string& answer1,
+                                   const std::string& answer2);
+std::string QualityJudgePrompt(const NoveltyPrompts& prompts, const std::string& prompt, const std::string& response);
 
 }  // namespace noveltygrid::noveltybench
 

@@ -50,8 +50,8 @@ absl::StatusOr<std::vector<int>> IntArray(const Json& json, std::string_view whe
   if (array == nullptr) return Bad(where, absl::StrCat("missing \"", key, "\""));
   if (!array->is_array()) return Bad(where, absl::StrCat("\"", key, "\" must be an array"));
   if (array->size() != expected_size) {
-    return Bad(where, absl::StrCat("\"", key, "\" has ", array->size(), " entries but \"generations\" has ",
-                                   expected_size));
+    return Bad(where,
+               absl::StrCat("\"", key, "\" has ", array->size(), " entries but \"generations\" has ", expected_size));
   }
   std::vector<int> values;
   for (size_t i = 0; i < array->size(); ++i) {
@@ -70,8 +70,7 @@ bool IsQuality(int q) { return q >= kMinQuality && q <= kMaxQuality; }
 absl::StatusOr<std::vector<std::optional<int>>> QualityFromSamples(const Json& array, std::string_view where,
                                                                    size_t expected_size) {
   if (!array.is_array() || array.size() != expected_size) {
-    return Bad(where, absl::StrCat("\"quality\" must be an array with one entry per generation (",
-                                   expected_size, ")"));
+    return Bad(where, absl::StrCat("\"quality\" must be an array with one entry per generation (", expected_size, ")"));
   }
   std::vector<std::optional<int>> quality;
   for (size_t i = 0; i < array.size(); ++i) {
@@ -110,8 +109,8 @@ absl::StatusOr<std::vector<std::optional<int>>> QualityFromScores(const Json& js
                                      "first"));
     }
     if (openers[i] && *s == 0) {
-      return Bad(where, absl::StrCat("\"generation_scores\"[", i, "] is 0 but generation ", i,
-                                     " opens class ", partition[i], "; an opener needs its quality 1..10"));
+      return Bad(where, absl::StrCat("\"generation_scores\"[", i, "] is 0 but generation ", i, " opens class ",
+                                     partition[i], "; an opener needs its quality 1..10"));
     }
     if (!openers[i] && *s != 0) {
       return Bad(where, absl::StrCat("\"generation_scores\"[", i, "] is ", *s, " but generation ", i,
@@ -125,9 +124,9 @@ absl::StatusOr<std::vector<std::optional<int>>> QualityFromScores(const Json& js
     absl::StatusOr<std::vector<int>> classes = IntArray(json, where, "partition_scores", recorded->size());
     if (!classes.ok()) return classes.status();
     if (*classes != opener_scores) {
-      return Bad(where, absl::StrCat("\"partition_scores\" ", DumpJson(*recorded),
-                                     " disagree with the class openers' generation_scores ",
-                                     DumpJson(Json(opener_scores))));
+      return Bad(where,
+                 absl::StrCat("\"partition_scores\" ", DumpJson(*recorded),
+                              " disagree with the class openers' generation_scores ", DumpJson(Json(opener_scores))));
     }
   }
   return quality;
@@ -174,8 +173,7 @@ absl::StatusOr<NoveltyRow> NoveltyRowFromJson(const Json& json, std::string_view
   }
   for (size_t i = 0; i < generations->size(); ++i) {
     if (!(*generations)[i].is_string()) {
-      return Bad(where, absl::StrCat("\"generations\"[", i, "] must be a string, got ",
-                                     (*generations)[i].type_name()));
+      return Bad(where, absl::StrCat("\"generations\"[", i, "] must be a string, got ", (*generations)[i].type_name()));
     }
     row.generations.push_back((*generations)[i].get<std::string>());
   }

@@ -35,9 +35,9 @@ struct NoveltyRow {
   std::string mode;                   // a sweep's samples.jsonl: sampling mode and dataset (else empty)
   std::string dataset;
   std::vector<std::string> generations;
-  std::vector<int> partition;                // canonical (ValidatePartition)
-  std::vector<std::optional<int>> quality;   // 1..10 per generation; nullopt = not scored
-  std::string where;                         // "FILE:LINE", for messages
+  std::vector<int> partition;               // canonical (ValidatePartition)
+  std::vector<std::optional<int>> quality;  // 1..10 per generation; nullopt = not scored
+  std::string where;                        // "FILE:LINE", for messages
 };
 
 // Parses one row; `where` prefixes every error.

@@ -34,8 +34,8 @@ absl::StatusOr<RowScore> ScorePartition(const std::vector<int>& partition,
   }
   if (absl::Status valid = ValidatePartition(partition); !valid.ok()) return valid;
   if (quality.size() != partition.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("quality has ", quality.size(), " entries but partition has ",
-                                                   partition.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("quality has ", quality.size(), " entries but partition has ", partition.size()));
   }
   RowScore score;
   const std::vector<bool> openers = ClassOpeners(partition);

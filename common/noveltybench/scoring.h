@@ -24,8 +24,8 @@ inline constexpr int kMinQuality = 1;
 inline constexpr int kMaxQuality = 10;
 
 // The reference's bucket edges for Skywork-Reward-Gemma-2-27B-v0.2 rewards.
-inline constexpr std::array<double, 9> kRewardThresholds = {
-    -7.71875, -6.28125, -6.0, -5.71875, -5.5, -5.0, -4.375, -3.4375, -2.046875};
+inline constexpr std::array<double, 9> kRewardThresholds = {-7.71875, -6.28125, -6.0,    -5.71875, -5.5,
+                                                            -5.0,     -4.375,   -3.4375, -2.046875};
 
 // bisect_left(kRewardThresholds, reward) + 1: a reward equal to an edge falls in the lower bucket
 // (-6.0 -> 3, -5.99 -> 4). NaN compares like Python (never less), so it maps to 1.

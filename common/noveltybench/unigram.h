@@ -32,8 +32,7 @@ class UnigramEquivalence : public Equivalence {
   explicit UnigramEquivalence(double threshold = kDefaultUnigramThreshold) : threshold_(threshold) {}
 
   // Rouge1F(first, candidate) > threshold.
-  bool Equivalent(std::string_view prompt, std::string_view first,
-                  std::string_view candidate) const override;
+  bool Equivalent(std::string_view prompt, std::string_view first, std::string_view candidate) const override;
 
   double threshold() const { return threshold_; }
 

@@ -25,9 +25,7 @@ inline std::string Checkpoint(const std::string& unit_id) { return absl::StrCat(
 inline std::string SweepFingerprint(const std::string& sweep) {
   return absl::StrCat("ng:sweep:", sweep, ":fingerprint");
 }
-inline std::string SweepResults(const std::string& sweep) {
-  return absl::StrCat("ng:sweep:", sweep, ":results");
-}
+inline std::string SweepResults(const std::string& sweep) { return absl::StrCat("ng:sweep:", sweep, ":results"); }
 
 }  // namespace noveltygrid::keys
 

@@ -41,8 +41,7 @@ absl::StatusOr<std::optional<std::string>> InMemoryStore::Get(const std::string&
   return *value;
 }
 
-absl::StatusOr<std::vector<std::optional<std::string>>> InMemoryStore::MultiGet(
-    const std::vector<std::string>& keys) {
+absl::StatusOr<std::vector<std::optional<std::string>>> InMemoryStore::MultiGet(const std::vector<std::string>& keys) {
   absl::MutexLock lock(&mu_);
   std::vector<std::optional<std::string>> values;
   values.reserve(keys.size());
@@ -78,8 +77,7 @@ absl::Status InMemoryStore::Delete(const std::string& key) {
   return absl::OkStatus();
 }
 
-absl::Status InMemoryStore::HashSet(const std::string& key, const std::string& field,
-                                    const std::string& value) {
+absl::Status InMemoryStore::HashSet(const std::string& key, const std::string& field, const std::string& value) {
   absl::MutexLock lock(&mu_);
   ASSIGN_OR_RETURN(Hash * hash, Find<Hash>("HSET", key));
   if (hash == nullptr) hash = &std::get<Hash>(data_[key] = Hash());
@@ -87,8 +85,7 @@ absl::Status InMemoryStore::HashSet(const std::string& key, const std::string& f
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<std::pair<std::string, std::string>>> InMemoryStore::HashGetAll(
-    const std::string& key) {
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> InMemoryStore::HashGetAll(const std::string& key) {
   absl::MutexLock lock(&mu_);
   ASSIGN_OR_RETURN(const Hash* hash, Find<Hash>("HGETALL", key));
   if (hash == nullptr) return std::vector<std::pair<std::string, std::string>>();
@@ -109,8 +106,7 @@ absl::StatusOr<int64_t> InMemoryStore::ListAppend(const std::string& key, const 
   return static_cast<int64_t>(list->size());
 }
 
-absl::StatusOr<std::vector<std::string>> InMemoryStore::ListRange(const std::string& key, int64_t start,
-                                                                  int64_t stop) {
+absl::StatusOr<std::vector<std::string>> InMemoryStore::ListRange(const std::string& key, int64_t start, int64_t stop) {
   absl::MutexLock lock(&mu_);
   ASSIGN_OR_RETURN(const List* list, Find<List>("LRANGE", key));
   if (list == nullptr) return std::vector<std::string>();

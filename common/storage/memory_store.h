@@ -24,20 +24,16 @@ class InMemoryStore : public Store {
   InMemoryStore& operator=(const InMemoryStore&) = delete;
 
   absl::StatusOr<std::optional<std::string>> Get(const std::string& key) override;
-  absl::StatusOr<std::vector<std::optional<std::string>>> MultiGet(
-      const std::vector<std::string>& keys) override;
+  absl::StatusOr<std::vector<std::optional<std::string>>> MultiGet(const std::vector<std::string>& keys) override;
   absl::Status Set(const std::string& key, const std::string& value) override;
   absl::StatusOr<bool> SetIfAbsent(const std::string& key, const std::string& value) override;
   absl::Status MultiSet(const std::vector<std::pair<std::string, std::string>>& entries) override;
   absl::Status Delete(const std::string& key) override;
-  absl::Status HashSet(const std::string& key, const std::string& field,
-                       const std::string& value) override;
-  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> HashGetAll(
-      const std::string& key) override;
+  absl::Status HashSet(const std::string& key, const std::string& field, const std::string& value) override;
+  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> HashGetAll(const std::string& key) override;
   absl::StatusOr<int64_t> HashLength(const std::string& key) override;
   absl::StatusOr<int64_t> ListAppend(const std::string& key, const std::string& value) override;
-  absl::StatusOr<std::vector<std::string>> ListRange(const std::string& key, int64_t start,
-                                                     int64_t stop) override;
+  absl::StatusOr<std::vector<std::string>> ListRange(const std::string& key, int64_t start, int64_t stop) override;
   absl::Status ListTrim(const std::string& key, int64_t start, int64_t stop) override;
   absl::StatusOr<int64_t> ListLength(const std::string& key) override;
   std::string Describe() const override { return "memory"; }
@@ -50,8 +46,7 @@ class InMemoryStore : public Store {
   // The key's value if it holds a T; nullptr if the key is missing; FailedPrecondition if it holds
   // another kind (Redis WRONGTYPE), naming `command`.
   template <typename T>
-  absl::StatusOr<T*> Find(const char* command, const std::string& key)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<T*> Find(const char* command, const std::string& key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   absl::Mutex mu_;
   absl::flat_hash_map<std::string, Value> data_ ABSL_GUARDED_BY(mu_);

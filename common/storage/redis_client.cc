@@ -13,14 +13,12 @@ namespace noveltygrid::storage_internal {
 namespace {
 
 absl::Status CheckOptions(const RedisOptions& options) {
-  if (options.connect_timeout <= absl::ZeroDuration() ||
-      options.command_timeout <= absl::ZeroDuration()) {
+  if (options.connect_timeout <= absl::ZeroDuration() || options.command_timeout <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("RedisOptions: connect_timeout and command_timeout must be > 0");
   }
   if (options.max_retries < 0 || options.initial_backoff < absl::ZeroDuration() ||
       options.max_backoff < options.initial_backoff) {
-    return absl::InvalidArgumentError(
-        "RedisOptions: max_retries must be >= 0 and 0 <= initial_backoff <= max_backoff");
+    return absl::InvalidArgumentError("RedisOptions: max_retries must be >= 0 and 0 <= initial_backoff <= max_backoff");
   }
   if (options.pool_size < 1 || options.pipeline_batch < 1) {
     return absl::InvalidArgumentError("RedisOptions: pool_size and pipeline_batch must be >= 1");
@@ -33,13 +31,11 @@ absl::Status CheckOptions(const RedisOptions& options) {
 RedisClient::RedisClient(RedisEndpoint endpoint, RedisOptions options)
     : endpoint_(std::move(endpoint)), options_(options), where_(endpoint_.Describe()) {}
 
-absl::StatusOr<std::unique_ptr<RedisClient>> RedisClient::Create(RedisEndpoint endpoint,
-                                                                 RedisOptions options) {
+absl::StatusOr<std::unique_ptr<RedisClient>> RedisClient::Create(RedisEndpoint endpoint, RedisOptions options) {
   RETURN_IF_ERROR(CheckOptions(options));
   std::unique_ptr<RedisClient> client(new RedisClient(std::move(endpoint), options));
-  ASSIGN_OR_RETURN(
-      std::unique_ptr<RedisConnection> first,
-      RedisConnection::Open(client->endpoint_, options.connect_timeout, options.command_timeout));
+  ASSIGN_OR_RETURN(std::unique_ptr<RedisConnection> first,
+                   RedisConnection::Open(client->endpoint_, options.connect_timeout, options.command_timeout));
   absl::MutexLock lock(&client->mu_);
   client->idle_.push_back(std::move(first));
   client->open_ = 1;
@@ -67,20 +63,18 @@ absl::StatusOr<std::vector<Reply>> RedisClient::Attempt(const Call& call, bool* 
     *retryable = absl::IsUnavailable(connection.status());
     return connection.status();
   }
-  const std::string what = call.key.empty()
-                               ? std::string(call.name)
-                               : absl::StrCat(std::string(call.name), " on key ", QuoteKey(call.key));
+  const std::string what =
+      call.key.empty() ? std::string(call.name) : absl::StrCat(std::string(call.name), " on key ", QuoteKey(call.key));
   Outcome outcome;
   absl::StatusOr<std::vector<Reply>> replies =
-      (*connection)
-          ->Exchange(call.commands, static_cast<size_t>(options_.pipeline_batch), what, &outcome);
+      (*connection)->Exchange(call.commands, static_cast<size_t>(options_.pipeline_batch), what, &outcome);
   Release(*std::move(connection));
   if (!replies.ok()) {
     *retryable = call.idempotent || outcome == Outcome::kNotExecuted;
     if (*retryable) return replies.status();
-    return absl::UnavailableError(absl::StrCat(
-        replies.status().message(), "; the connection broke after ", std::string(call.name),
-        " was sent, so it may or may not have been applied (not retried because it is not idempotent)"));
+    return absl::UnavailableError(
+        absl::StrCat(replies.status().message(), "; the connection broke after ", std::string(call.name),
+                     " was sent, so it may or may not have been applied (not retried because it is not idempotent)"));
   }
   for (const Reply& reply : *replies) {
     if (reply->type != REDIS_REPLY_ERROR) continue;

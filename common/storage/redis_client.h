@@ -33,8 +33,7 @@ class RedisClient {
   };
 
   // Checks `options` and opens the first connection, without retrying (fail fast at start-up).
-  static absl::StatusOr<std::unique_ptr<RedisClient>> Create(RedisEndpoint endpoint,
-                                                             RedisOptions options);
+  static absl::StatusOr<std::unique_ptr<RedisClient>> Create(RedisEndpoint endpoint, RedisOptions options);
   RedisClient(const RedisClient&) = delete;
   RedisClient& operator=(const RedisClient&) = delete;
 

@@ -68,8 +68,7 @@ bool Flush(redisContext* context) {
 
 }  // namespace
 
-RedisConnection::RedisConnection(redisContext* context, std::string where,
-                                 absl::Duration command_timeout)
+RedisConnection::RedisConnection(redisContext* context, std::string where, absl::Duration command_timeout)
     : context_(context), where_(std::move(where)), command_timeout_(command_timeout) {}
 
 RedisConnection::~RedisConnection() { redisFree(context_); }
@@ -115,15 +114,14 @@ absl::StatusOr<std::unique_ptr<RedisConnection>> RedisConnection::Open(const Red
     const std::string_view message(replies[i]->str, replies[i]->len);
     absl::Status status =
         command == "SELECT"
-            ? absl::InvalidArgumentError(absl::StrCat(
-                  "SELECT ", db, " on ", where, " failed: ", AbslView(message),
-                  "; the /db in the URL must be below the server's 'databases' setting (16 by default)"))
+            ? absl::InvalidArgumentError(
+                  absl::StrCat("SELECT ", db, " on ", where, " failed: ", AbslView(message),
+                               "; the /db in the URL must be below the server's 'databases' setting (16 by default)"))
             : ReplyError(command, "", where, message);
     if (command == "AUTH") status = absl::UnauthenticatedError(status.message());
     if (endpoint.password.empty()) return status;
     // Redis does not echo passwords, but make sure no message can ever carry one.
-    return absl::Status(status.code(),
-                        absl::StrReplaceAll(status.message(), {{endpoint.password, "***"}}));
+    return absl::Status(status.code(), absl::StrReplaceAll(status.message(), {{endpoint.password, "***"}}));
   }
   return connection;
 }
@@ -139,16 +137,14 @@ absl::Status RedisConnection::IoError(std::string_view what) const {
   std::string cause = context_->errstr;
   if (context_->err == REDIS_ERR_IO &&
       (absl::StrContains(cause, "temporarily unavailable") || absl::StrContains(cause, "timed out"))) {
-    cause = absl::StrCat("no reply within the command timeout of ",
-                         absl::FormatDuration(command_timeout_), " (", cause, ")");
+    cause = absl::StrCat("no reply within the command timeout of ", absl::FormatDuration(command_timeout_), " (", cause,
+                         ")");
   }
-  return absl::UnavailableError(
-      absl::StrCat("Redis ", AbslView(what), " on ", where_, " failed: ", cause));
+  return absl::UnavailableError(absl::StrCat("Redis ", AbslView(what), " on ", where_, " failed: ", cause));
 }
 
-absl::StatusOr<std::vector<Reply>> RedisConnection::Exchange(const std::vector<Command>& commands,
-                                                             size_t batch, std::string_view what,
-                                                             Outcome* outcome) {
+absl::StatusOr<std::vector<Reply>> RedisConnection::Exchange(const std::vector<Command>& commands, size_t batch,
+                                                             std::string_view what, Outcome* outcome) {
   *outcome = Outcome::kNotExecuted;
   batch = std::max<size_t>(batch, 1);
   std::vector<Reply> replies;
@@ -164,8 +160,7 @@ absl::StatusOr<std::vector<Reply>> RedisConnection::Exchange(const std::vector<C
         argv.push_back(arg.data());
         lengths.push_back(arg.size());
       }
-      if (redisAppendCommandArgv(context_, static_cast<int>(argv.size()), argv.data(), lengths.data()) !=
-          REDIS_OK) {
+      if (redisAppendCommandArgv(context_, static_cast<int>(argv.size()), argv.data(), lengths.data()) != REDIS_OK) {
         return IoError(what);
       }
     }
@@ -191,9 +186,8 @@ absl::Status ReplyError(std::string_view command, std::string_view key, std::str
   const std::string on = absl::StrCat(AbslView(command), key.empty() ? "" : " on key ",
                                       key.empty() ? "" : QuoteKey(key), " at ", AbslView(where));
   if (absl::StartsWith(text, "NOAUTH") || absl::StartsWith(text, "WRONGPASS")) {
-    return absl::UnauthenticatedError(
-        absl::StrCat(on, " was refused: ", text,
-                     "; check the user and password in the URL (redis://[user]:PASSWORD@host:port/db)"));
+    return absl::UnauthenticatedError(absl::StrCat(
+        on, " was refused: ", text, "; check the user and password in the URL (redis://[user]:PASSWORD@host:port/db)"));
   }
   if (absl::StartsWith(text, "NOPERM")) {
     return absl::PermissionDeniedError(

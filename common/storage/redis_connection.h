@@ -55,8 +55,8 @@ class RedisConnection {
   // Error replies are returned as replies (see ReplyError). On an I/O error or timeout: Unavailable
   // naming `what` and the server, with *outcome saying whether anything may have run; the connection
   // is then unusable (LooksClosed() is true).
-  absl::StatusOr<std::vector<Reply>> Exchange(const std::vector<Command>& commands, size_t batch,
-                                              std::string_view what, Outcome* outcome);
+  absl::StatusOr<std::vector<Reply>> Exchange(const std::vector<Command>& commands, size_t batch, std::string_view what,
+                                              Outcome* outcome);
 
  private:
   RedisConnection(redisContext* context, std::string where, absl::Duration command_timeout);

@@ -15,33 +15,28 @@ using storage_internal::Command;
 using storage_internal::RedisClient;
 using storage_internal::Reply;
 
-absl::Status UnexpectedReply(std::string_view command, const redisReply& reply,
-                             const std::string& where) {
+absl::Status UnexpectedReply(std::string_view command, const redisReply& reply, const std::string& where) {
   return absl::InternalError(absl::StrCat(std::string(command), " on ", where,
                                           " returned an unexpected reply (hiredis type ", reply.type,
                                           "); is this a Redis server?"));
 }
 
 // Runs one command and returns its one reply.
-absl::StatusOr<Reply> RunOne(RedisClient& client, std::string_view name, std::string_view key,
-                             Command command, bool idempotent = true) {
-  ASSIGN_OR_RETURN(
-      std::vector<Reply> replies,
-      client.Run(
-          {.name = name, .key = key, .commands = {std::move(command)}, .idempotent = idempotent}));
+absl::StatusOr<Reply> RunOne(RedisClient& client, std::string_view name, std::string_view key, Command command,
+                             bool idempotent = true) {
+  ASSIGN_OR_RETURN(std::vector<Reply> replies,
+                   client.Run({.name = name, .key = key, .commands = {std::move(command)}, .idempotent = idempotent}));
   return std::move(replies.front());
 }
 
-absl::StatusOr<std::optional<std::string>> OptionalString(std::string_view command,
-                                                          const redisReply& reply,
+absl::StatusOr<std::optional<std::string>> OptionalString(std::string_view command, const redisReply& reply,
                                                           const std::string& where) {
   if (reply.type == REDIS_REPLY_NIL) return std::nullopt;
   if (reply.type != REDIS_REPLY_STRING) return UnexpectedReply(command, reply, where);
   return std::string(reply.str, reply.len);
 }
 
-absl::StatusOr<int64_t> Integer(std::string_view command, const redisReply& reply,
-                                const std::string& where) {
+absl::StatusOr<int64_t> Integer(std::string_view command, const redisReply& reply, const std::string& where) {
   if (reply.type != REDIS_REPLY_INTEGER) return UnexpectedReply(command, reply, where);
   return static_cast<int64_t>(reply.integer);
 }
@@ -70,11 +65,9 @@ RedisStore::RedisStore(std::unique_ptr<RedisClient> client) : client_(std::move(
 
 RedisStore::~RedisStore() = default;
 
-absl::StatusOr<std::unique_ptr<RedisStore>> RedisStore::Connect(const std::string& url,
-                                                                RedisOptions options) {
+absl::StatusOr<std::unique_ptr<RedisStore>> RedisStore::Connect(const std::string& url, RedisOptions options) {
   ASSIGN_OR_RETURN(RedisEndpoint endpoint, ParseRedisUrl(url));
-  ASSIGN_OR_RETURN(std::unique_ptr<RedisClient> client,
-                   RedisClient::Create(std::move(endpoint), options));
+  ASSIGN_OR_RETURN(std::unique_ptr<RedisClient> client, RedisClient::Create(std::move(endpoint), options));
   return std::unique_ptr<RedisStore>(new RedisStore(std::move(client)));
 }
 
@@ -85,8 +78,7 @@ absl::StatusOr<std::optional<std::string>> RedisStore::Get(const std::string& ke
   return OptionalString("GET", *reply, client_->where());
 }
 
-absl::StatusOr<std::vector<std::optional<std::string>>> RedisStore::MultiGet(
-    const std::vector<std::string>& keys) {
+absl::StatusOr<std::vector<std::optional<std::string>>> RedisStore::MultiGet(const std::vector<std::string>& keys) {
   std::vector<std::optional<std::string>> values;
   if (keys.empty()) return values;
   constexpr const char* kName = "MultiGet (MGET)";
@@ -102,8 +94,7 @@ absl::StatusOr<std::vector<std::optional<std::string>>> RedisStore::MultiGet(
   for (const Reply& reply : replies) {
     if (reply->type != REDIS_REPLY_ARRAY) return UnexpectedReply(kName, *reply, client_->where());
     for (size_t i = 0; i < reply->elements; ++i) {
-      ASSIGN_OR_RETURN(std::optional<std::string> value,
-                       OptionalString(kName, *reply->element[i], client_->where()));
+      ASSIGN_OR_RETURN(std::optional<std::string> value, OptionalString(kName, *reply->element[i], client_->where()));
       values.push_back(std::move(value));
     }
   }
@@ -143,14 +134,12 @@ absl::Status RedisStore::Delete(const std::string& key) {
   return Integer("DEL", *reply, client_->where()).status();
 }
 
-absl::Status RedisStore::HashSet(const std::string& key, const std::string& field,
-                                 const std::string& value) {
+absl::Status RedisStore::HashSet(const std::string& key, const std::string& field, const std::string& value) {
   ASSIGN_OR_RETURN(Reply reply, RunOne(*client_, "HSET", key, {"HSET", key, field, value}));
   return Integer("HSET", *reply, client_->where()).status();
 }
 
-absl::StatusOr<std::vector<std::pair<std::string, std::string>>> RedisStore::HashGetAll(
-    const std::string& key) {
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> RedisStore::HashGetAll(const std::string& key) {
   // HGETALL in one reply: the hashes kept here are small (checkpoint and state records); HSCAN would
   // only matter for hashes too large to hold in memory anyway.
   ASSIGN_OR_RETURN(Reply reply, RunOne(*client_, "HGETALL", key, {"HGETALL", key}));
@@ -171,13 +160,11 @@ absl::StatusOr<int64_t> RedisStore::HashLength(const std::string& key) {
 }
 
 absl::StatusOr<int64_t> RedisStore::ListAppend(const std::string& key, const std::string& value) {
-  ASSIGN_OR_RETURN(Reply reply,
-                   RunOne(*client_, "RPUSH", key, {"RPUSH", key, value}, /*idempotent=*/false));
+  ASSIGN_OR_RETURN(Reply reply, RunOne(*client_, "RPUSH", key, {"RPUSH", key, value}, /*idempotent=*/false));
   return Integer("RPUSH", *reply, client_->where());
 }
 
-absl::StatusOr<std::vector<std::string>> RedisStore::ListRange(const std::string& key, int64_t start,
-                                                               int64_t stop) {
+absl::StatusOr<std::vector<std::string>> RedisStore::ListRange(const std::string& key, int64_t start, int64_t stop) {
   const std::string first = std::to_string(start), last = std::to_string(stop);
   ASSIGN_OR_RETURN(Reply reply, RunOne(*client_, "LRANGE", key, {"LRANGE", key, first, last}));
   return Strings("LRANGE", *reply, client_->where());

@@ -34,7 +34,7 @@ class RedisClient;
 struct RedisOptions {
   absl::Duration connect_timeout = absl::Seconds(2);
   absl::Duration command_timeout = absl::Seconds(5);  // per read/write on the socket
-  int max_retries = 3;  // after the first attempt, on connection errors and LOADING only
+  int max_retries = 3;                                // after the first attempt, on connection errors and LOADING only
   absl::Duration initial_backoff = absl::Milliseconds(50);
   absl::Duration max_backoff = absl::Seconds(2);
   int pool_size = 4;          // connections, i.e. commands in flight at once
@@ -46,27 +46,22 @@ class RedisStore : public Store {
   // Parses `url` (redis_url.h; InvalidArgument with the password masked) and opens a first connection
   // without retrying: Unavailable at once if the server cannot be reached, Unauthenticated if it
   // refuses the password.
-  static absl::StatusOr<std::unique_ptr<RedisStore>> Connect(const std::string& url,
-                                                             RedisOptions options = {});
+  static absl::StatusOr<std::unique_ptr<RedisStore>> Connect(const std::string& url, RedisOptions options = {});
   ~RedisStore() override;
   RedisStore(const RedisStore&) = delete;
   RedisStore& operator=(const RedisStore&) = delete;
 
   absl::StatusOr<std::optional<std::string>> Get(const std::string& key) override;
-  absl::StatusOr<std::vector<std::optional<std::string>>> MultiGet(
-      const std::vector<std::string>& keys) override;
+  absl::StatusOr<std::vector<std::optional<std::string>>> MultiGet(const std::vector<std::string>& keys) override;
   absl::Status Set(const std::string& key, const std::string& value) override;
   absl::StatusOr<bool> SetIfAbsent(const std::string& key, const std::string& value) override;
   absl::Status MultiSet(const std::vector<std::pair<std::string, std::string>>& entries) override;
   absl::Status Delete(const std::string& key) override;
-  absl::Status HashSet(const std::string& key, const std::string& field,
-                       const std::string& value) override;
-  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> HashGetAll(
-      const std::string& key) override;
+  absl::Status HashSet(const std::string& key, const std::string& field, const std::string& value) override;
+  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> HashGetAll(const std::string& key) override;
   absl::StatusOr<int64_t> HashLength(const std::string& key) override;
   absl::StatusOr<int64_t> ListAppend(const std::string& key, const std::string& value) override;
-  absl::StatusOr<std::vector<std::string>> ListRange(const std::string& key, int64_t start,
-                                                     int64_t stop) override;
+  absl::StatusOr<std::vector<std::string>> ListRange(const std::string& key, int64_t start, int64_t stop) override;
   absl::Status ListTrim(const std::string& key, int64_t start, int64_t stop) override;
   absl::StatusOr<int64_t> ListLength(const std::string& key) override;
   std::string Describe() const override;

@@ -23,15 +23,14 @@ std::pair<size_t, size_t> UserInfoSpan(std::string_view url) {
   const size_t scheme_end = url.find("://");
   const size_t begin = scheme_end == std::string_view::npos ? 0 : scheme_end + 3;
   const size_t at = url.rfind('@');
-  if (at == std::string_view::npos || at < begin)
-    return {std::string_view::npos, std::string_view::npos};
+  if (at == std::string_view::npos || at < begin) return {std::string_view::npos, std::string_view::npos};
   return {begin, at};
 }
 
 absl::Status UrlError(const std::string& url, std::string_view problem) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("invalid Redis URL \"", MaskRedisUrl(url), "\": ", AbslView(problem), "; expected ",
-                   AbslView(kAcceptedForm), ", e.g. redis://127.0.0.1:6379/0"));
+  return absl::InvalidArgumentError(absl::StrCat("invalid Redis URL \"", MaskRedisUrl(url), "\": ", AbslView(problem),
+                                                 "; expected ", AbslView(kAcceptedForm),
+                                                 ", e.g. redis://127.0.0.1:6379/0"));
 }
 
 // Percent-decodes user info; nullopt on a malformed escape.
@@ -45,9 +44,7 @@ std::optional<std::string> PercentDecode(std::string_view in) {
     if (i + 2 >= in.size() || !absl::ascii_isxdigit(in[i + 1]) || !absl::ascii_isxdigit(in[i + 2])) {
       return std::nullopt;
     }
-    auto hex = [](char c) {
-      return absl::ascii_isdigit(c) ? c - '0' : absl::ascii_tolower(c) - 'a' + 10;
-    };
+    auto hex = [](char c) { return absl::ascii_isdigit(c) ? c - '0' : absl::ascii_tolower(c) - 'a' + 10; };
     out.push_back(static_cast<char>(hex(in[i + 1]) * 16 + hex(in[i + 2])));
     i += 2;
   }
@@ -75,9 +72,8 @@ std::string MaskRedisUrl(const std::string& url) {
   const std::string_view user_info = std::string_view(url).substr(begin, at - begin);
   const size_t colon = user_info.find(':');
   // Without a ':' the whole user info may be a password, so all of it goes.
-  const std::string masked = colon == std::string_view::npos
-                                 ? "***"
-                                 : absl::StrCat(AbslView(user_info.substr(0, colon)), ":***");
+  const std::string masked =
+      colon == std::string_view::npos ? "***" : absl::StrCat(AbslView(user_info.substr(0, colon)), ":***");
   return absl::StrCat(url.substr(0, begin), masked, url.substr(at));
 }
 

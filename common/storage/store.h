@@ -38,8 +38,7 @@ class Store {
   virtual absl::StatusOr<std::optional<std::string>> Get(const std::string& key) = 0;
   // Values in the order of `keys` (nullopt for missing keys and for keys that hold a hash or list), in
   // one round trip.
-  virtual absl::StatusOr<std::vector<std::optional<std::string>>> MultiGet(
-      const std::vector<std::string>& keys) = 0;
+  virtual absl::StatusOr<std::vector<std::optional<std::string>>> MultiGet(const std::vector<std::string>& keys) = 0;
 
   // Sets a string key, replacing whatever the key held.
   virtual absl::Status Set(const std::string& key, const std::string& value) = 0;
@@ -51,18 +50,15 @@ class Store {
   // Removes a key of any kind; deleting a missing key is not an error.
   virtual absl::Status Delete(const std::string& key) = 0;
 
-  virtual absl::Status HashSet(const std::string& key, const std::string& field,
-                               const std::string& value) = 0;
+  virtual absl::Status HashSet(const std::string& key, const std::string& field, const std::string& value) = 0;
   // All (field, value) pairs, sorted by field; empty for a missing key.
-  virtual absl::StatusOr<std::vector<std::pair<std::string, std::string>>> HashGetAll(
-      const std::string& key) = 0;
+  virtual absl::StatusOr<std::vector<std::pair<std::string, std::string>>> HashGetAll(const std::string& key) = 0;
   virtual absl::StatusOr<int64_t> HashLength(const std::string& key) = 0;
 
   // Appends to the list at `key` (creating it) and returns the new length.
   virtual absl::StatusOr<int64_t> ListAppend(const std::string& key, const std::string& value) = 0;
   // Elements start..stop inclusive (Redis LRANGE); out-of-range indices are clamped.
-  virtual absl::StatusOr<std::vector<std::string>> ListRange(const std::string& key, int64_t start,
-                                                             int64_t stop) = 0;
+  virtual absl::StatusOr<std::vector<std::string>> ListRange(const std::string& key, int64_t start, int64_t stop) = 0;
   // Keeps only elements start..stop inclusive (Redis LTRIM).
   virtual absl::Status ListTrim(const std::string& key, int64_t start, int64_t stop) = 0;
   virtual absl::StatusOr<int64_t> ListLength(const std::string& key) = 0;

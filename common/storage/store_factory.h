@@ -16,8 +16,7 @@ namespace noveltygrid {
 
 // InvalidArgument listing the accepted forms for anything else; Redis connection errors as from
 // RedisStore::Connect. Passwords never appear in messages.
-absl::StatusOr<std::unique_ptr<Store>> OpenStore(const std::string& url,
-                                                 const RedisOptions& redis_options = {});
+absl::StatusOr<std::unique_ptr<Store>> OpenStore(const std::string& url, const RedisOptions& redis_options = {});
 
 }  // namespace noveltygrid
 

@@ -17,10 +17,8 @@ void StoreGuard::Record(const absl::Status& status) {
     return;
   }
   if (!down_) {
-    std::fprintf(
-        stderr,
-        "noveltygrid: warning: %s unavailable (%s); continuing without it, results are unchanged\n",
-        what_.c_str(), std::string(status.message()).c_str());
+    std::fprintf(stderr, "noveltygrid: warning: %s unavailable (%s); continuing without it, results are unchanged\n",
+                 what_.c_str(), std::string(status.message()).c_str());
   }
   down_ = true;
   retry_at_ = absl::Now() + cool_down_;

@@ -7,14 +7,11 @@
 
 namespace noveltygrid {
 
-UnitScheduler::UnitScheduler(std::vector<UnitSpec> units, std::vector<std::string> models,
-                             SchedulerOptions options, const Clock* clock)
+UnitScheduler::UnitScheduler(std::vector<UnitSpec> units, std::vector<std::string> models, SchedulerOptions options,
+                             const Clock* clock)
     : options_(options),
       clock_(clock),
-      lease_salt_(StableHasher()
-                      .Add("lease")
-                      .Add(static_cast<uint64_t>(absl::ToUnixNanos(clock->Now())))
-                      .Finish()) {
+      lease_salt_(StableHasher().Add("lease").Add(static_cast<uint64_t>(absl::ToUnixNanos(clock->Now()))).Finish()) {
   // Models: the configured order first, then models that only the units name, by name.
   absl::flat_hash_map<std::string, int> model_rank;
   std::vector<ModelState> model_states;
@@ -74,8 +71,7 @@ std::vector<LeaseGrant> UnitScheduler::Lease(const std::string& worker_id, int m
   return grants;
 }
 
-std::vector<std::string> UnitScheduler::Heartbeat(const std::string& worker_id,
-                                                  const std::vector<HeldLease>& leases,
+std::vector<std::string> UnitScheduler::Heartbeat(const std::string& worker_id, const std::vector<HeldLease>& leases,
                                                   const WorkerInfo& info) {
   absl::MutexLock lock(&mu_);
   const absl::Time now = clock_->Now();
@@ -97,8 +93,7 @@ std::vector<std::string> UnitScheduler::Heartbeat(const std::string& worker_id,
 // the first one beyond n + 1 (an earlier report got lost) ends the call and it and the rest are
 // dropped. That is not an error -- the lease is still valid (true), the checkpoint is just shorter, and
 // a resumed unit recomputes the missing steps deterministically.
-bool UnitScheduler::Report(const std::string& lease_id, uint64_t fencing_token,
-                           std::vector<CheckpointStep> steps) {
+bool UnitScheduler::Report(const std::string& lease_id, uint64_t fencing_token, std::vector<CheckpointStep> steps) {
   absl::MutexLock lock(&mu_);
   const std::optional<size_t> slot = CurrentSlot(lease_id, fencing_token);
   if (!slot) return false;
@@ -123,8 +118,7 @@ CommitCheck UnitScheduler::CheckCommit(const std::string& lease_id, uint64_t fen
   absl::MutexLock lock(&mu_);
   if (units_[it->second].state == UnitState::kDone) return CommitCheck::kDuplicate;
   // A current lease of another unit is no better than a stale one of this unit.
-  return CurrentSlot(lease_id, fencing_token) == it->second ? CommitCheck::kAccepted
-                                                            : CommitCheck::kStaleToken;
+  return CurrentSlot(lease_id, fencing_token) == it->second ? CommitCheck::kAccepted : CommitCheck::kStaleToken;
 }
 
 void UnitScheduler::MarkDone(const std::string& unit_id, bool failed) {

@@ -177,12 +177,12 @@ class UnitScheduler {
   // Constant after construction.
   const SchedulerOptions options_;
   const Clock* const clock_;
-  const uint64_t lease_salt_;                         // see NewLeaseId
+  const uint64_t lease_salt_;                           // see NewLeaseId
   absl::flat_hash_map<std::string, size_t> unit_slot_;  // unit id -> index into units_
 
   mutable absl::Mutex mu_;
-  std::vector<UnitEntry> units_ ABSL_GUARDED_BY(mu_);    // plan order
-  std::vector<ModelState> models_ ABSL_GUARDED_BY(mu_);  // config order, then the others by name
+  std::vector<UnitEntry> units_ ABSL_GUARDED_BY(mu_);                     // plan order
+  std::vector<ModelState> models_ ABSL_GUARDED_BY(mu_);                   // config order, then the others by name
   absl::flat_hash_map<std::string, size_t> leases_ ABSL_GUARDED_BY(mu_);  // current lease id -> slot
   std::map<std::string, WorkerEntry> workers_ ABSL_GUARDED_BY(mu_);       // by id, for Status
   uint64_t lease_seq_ ABSL_GUARDED_BY(mu_) = 0;

@@ -25,11 +25,11 @@ struct Plan {
   std::vector<double> aidan_temperatures;  // config order; empty without AidanBench
   AidanSettings aidan;                     // what a worker needs to run an AidanBench unit
   // NoveltyBench (all empty / default without a noveltybench section):
-  NoveltySettings novelty;                 // what a worker needs to run a NoveltyBench unit
-  std::vector<double> novelty_temperatures;    // config order
-  std::vector<std::string> novelty_modes;      // config order
-  std::vector<std::string> novelty_datasets;   // dataset names, config order
-  std::string fingerprint;                 // hash of every unit id and the settings
+  NoveltySettings novelty;                    // what a worker needs to run a NoveltyBench unit
+  std::vector<double> novelty_temperatures;   // config order
+  std::vector<std::string> novelty_modes;     // config order
+  std::vector<std::string> novelty_datasets;  // dataset names, config order
+  std::string fingerprint;                    // hash of every unit id and the settings
 };
 
 Plan PlanSweep(const SweepConfig& config);

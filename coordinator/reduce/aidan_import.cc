@@ -19,8 +19,8 @@ class PathError {
   explicit PathError(const std::string& source) : source_(source) {}
 
   absl::Status Wrong(const std::string& path, const std::string& expected, const Json& got) const {
-    return absl::InvalidArgumentError(absl::StrCat(source_, ": ", path.empty() ? "(top level)" : path,
-                                                   ": expected ", expected, ", got ", got.type_name()));
+    return absl::InvalidArgumentError(absl::StrCat(source_, ": ", path.empty() ? "(top level)" : path, ": expected ",
+                                                   expected, ", got ", got.type_name()));
   }
   absl::Status Message(const std::string& path, const std::string& message) const {
     return absl::InvalidArgumentError(absl::StrCat(source_, ": ", path, ": ", message));
@@ -45,8 +45,8 @@ absl::StatusOr<double> NumberField(const Json& object, const std::string& path, 
   return value;
 }
 
-absl::StatusOr<AidanAnswer> ReadAnswer(const Json& item, const std::string& path,
-                                       const AidanPreset& preset, const PathError& err) {
+absl::StatusOr<AidanAnswer> ReadAnswer(const Json& item, const std::string& path, const AidanPreset& preset,
+                                       const PathError& err) {
   if (!item.is_object()) return err.Wrong(path, "an answer object", item);
   AidanAnswer answer;
   auto num = item.find("answer_num");
@@ -113,8 +113,7 @@ absl::StatusOr<AidanImport> ImportAidanReferenceJson(const Json& root, const std
       if (!absl::SimpleAtod(temp_key, &temperature) || !std::isfinite(temperature) || temperature < 0) {
         return err.Message(temp_path, "the key is not a temperature (expected a number such as \"0.7\")");
       }
-      if (std::find(out.temperatures.begin(), out.temperatures.end(), temperature) ==
-          out.temperatures.end()) {
+      if (std::find(out.temperatures.begin(), out.temperatures.end(), temperature) == out.temperatures.end()) {
         out.temperatures.push_back(temperature);
       }
       if (!questions.is_object()) return err.Wrong(temp_path, "an object of questions", questions);
@@ -128,8 +127,7 @@ absl::StatusOr<AidanImport> ImportAidanReferenceJson(const Json& root, const std
         unit.unit.temperature = temperature;
         unit.unit.item_id = AidanQuestionId(question);
         unit.unit.item_text = question;
-        unit.unit.id = HexId(
-            StableHasher().Add(kAidanBench).Add(model).Add(temperature).Add(question).Finish());
+        unit.unit.id = HexId(StableHasher().Add(kAidanBench).Add(model).Add(temperature).Add(question).Finish());
         for (size_t i = 0; i < answers.size(); ++i) {
           absl::StatusOr<AidanAnswer> answer =
               ReadAnswer(answers[i], absl::StrCat(question_path, "[", i, "]"), preset, err);

@@ -29,9 +29,9 @@
 namespace noveltygrid {
 
 struct AidanImport {
-  std::vector<std::string> models;    // file order
-  std::vector<double> temperatures;   // order of first appearance
-  std::vector<UnitResult> units; // file order, `valid` marked with the preset
+  std::vector<std::string> models;   // file order
+  std::vector<double> temperatures;  // order of first appearance
+  std::vector<UnitResult> units;     // file order, `valid` marked with the preset
 };
 
 // Reads and converts a reference-layout file. A file that is not in the layout gives

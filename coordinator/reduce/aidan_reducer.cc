@@ -21,8 +21,7 @@ std::optional<double> Average(double sum, long long count) {
 
 }  // namespace
 
-AidanReducer::AidanReducer(AidanPreset preset, std::vector<std::string> models,
-                           std::vector<double> temperatures)
+AidanReducer::AidanReducer(AidanPreset preset, std::vector<std::string> models, std::vector<double> temperatures)
     : preset_(std::move(preset)), models_(std::move(models)), temperatures_(std::move(temperatures)) {}
 
 bool AidanReducer::Add(UnitResult result, const CallStats& calls) {
@@ -74,18 +73,15 @@ AidanSnapshot AidanReducer::Snapshot() const {
 
   auto key = [this](const Entry& e) {
     const UnitSpec& u = e.result.unit;
-    return std::make_tuple(RankOf(models_, u.model), std::cref(u.model),
-                           RankOf(temperatures_, u.temperature), u.temperature, u.index,
-                           std::cref(u.id));
+    return std::make_tuple(RankOf(models_, u.model), std::cref(u.model), RankOf(temperatures_, u.temperature),
+                           u.temperature, u.index, std::cref(u.id));
   };
-  std::sort(entries.begin(), entries.end(),
-            [&](const Entry& a, const Entry& b) { return key(a) < key(b); });
+  std::sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) { return key(a) < key(b); });
 
   for (const Entry& e : entries) {
     const UnitSpec& u = e.result.unit;
     if (snap.models.empty() || snap.models.back() != u.model) snap.models.push_back(u.model);
-    if (snap.cells.empty() || snap.cells.back().model != u.model ||
-        snap.cells.back().temperature != u.temperature) {
+    if (snap.cells.empty() || snap.cells.back().model != u.model || snap.cells.back().temperature != u.temperature) {
       AidanCell cell;
       cell.model = u.model;
       cell.temperature = u.temperature;
@@ -114,8 +110,7 @@ AidanSnapshot AidanReducer::Snapshot() const {
   }
 
   for (const AidanCell& cell : snap.cells) {
-    if (std::find(snap.temperatures.begin(), snap.temperatures.end(), cell.temperature) ==
-        snap.temperatures.end()) {
+    if (std::find(snap.temperatures.begin(), snap.temperatures.end(), cell.temperature) == snap.temperatures.end()) {
       snap.temperatures.push_back(cell.temperature);
     }
   }
@@ -130,18 +125,16 @@ AidanSnapshot AidanReducer::Snapshot() const {
       continue;
     }
     AidanBest& best = snap.leaderboard.back();
-    const bool better =
-        std::make_tuple(cell.totals.valid_answers, cell.totals.novelty_sum, -cell.temperature) >
-        std::make_tuple(best.totals.valid_answers, best.totals.novelty_sum, -best.temperature);
+    const bool better = std::make_tuple(cell.totals.valid_answers, cell.totals.novelty_sum, -cell.temperature) >
+                        std::make_tuple(best.totals.valid_answers, best.totals.novelty_sum, -best.temperature);
     if (better) best = AidanBest{cell.model, cell.temperature, cell.totals};
   }
-  std::stable_sort(snap.leaderboard.begin(), snap.leaderboard.end(),
-                   [](const AidanBest& a, const AidanBest& b) {
-                     if (a.totals.valid_answers != b.totals.valid_answers) {
-                       return a.totals.valid_answers > b.totals.valid_answers;
-                     }
-                     return a.model < b.model;
-                   });
+  std::stable_sort(snap.leaderboard.begin(), snap.leaderboard.end(), [](const AidanBest& a, const AidanBest& b) {
+    if (a.totals.valid_answers != b.totals.valid_answers) {
+      return a.totals.valid_answers > b.totals.valid_answers;
+    }
+    return a.model < b.model;
+  });
   return snap;
 }
 

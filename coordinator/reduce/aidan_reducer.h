@@ -69,14 +69,14 @@ struct AidanBest {
 // Everything the results writer needs, in output order.
 struct AidanSnapshot {
   AidanPreset preset;
-  std::vector<std::string> models;    // models with results, config order
-  std::vector<double> temperatures;   // temperatures with results, config order
-  std::vector<UnitResult> units; // canonical unit order, `valid` marked
-  std::vector<AidanCell> cells;       // model-major, then temperature
-  std::vector<AidanQuestionRow> rows; // one per unit, canonical order
-  std::vector<AidanBest> leaderboard; // valid answers descending, then model name
-  CallStats calls;                    // merged over the accepted results (run-dependent)
-  Json run = Json::object();          // free-form run information (run-dependent)
+  std::vector<std::string> models;     // models with results, config order
+  std::vector<double> temperatures;    // temperatures with results, config order
+  std::vector<UnitResult> units;       // canonical unit order, `valid` marked
+  std::vector<AidanCell> cells;        // model-major, then temperature
+  std::vector<AidanQuestionRow> rows;  // one per unit, canonical order
+  std::vector<AidanBest> leaderboard;  // valid answers descending, then model name
+  CallStats calls;                     // merged over the accepted results (run-dependent)
+  Json run = Json::object();           // free-form run information (run-dependent)
 };
 
 class AidanReducer {

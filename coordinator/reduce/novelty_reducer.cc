@@ -60,11 +60,10 @@ std::vector<NoveltyGroupMeans> GroupMeans(const std::vector<const NoveltyRowResu
                                           const std::vector<std::string>& names, Field field) {
   std::vector<NoveltyGroupMeans> groups;
   for (const std::string& name : names) {
-    const bool present = std::any_of(rows.begin(), rows.end(),
-                                     [&](const NoveltyRowResult* r) { return field(r->result.unit) == name; });
+    const bool present =
+        std::any_of(rows.begin(), rows.end(), [&](const NoveltyRowResult* r) { return field(r->result.unit) == name; });
     if (!present) continue;
-    groups.push_back(
-        NoveltyGroupMeans{name, MeansOf(rows, [&](const UnitSpec& u) { return field(u) == name; })});
+    groups.push_back(NoveltyGroupMeans{name, MeansOf(rows, [&](const UnitSpec& u) { return field(u) == name; })});
   }
   return groups;
 }
@@ -90,8 +89,8 @@ NoveltySweepCell MakeCell(const std::vector<const NoveltyRowResult*>& rows, cons
 
 NoveltyBest BestOf(const NoveltySweepCell& cell) {
   if (cell.leaderboard_value.has_value()) {
-    return NoveltyBest{cell.model, cell.temperature, cell.leaderboard_value->utility,
-                       cell.leaderboard_value->distinct, true};
+    return NoveltyBest{cell.model, cell.temperature, cell.leaderboard_value->utility, cell.leaderboard_value->distinct,
+                       true};
   }
   return NoveltyBest{cell.model, cell.temperature, cell.means.mean_utility, cell.means.mean_distinct, false};
 }
@@ -117,8 +116,7 @@ absl::StatusOr<noveltybench::RowScore> ScoreNoveltyResult(const UnitResult& resu
     return absl::FailedPreconditionError(result.error.empty() ? std::string("the unit failed") : result.error);
   }
   if (!result.novelty.has_value()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("no NoveltyBench outcome (stop reason '", result.stop_reason, "')"));
+    return absl::InvalidArgumentError(absl::StrCat("no NoveltyBench outcome (stop reason '", result.stop_reason, "')"));
   }
   if (result.novelty->partition.size() != result.answers.size() ||
       result.novelty->quality.size() != result.answers.size()) {

@@ -62,12 +62,12 @@ struct NoveltyWeightedValue {
 struct NoveltySweepCell {
   std::string model;
   double temperature = 0;
-  std::string mode;                            // the sweep's first mode: the one `means` is about
-  noveltybench::ScoreMeans means;              // that mode's rows, every dataset
-  std::vector<NoveltyGroupMeans> by_mode;      // every mode with rows in the cell, sweep order
-  std::vector<NoveltyGroupMeans> by_dataset;   // `mode`'s rows per dataset, sweep order
+  std::string mode;                                       // the sweep's first mode: the one `means` is about
+  noveltybench::ScoreMeans means;                         // that mode's rows, every dataset
+  std::vector<NoveltyGroupMeans> by_mode;                 // every mode with rows in the cell, sweep order
+  std::vector<NoveltyGroupMeans> by_dataset;              // `mode`'s rows per dataset, sweep order
   std::optional<NoveltyWeightedValue> leaderboard_value;  // when curated and wildchat both have rows
-  int errors = 0;                              // failed units of the cell, every mode and dataset
+  int errors = 0;                                         // failed units of the cell, every mode and dataset
 };
 
 // A model's best temperature: the highest utility (the leaderboard value where there is one, else
@@ -82,16 +82,16 @@ struct NoveltyBest {
 
 // Everything the results writer needs, in output order.
 struct NoveltySnapshot {
-  NoveltySettings settings;                // how the rows were generated and scored
-  std::vector<std::string> models;         // with results, config order
-  std::vector<double> temperatures;        // with results, config order
-  std::vector<std::string> modes;          // with results, config order
-  std::vector<std::string> datasets;       // with results, config order
-  std::vector<NoveltyRowResult> rows;      // one per unit, canonical order
-  std::vector<NoveltySweepCell> cells;     // model-major, then temperature
-  std::vector<NoveltyBest> leaderboard;    // utility descending, then model name
-  CallStats calls;                         // merged over the accepted results (run-dependent)
-  Json run = Json::object();               // free-form run information (run-dependent)
+  NoveltySettings settings;              // how the rows were generated and scored
+  std::vector<std::string> models;       // with results, config order
+  std::vector<double> temperatures;      // with results, config order
+  std::vector<std::string> modes;        // with results, config order
+  std::vector<std::string> datasets;     // with results, config order
+  std::vector<NoveltyRowResult> rows;    // one per unit, canonical order
+  std::vector<NoveltySweepCell> cells;   // model-major, then temperature
+  std::vector<NoveltyBest> leaderboard;  // utility descending, then model name
+  CallStats calls;                       // merged over the accepted results (run-dependent)
+  Json run = Json::object();             // free-form run information (run-dependent)
 };
 
 class NoveltyReducer {

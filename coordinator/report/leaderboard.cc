@@ -68,7 +68,8 @@ std::string NoveltyHeader(const NoveltySnapshot& snapshot) {
   const NoveltySettings& s = snapshot.settings;
   std::string out = absl::StrCat("partitioner: ", s.partitioner, " (threshold ", s.threshold);
   if (!s.partition_model.empty()) absl::StrAppend(&out, ", ", s.partition_model);
-  absl::StrAppend(&out, "); quality: ", s.quality, " (", s.quality_model, "); patience ", s.patience, "; k ", s.k, "\n");
+  absl::StrAppend(&out, "); quality: ", s.quality, " (", s.quality_model, "); patience ", s.patience, "; k ", s.k,
+                  "\n");
   absl::StrAppend(&out, "mode: ", snapshot.modes.front(), "; datasets: ", absl::StrJoin(snapshot.datasets, ", "));
   const bool weighted = std::any_of(snapshot.leaderboard.begin(), snapshot.leaderboard.end(),
                                     [](const NoveltyBest& b) { return b.weighted; });
@@ -136,9 +137,8 @@ std::string FormatLeaderboard(const AidanSnapshot& snapshot, bool simulated) {
                                     absl::StrFormat("%.2f", best.totals.novelty_sum)};
     for (double t : snapshot.temperatures) {
       const AidanCell* cell = FindCell(snapshot, best.model, t);
-      row.push_back(cell == nullptr ? "-"
-                                    : absl::StrFormat("%d / %.2f", cell->totals.valid_answers,
-                                                      cell->totals.novelty_sum));
+      row.push_back(
+          cell == nullptr ? "-" : absl::StrFormat("%d / %.2f", cell->totals.valid_answers, cell->totals.novelty_sum));
     }
     table.push_back(std::move(row));
   }

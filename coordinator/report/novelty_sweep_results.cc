@@ -35,8 +35,8 @@ Json SampleLine(const NoveltyRowResult& row) {
   const UnitSpec& u = row.result.unit;
   std::vector<std::string> generations;
   for (const AidanAnswer& a : row.result.answers) generations.push_back(a.answer);
-  Json line{{"benchmark", kNoveltyBench}, {"model", u.model},          {"temperature", u.temperature},
-            {"prompt_id", u.item_id},     {"prompt", u.item_text},    {"generations", std::move(generations)}};
+  Json line{{"benchmark", kNoveltyBench}, {"model", u.model},      {"temperature", u.temperature},
+            {"prompt_id", u.item_id},     {"prompt", u.item_text}, {"generations", std::move(generations)}};
   const std::optional<NoveltyOutcome>& outcome = row.result.novelty;
   if (row.score.has_value()) {
     line["partition"] = outcome->partition;
@@ -64,9 +64,10 @@ std::string StringAt(const Json& j, const char* key) { return j.at(key).get<std:
 absl::StatusOr<UnitResult> UnitFromSampleLine(const Json& j, const std::string& path, const std::string& where) {
   if (!j.is_object()) return absl::InvalidArgumentError(where + ": expected a JSON object");
   if (!j.contains("unit_id")) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        where, ": no \"unit_id\": ", path, " was not written by a sweep (import noveltybench and repartition "
-        "folders are rebuilt by running that command again)"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(where, ": no \"unit_id\": ", path,
+                     " was not written by a sweep (import noveltybench and repartition "
+                     "folders are rebuilt by running that command again)"));
   }
   UnitResult r;
   try {

@@ -93,8 +93,8 @@ absl::StatusOr<NoveltyResults> ScoreRecordedRows(std::vector<noveltybench::Novel
 }
 
 absl::StatusOr<Repartitioned> RepartitionRows(std::vector<noveltybench::NoveltyRow> rows,
-                                              const noveltybench::Equivalence& equivalence,
-                                              NoveltyScoring scoring, const NoveltySourceOptions& options) {
+                                              const noveltybench::Equivalence& equivalence, NoveltyScoring scoring,
+                                              const NoveltySourceOptions& options) {
   std::vector<std::vector<int>> partitions;
   partitions.reserve(rows.size());
   for (const noveltybench::NoveltyRow& row : rows) {
@@ -249,14 +249,12 @@ std::string FormatNoveltyLeaderboard(const NoveltyResults& results) {
   for (double t : temperatures) header.push_back(absl::StrCat("T=", FormatTemperature(t)));
   table.push_back(std::move(header));
   for (const NoveltyCell* best : BestPerModel(cells)) {
-    std::vector<std::string> row = {best->model, FormatTemperature(best->temperature),
-                                    absl::StrFormat("%.2f", best->means.mean_utility),
-                                    absl::StrFormat("%.2f", best->means.mean_distinct),
-                                    absl::StrCat(best->means.prompts)};
+    std::vector<std::string> row = {
+        best->model, FormatTemperature(best->temperature), absl::StrFormat("%.2f", best->means.mean_utility),
+        absl::StrFormat("%.2f", best->means.mean_distinct), absl::StrCat(best->means.prompts)};
     for (double t : temperatures) {
-      auto it = std::find_if(cells.begin(), cells.end(), [&](const NoveltyCell& c) {
-        return c.model == best->model && c.temperature == t;
-      });
+      auto it = std::find_if(cells.begin(), cells.end(),
+                             [&](const NoveltyCell& c) { return c.model == best->model && c.temperature == t; });
       row.push_back(it == cells.end() ? "-" : Figures(it->means));
     }
     table.push_back(std::move(row));
@@ -280,14 +278,13 @@ absl::Status WriteNoveltyResultsFolder(const std::string& dir, const NoveltyResu
   const std::filesystem::path root(dir);
   std::error_code ec;
   if (std::filesystem::exists(root / kAnswersFileName, ec)) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        dir, " holds AidanBench results (", kAnswersFileName, "); write NoveltyBench results to another folder"));
+    return absl::FailedPreconditionError(absl::StrCat(dir, " holds AidanBench results (", kAnswersFileName,
+                                                      "); write NoveltyBench results to another folder"));
   }
   std::filesystem::create_directories(root, ec);
   if (ec) return absl::InternalError(absl::StrCat("cannot create results folder ", dir, ": ", ec.message()));
   RETURN_IF_ERROR(WriteFileAtomically((root / kSamplesFileName).string(), NoveltySamplesJsonl(results)));
-  RETURN_IF_ERROR(
-      WriteFileAtomically((root / kSummaryFileName).string(), DumpJsonPretty(NoveltySummaryJson(results))));
+  RETURN_IF_ERROR(WriteFileAtomically((root / kSummaryFileName).string(), DumpJsonPretty(NoveltySummaryJson(results))));
   return WriteFileAtomically((root / kLeaderboardFileName).string(), FormatNoveltyLeaderboard(results));
 }
 
@@ -310,8 +307,7 @@ Json AgreementJson(const noveltybench::PairAgreement& agreement, double mean_dis
 }
 
 absl::Status WriteAgreementFile(const std::string& dir, const Json& agreement) {
-  return WriteFileAtomically((std::filesystem::path(dir) / kAgreementFileName).string(),
-                             DumpJsonPretty(agreement));
+  return WriteFileAtomically((std::filesystem::path(dir) / kAgreementFileName).string(), DumpJsonPretty(agreement));
 }
 
 }  // namespace noveltygrid

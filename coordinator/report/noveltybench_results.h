@@ -54,8 +54,8 @@ struct NoveltyScoring {
   // The partitioner's model id (classifier, embedder or judge); empty when it has none (recorded,
   // unigram). A simulated one makes every model's numbers simulated (SimulatedModelIds).
   std::string partition_model;
-  std::string quality = "recorded";      // where quality came from
-  bool temperature_assumed = false;      // the source did not record the temperature
+  std::string quality = "recorded";  // where quality came from
+  bool temperature_assumed = false;  // the source did not record the temperature
 };
 
 struct NoveltyResults {
@@ -94,8 +94,8 @@ struct Repartitioned {
 };
 // The new partitions computed in process: GreedyPartition of each row with `equivalence`.
 absl::StatusOr<Repartitioned> RepartitionRows(std::vector<noveltybench::NoveltyRow> rows,
-                                              const noveltybench::Equivalence& equivalence,
-                                              NoveltyScoring scoring, const NoveltySourceOptions& options);
+                                              const noveltybench::Equivalence& equivalence, NoveltyScoring scoring,
+                                              const NoveltySourceOptions& options);
 // The new partitions computed elsewhere (a model-backed partitioner): `partitions[i]` is row i's.
 // InvalidArgument when the counts differ; a partition that does not fit its row is an error naming
 // the row's FILE:LINE.

@@ -13,8 +13,8 @@
 #include "common/text.h"
 #include "coordinator/reduce/aidan_import.h"
 #include "coordinator/report/leaderboard.h"
-#include "coordinator/report/noveltybench_results.h"
 #include "coordinator/report/novelty_sweep_results.h"
+#include "coordinator/report/noveltybench_results.h"
 
 namespace noveltygrid {
 
@@ -198,8 +198,10 @@ absl::StatusOr<AidanSnapshot> RebuildAidan(const std::string& answers_path, Prio
   ASSIGN_OR_RETURN(const std::string old_answers, ReadFile(answers_path));
   if (answers_text != old_answers) {
     RETURN_IF_ERROR(WriteFileAtomically(answers_path, answers_text));
-    notes.push_back(absl::StrCat("rewrote ", kAnswersFileName, ": its valid/mmr fields or order differed"
-                                 " from what preset ", chosen.name, " gives"));
+    notes.push_back(absl::StrCat("rewrote ", kAnswersFileName,
+                                 ": its valid/mmr fields or order differed"
+                                 " from what preset ",
+                                 chosen.name, " gives"));
   }
   return snapshot;
 }
@@ -214,8 +216,8 @@ absl::StatusOr<NoveltySnapshot> RebuildNovelty(const std::string& samples_path, 
   if (!settings.has_value()) {
     settings = NoveltySettings{};
     notes.push_back(absl::StrCat("no recorded NoveltyBench settings; scored with patience ", settings->patience,
-                                 " and described with the defaults (partitioner ", settings->partitioner,
-                                 ", quality ", settings->quality, ")"));
+                                 " and described with the defaults (partitioner ", settings->partitioner, ", quality ",
+                                 settings->quality, ")"));
   }
   std::vector<std::string> models, modes, datasets;
   std::vector<double> temperatures;
@@ -245,8 +247,7 @@ absl::StatusOr<NoveltySnapshot> RebuildNovelty(const std::string& samples_path, 
 
 }  // namespace
 
-absl::StatusOr<RebuildOutcome> RebuildResultsFolder(const std::string& dir,
-                                                    const std::optional<AidanPreset>& preset) {
+absl::StatusOr<RebuildOutcome> RebuildResultsFolder(const std::string& dir, const std::optional<AidanPreset>& preset) {
   const fs::path root(dir);
   const std::string answers_path = (root / kAnswersFileName).string();
   const std::string samples_path = (root / kSamplesFileName).string();
@@ -262,9 +263,9 @@ absl::StatusOr<RebuildOutcome> RebuildResultsFolder(const std::string& dir,
   Json old_summary;
   const std::string summary_path = (root / kSummaryFileName).string();
   if (!fs::exists(summary_path)) {
-    out.notes.push_back(absl::StrCat("no ", kSummaryFileName, " to keep calls, run and stop reasons from;",
-                                     has_answers ? " stop reasons are inferred from the last answers"
-                                                 : " NoveltyBench settings are assumed"));
+    out.notes.push_back(absl::StrCat(
+        "no ", kSummaryFileName, " to keep calls, run and stop reasons from;",
+        has_answers ? " stop reasons are inferred from the last answers" : " NoveltyBench settings are assumed"));
   } else if (absl::StatusOr<Json> summary = ReadJsonFile(summary_path); !summary.ok()) {
     out.notes.push_back(absl::StrCat("ignored the old ", kSummaryFileName, ": ", summary.status().message()));
   } else {

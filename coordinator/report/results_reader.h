@@ -38,15 +38,14 @@ struct RebuildOutcome {
   std::optional<AidanSnapshot> aidan;      // when the folder has answers.jsonl
   std::optional<NoveltySnapshot> novelty;  // when it has samples.jsonl
   ResultsOptions options;
-  std::string leaderboard;          // the text written to leaderboard.txt
-  std::vector<std::string> notes;   // assumptions made, for the user
+  std::string leaderboard;         // the text written to leaderboard.txt
+  std::vector<std::string> notes;  // assumptions made, for the user
 };
 
 // Rebuilds summary.json and leaderboard.txt in `dir` from its answers.jsonl and/or samples.jsonl
 // (NotFound when it has neither). answers.jsonl is rewritten only when its derived fields change (a
 // `preset` other than the recorded one re-marks `valid` and recomputes `mmr`); samples.jsonl likewise.
-absl::StatusOr<RebuildOutcome> RebuildResultsFolder(const std::string& dir,
-                                                    const std::optional<AidanPreset>& preset);
+absl::StatusOr<RebuildOutcome> RebuildResultsFolder(const std::string& dir, const std::optional<AidanPreset>& preset);
 
 }  // namespace noveltygrid
 

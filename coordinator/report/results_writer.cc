@@ -11,22 +11,19 @@
 #include "common/records_json.h"
 #include "common/status_macros.h"
 #include "coordinator/report/leaderboard.h"
-#include "coordinator/report/noveltybench_results.h"
 #include "coordinator/report/novelty_sweep_results.h"
+#include "coordinator/report/noveltybench_results.h"
 
 namespace noveltygrid {
 
 namespace {
 
-Json OptionalNumber(const std::optional<double>& value) {
-  return value.has_value() ? Json(*value) : Json(nullptr);
-}
+Json OptionalNumber(const std::optional<double>& value) { return value.has_value() ? Json(*value) : Json(nullptr); }
 
 Json CellJson(const AidanCell& cell, const AidanPreset& preset) {
   const AidanTotals& t = cell.totals;
-  Json j{{"valid_answers", t.valid_answers}, {"novelty_sum", t.novelty_sum},
-         {"coherence_sum", t.coherence_sum}, {"stored_answers", t.stored_answers},
-         {"questions", t.questions},         {"mmr_sum", t.mmr_sum}};
+  Json j{{"valid_answers", t.valid_answers},   {"novelty_sum", t.novelty_sum}, {"coherence_sum", t.coherence_sum},
+         {"stored_answers", t.stored_answers}, {"questions", t.questions},     {"mmr_sum", t.mmr_sum}};
   if (cell.has_llm_novelty) j["llm_novelty_sum"] = t.llm_novelty_sum;
   j["errors"] = t.errors;
   j["max_iterations"] = cell.max_iterations;
@@ -51,9 +48,7 @@ Json RowJson(const AidanQuestionRow& row) {
 
 }  // namespace
 
-bool IsSimulatedModelId(const std::string& id) {
-  return absl::StartsWith(id, "sim:") || id == "lexical";
-}
+bool IsSimulatedModelId(const std::string& id) { return absl::StartsWith(id, "sim:") || id == "lexical"; }
 
 std::vector<std::string> SimulatedModelIds(const std::vector<std::string>& models,
                                            const std::vector<std::string>& helpers) {
@@ -74,8 +69,11 @@ std::string AidanAnswersJsonl(const AidanSnapshot& snapshot) {
   for (const UnitResult& unit : snapshot.units) {
     const UnitSpec& u = unit.unit;
     for (const AidanAnswer& a : unit.answers) {
-      Json line{{"benchmark", kAidanBench}, {"model", u.model},          {"temperature", u.temperature},
-                {"question_id", u.item_id}, {"question", u.item_text}};
+      Json line{{"benchmark", kAidanBench},
+                {"model", u.model},
+                {"temperature", u.temperature},
+                {"question_id", u.item_id},
+                {"question", u.item_text}};
       // The answer's own fields, named once in records_json; "error" goes last.
       const Json fields = AidanAnswerToJson(a);
       for (const auto& [key, value] : fields.items()) {
@@ -225,13 +223,11 @@ std::string SweepLeaderboardText(const std::optional<AidanSnapshot>& aidan,
   return LeaderboardText(Ptr(aidan), Ptr(novelty), options);
 }
 
-absl::Status WriteResultsFolder(const std::string& dir, const AidanSnapshot& snapshot,
-                                const ResultsOptions& options) {
+absl::Status WriteResultsFolder(const std::string& dir, const AidanSnapshot& snapshot, const ResultsOptions& options) {
   return WriteFolder(dir, &snapshot, nullptr, options);
 }
 
-absl::Status WriteSummaryFiles(const std::string& dir, const AidanSnapshot& snapshot,
-                               const ResultsOptions& options) {
+absl::Status WriteSummaryFiles(const std::string& dir, const AidanSnapshot& snapshot, const ResultsOptions& options) {
   return WriteSummaries(dir, &snapshot, nullptr, options);
 }
 

@@ -34,8 +34,7 @@ namespace noveltygrid {
 inline constexpr char kAnswersFileName[] = "answers.jsonl";
 inline constexpr char kSummaryFileName[] = "summary.json";
 inline constexpr char kLeaderboardFileName[] = "leaderboard.txt";
-inline constexpr char kSimulatedNotice[] =
-    "Simulated models: numbers measure the built-in simulator, not a real LLM.";
+inline constexpr char kSimulatedNotice[] = "Simulated models: numbers measure the built-in simulator, not a real LLM.";
 
 struct ResultsOptions {
   // Models whose numbers come from the built-in simulator; non-empty marks summary.json
@@ -80,12 +79,10 @@ std::string AidanAnswersJsonl(const AidanSnapshot& snapshot);
 Json SummaryJson(const AidanSnapshot& snapshot, const ResultsOptions& options);
 
 // Creates `dir` if needed and writes answers.jsonl, summary.json and leaderboard.txt.
-absl::Status WriteResultsFolder(const std::string& dir, const AidanSnapshot& snapshot,
-                                const ResultsOptions& options);
+absl::Status WriteResultsFolder(const std::string& dir, const AidanSnapshot& snapshot, const ResultsOptions& options);
 
 // Writes summary.json and leaderboard.txt only (`dir` must exist).
-absl::Status WriteSummaryFiles(const std::string& dir, const AidanSnapshot& snapshot,
-                               const ResultsOptions& options);
+absl::Status WriteSummaryFiles(const std::string& dir, const AidanSnapshot& snapshot, const ResultsOptions& options);
 
 }  // namespace noveltygrid
 

@@ -29,14 +29,13 @@ struct CoordinatorServiceOptions {
   std::string sweep_name;
   absl::Duration heartbeat_interval = absl::Seconds(2);
   absl::Duration idle_retry = absl::Milliseconds(500);  // how long a worker waits when nothing is free
-  std::function<void()> on_marked_done;  // after a commit is persisted AND the unit is marked done
+  std::function<void()> on_marked_done;                 // after a commit is persisted AND the unit is marked done
 };
 
 class CoordinatorService final : public v1::Coordinator::CallbackService {
  public:
   CoordinatorService(CoordinatorServiceOptions options, AidanSettings settings, NoveltySettings novelty,
-                     UnitScheduler* scheduler,
-                     CommitSink sink);
+                     UnitScheduler* scheduler, CommitSink sink);
   ~CoordinatorService() override;
 
   // Workers that have been told the sweep is complete.
@@ -69,8 +68,8 @@ class CoordinatorService final : public v1::Coordinator::CallbackService {
 
   // Constant after construction.
   const CoordinatorServiceOptions options_;
-  v1::AidanSettings settings_proto_;     // sent with AidanBench leases
-  v1::NoveltySettings novelty_proto_;    // sent with NoveltyBench leases
+  v1::AidanSettings settings_proto_;   // sent with AidanBench leases
+  v1::NoveltySettings novelty_proto_;  // sent with NoveltyBench leases
   UnitScheduler* const scheduler_;
   const CommitSink sink_;
 

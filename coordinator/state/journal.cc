@@ -32,8 +32,9 @@ absl::Status WriteAll(int fd, const std::string& data, const std::string& path) 
 }
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<ResultJournal>> ResultJournal::Open(
-    const std::string& out_dir, const std::string& fingerprint, std::vector<JournalEntry>* committed) {
+absl::StatusOr<std::unique_ptr<ResultJournal>> ResultJournal::Open(const std::string& out_dir,
+                                                                   const std::string& fingerprint,
+                                                                   std::vector<JournalEntry>* committed) {
   const std::filesystem::path dir = std::filesystem::path(out_dir) / ".noveltygrid";
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -56,8 +57,7 @@ absl::StatusOr<std::unique_ptr<ResultJournal>> ResultJournal::Open(
         if (j.value("fingerprint", "") != fingerprint) {
           return absl::FailedPreconditionError(absl::StrCat(
               out_dir, " holds results of a different sweep (plan ", j.value("fingerprint", "?"),
-              ", this config plans ", fingerprint,
-              "); pass another --out folder or remove that one to start over"));
+              ", this config plans ", fingerprint, "); pass another --out folder or remove that one to start over"));
         }
         has_header = true;
       } else {

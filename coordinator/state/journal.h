@@ -35,9 +35,8 @@ class ResultJournal : public CommitLog {
  public:
   // Opens (or creates) the journal of `out_dir`. Entries already there are returned through
   // `committed`. A journal written for a different plan is refused with FailedPrecondition.
-  static absl::StatusOr<std::unique_ptr<ResultJournal>> Open(const std::string& out_dir,
-                                                            const std::string& fingerprint,
-                                                            std::vector<JournalEntry>* committed);
+  static absl::StatusOr<std::unique_ptr<ResultJournal>> Open(const std::string& out_dir, const std::string& fingerprint,
+                                                             std::vector<JournalEntry>* committed);
   ~ResultJournal() override;
 
   absl::Status Append(const UnitResult& result, const CallStats& calls) override;

@@ -24,7 +24,8 @@ std::string Config(const std::string& extra = "") {
   return "models: [sim:explorer, sim:steady]\n"
          "temperatures: [0.2, 0.7]\n"
          "aidanbench:\n"
-         "  questions: " + kPaperQuestions + "\n" + extra;
+         "  questions: " +
+         kPaperQuestions + "\n" + extra;
 }
 
 std::string MessageOf(const absl::Status& status) { return std::string(status.message()); }
@@ -57,8 +58,7 @@ TEST(FindAidanPresetTest, KnownPresets) {
 
   auto unknown = FindAidanPreset("paper-2023");
   EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(MessageOf(unknown.status()),
-              AllOf(HasSubstr("paper-2023"), HasSubstr("reference-2025, paper-2024")));
+  EXPECT_THAT(MessageOf(unknown.status()), AllOf(HasSubstr("paper-2023"), HasSubstr("reference-2025, paper-2024")));
 }
 
 TEST(SweepConfigTest, GoodConfigParsesWithDefaults) {
@@ -95,10 +95,12 @@ TEST(SweepConfigTest, EveryKeySet) {
       "models:\n  - sim:explorer\n  - {name: sim:collapse}\n"
       "temperatures: [0, 1.2, 2]\njudge: sim:strict\nembedder: lexical-32\nconcurrency: 3\n"
       "aidanbench:\n"
-      "  questions: " + kPaperQuestions + "\n"
-      "  preset: paper-2024\n"
-      "  max_iterations: 25\n  max_tokens: 512\n  judge_retries: 0\n  llm_novelty: true\n"
-      "  temperatures: [0.7]\n",
+      "  questions: " +
+          kPaperQuestions +
+          "\n"
+          "  preset: paper-2024\n"
+          "  max_iterations: 25\n  max_tokens: 512\n  judge_retries: 0\n  llm_novelty: true\n"
+          "  temperatures: [0.7]\n",
       "x.yaml");
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->name, "full");
@@ -121,17 +123,15 @@ TEST(SweepConfigTest, ReferenceTemplatesLoadFromAPath) {
   auto config = ParseSweepConfig(Config("  templates: " + kReferenceTemplates + "\n"), "x.yaml");
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->aidanbench->templates_source, kReferenceTemplates);
-  EXPECT_TRUE(config->aidanbench->templates.generation_base.starts_with(
-      "Answer the following question:."));
+  EXPECT_TRUE(config->aidanbench->templates.generation_base.starts_with("Answer the following question:."));
 }
 
 TEST(SweepConfigTest, UnknownTopLevelKey) {
   const absl::Status status = ParseStatus(Config("temprature: 0.5\n"));
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(MessageOf(status),
-              HasSubstr("examples/bad.yaml: temprature: unknown key (did you mean 'temperatures'?); "
-                        "expected one of: name, seed, models, temperatures, judge, embedder, "
-                        "concurrency, aidanbench, noveltybench"));
+  EXPECT_THAT(MessageOf(status), HasSubstr("examples/bad.yaml: temprature: unknown key (did you mean 'temperatures'?); "
+                                           "expected one of: name, seed, models, temperatures, judge, embedder, "
+                                           "concurrency, aidanbench, noveltybench"));
 }
 
 TEST(SweepConfigTest, UnknownNestedKey) {
@@ -212,8 +212,8 @@ TEST(SweepConfigTest, IntegerAndBooleanErrors) {
 TEST(SweepConfigTest, EmptyQuestionsFile) {
   TempDir dir;
   const std::string questions = dir.Write("empty.jsonl", "");
-  const std::string config_path = dir.Write(
-      "sweep.yaml", "models: [a]\ntemperatures: [0.7]\naidanbench:\n  questions: empty.jsonl\n");
+  const std::string config_path =
+      dir.Write("sweep.yaml", "models: [a]\ntemperatures: [0.7]\naidanbench:\n  questions: empty.jsonl\n");
   const absl::Status status = LoadSweepConfig(config_path).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(MessageOf(status),
@@ -223,14 +223,13 @@ TEST(SweepConfigTest, EmptyQuestionsFile) {
 
 TEST(SweepConfigTest, MissingQuestionsFile) {
   TempDir dir;
-  const std::string config_path = dir.Write(
-      "sweep.yaml", "models: [a]\ntemperatures: [0.7]\naidanbench:\n  questions: nowhere.jsonl\n");
+  const std::string config_path =
+      dir.Write("sweep.yaml", "models: [a]\ntemperatures: [0.7]\naidanbench:\n  questions: nowhere.jsonl\n");
   const absl::Status status = LoadSweepConfig(config_path).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(MessageOf(status),
-              AllOf(HasSubstr(config_path + ": aidanbench.questions: cannot read " +
-                              (dir.path() / "nowhere.jsonl").string()),
-                    HasSubstr("; expected a JSONL file of {\"id\": ..., \"question\": ...} lines")));
+  EXPECT_THAT(MessageOf(status), AllOf(HasSubstr(config_path + ": aidanbench.questions: cannot read " +
+                                                 (dir.path() / "nowhere.jsonl").string()),
+                                       HasSubstr("; expected a JSONL file of {\"id\": ..., \"question\": ...} lines")));
   EXPECT_THAT(ParseError("models: [a]\ntemperatures: [0.7]\naidanbench: {preset: paper-2024}\n"),
               HasSubstr("examples/bad.yaml: aidanbench.questions: missing; expected a JSONL file"));
 }
@@ -239,15 +238,14 @@ TEST(SweepConfigTest, UnreadableTemplateFile) {
   TempDir dir;
   const std::string config_path = dir.Write("sweep.yaml", Config("  templates: prompts/mine.json\n"));
   const absl::Status status = LoadSweepConfig(config_path).status();
-  EXPECT_THAT(MessageOf(status),
-              AllOf(HasSubstr(config_path + ": aidanbench.templates: cannot read " +
-                              (dir.path() / "prompts/mine.json").string()),
-                    HasSubstr("; expected a readable JSON prompt-template file")));
+  EXPECT_THAT(MessageOf(status), AllOf(HasSubstr(config_path + ": aidanbench.templates: cannot read " +
+                                                 (dir.path() / "prompts/mine.json").string()),
+                                       HasSubstr("; expected a readable JSON prompt-template file")));
 
   dir.Write("prompts/mine.json", "{\"generation_base\": 3}");
   EXPECT_THAT(MessageOf(LoadSweepConfig(config_path).status()),
-              HasSubstr(config_path + ": aidanbench.templates: " +
-                        (dir.path() / "prompts/mine.json").string() + ": generation_base: is a number"));
+              HasSubstr(config_path + ": aidanbench.templates: " + (dir.path() / "prompts/mine.json").string() +
+                        ": generation_base: is a number"));
 }
 
 TEST(SweepConfigTest, MissingEnvironmentVariable) {
@@ -257,9 +255,8 @@ TEST(SweepConfigTest, MissingEnvironmentVariable) {
   EXPECT_EQ(MessageOf(status),
             "examples/bad.yaml: judge: environment variable NG_TEST_JUDGE is not set; expected "
             "NG_TEST_JUDGE to be set in the environment (the value refers to ${NG_TEST_JUDGE})");
-  EXPECT_THAT(
-      MessageOf(ParseSweepConfig(Config() + "judge: ${not closed\n", "examples/bad.yaml", no_env).status()),
-      HasSubstr("examples/bad.yaml: judge: '${not closed' has a malformed ${...} reference"));
+  EXPECT_THAT(MessageOf(ParseSweepConfig(Config() + "judge: ${not closed\n", "examples/bad.yaml", no_env).status()),
+              HasSubstr("examples/bad.yaml: judge: '${not closed' has a malformed ${...} reference"));
 }
 
 TEST(SweepConfigTest, EnvironmentExpansion) {
@@ -272,7 +269,8 @@ TEST(SweepConfigTest, EnvironmentExpansion) {
   };
   auto config = ParseSweepConfig(
       "models: ['sim:x-${JUDGE}-y', 'sim:${TRICKY}']\ntemperatures:\n  - ${T}\nseed: ${SEED}\njudge: ${JUDGE}\n"
-      "aidanbench:\n  questions: " + kPaperQuestions + "\n",
+      "aidanbench:\n  questions: " +
+          kPaperQuestions + "\n",
       "e.yaml", env);
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->models[0].name, "sim:x-sim:judge-b-y");
@@ -293,23 +291,19 @@ TEST(SweepConfigTest, ProcessEnvironmentIsTheDefaultLookup) {
 TEST(SweepConfigTest, BadYamlSyntax) {
   const absl::Status status = ParseStatus("models: [a, b\ntemperatures: [0.7]\n");
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(MessageOf(status),
-              AllOf(HasSubstr("examples/bad.yaml: line 2, column"), HasSubstr("invalid YAML"),
-                    HasSubstr("; expected valid YAML syntax")));
-  EXPECT_THAT(ParseError(""),
-              HasSubstr("examples/bad.yaml: the file is empty; expected a map with keys name, seed"));
+  EXPECT_THAT(MessageOf(status), AllOf(HasSubstr("examples/bad.yaml: line 2, column"), HasSubstr("invalid YAML"),
+                                       HasSubstr("; expected valid YAML syntax")));
+  EXPECT_THAT(ParseError(""), HasSubstr("examples/bad.yaml: the file is empty; expected a map with keys name, seed"));
   EXPECT_THAT(ParseError("- a\n- b\n"),
               HasSubstr("examples/bad.yaml: the document is a list; expected a map (keys: name, seed"));
 }
 
 TEST(SweepConfigTest, Paper2024WithReferenceTemplates) {
-  const absl::Status status = ParseStatus(
-      Config("  preset: paper-2024\n  templates: " + kReferenceTemplates + "\n"));
-  EXPECT_THAT(MessageOf(status),
-              AllOf(HasSubstr("examples/bad.yaml: aidanbench.preset: preset paper-2024 needs a 1-10 "
-                              "coherence judge but the templates (" + kReferenceTemplates +
-                              ") have no coherence_judge_1_10"),
-                    HasSubstr("; expected templates with a coherence_judge_1_10 entry")));
+  const absl::Status status = ParseStatus(Config("  preset: paper-2024\n  templates: " + kReferenceTemplates + "\n"));
+  EXPECT_THAT(MessageOf(status), AllOf(HasSubstr("examples/bad.yaml: aidanbench.preset: preset paper-2024 needs a 1-10 "
+                                                 "coherence judge but the templates (" +
+                                                 kReferenceTemplates + ") have no coherence_judge_1_10"),
+                                       HasSubstr("; expected templates with a coherence_judge_1_10 entry")));
 }
 
 TEST(SweepConfigTest, UnknownPreset) {
@@ -321,16 +315,14 @@ TEST(SweepConfigTest, UnknownPreset) {
 TEST(SweepConfigTest, LlmNoveltyNeedsASimilarityJudge) {
   TempDir dir;
   std::string templates = "{";
-  for (const char* key : {"generation_base", "generation_previous_block", "previous_answer_item",
-                          "coherence_judge"}) {
+  for (const char* key : {"generation_base", "generation_previous_block", "previous_answer_item", "coherence_judge"}) {
     templates += std::string("\"") + key + "\": \"{question}{previous_answers}{answer}\", ";
   }
   templates += "\"generation_instructions\": \"\", \"previous_answers_separator\": \"\\n\"}";
   const std::string templates_path = dir.Write("t.json", templates);
-  const absl::Status status =
-      ParseStatus(Config("  llm_novelty: true\n  templates: " + templates_path + "\n"));
+  const absl::Status status = ParseStatus(Config("  llm_novelty: true\n  templates: " + templates_path + "\n"));
   EXPECT_THAT(MessageOf(status), HasSubstr("examples/bad.yaml: aidanbench.llm_novelty: the LLM "
-                                          "similarity judge is on but the templates"));
+                                           "similarity judge is on but the templates"));
   EXPECT_THAT(MessageOf(status), HasSubstr("expected templates with a similarity_judge entry"));
 }
 
@@ -350,9 +342,10 @@ TEST(SweepConfigTest, RelativePathsResolveAgainstTheConfigFolder) {
   TempDir dir;
   dir.Write("data/q.jsonl", "{\"id\": \"q1\", \"question\": \"Why?\"}\n");
   std::string templates = std::string("{\"coherence_judge_1_10\": \"1 to 10 <answer>{answer}</answer>\", ");
-  templates += "\"generation_base\": \"<question>{question}</question>\", \"generation_instructions\": \"\", "
-               "\"generation_previous_block\": \"{previous_answers}\", \"previous_answer_item\": "
-               "\"{answer}\", \"previous_answers_separator\": \"\", \"coherence_judge\": \"{answer}\"}";
+  templates +=
+      "\"generation_base\": \"<question>{question}</question>\", \"generation_instructions\": \"\", "
+      "\"generation_previous_block\": \"{previous_answers}\", \"previous_answer_item\": "
+      "\"{answer}\", \"previous_answers_separator\": \"\", \"coherence_judge\": \"{answer}\"}";
   dir.Write("prompts/t.json", templates);
   const std::string config_path =
       dir.Write("configs/sweep.yaml",
@@ -373,8 +366,8 @@ TEST(SweepConfigTest, RelativeConfigPathResolvesAgainstTheWorkingDirectory) {
   dir.Write("cfg/q.jsonl", "{\"id\": \"q1\", \"question\": \"Why?\"}\n");
   const std::filesystem::path old_cwd = std::filesystem::current_path();
   std::filesystem::current_path(dir.path());
-  auto config = ParseSweepConfig("models: [sim:a]\ntemperatures: [1]\naidanbench: {questions: q.jsonl}\n",
-                                 "cfg/s.yaml");
+  auto config =
+      ParseSweepConfig("models: [sim:a]\ntemperatures: [1]\naidanbench: {questions: q.jsonl}\n", "cfg/s.yaml");
   std::filesystem::current_path(old_cwd);
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->aidanbench->questions_path, (dir.path() / "cfg/q.jsonl").string());
@@ -393,16 +386,19 @@ const std::string kCurated = SharedData("noveltybench/curated.jsonl");
 // A NoveltyBench-only config over the curated prompts, plus `extra` lines inside the section.
 std::string NoveltyConfig(const std::string& extra = "", const std::string& top = "") {
   return "models: [sim:explorer, sim:steady]\n"
-         "temperatures: [0.7, 1.0]\n" + top +
+         "temperatures: [0.7, 1.0]\n" +
+         top +
          "noveltybench:\n"
-         "  prompts: " + kCurated + "\n" + extra;
+         "  prompts: " +
+         kCurated + "\n" + extra;
 }
 
 // Three prompts without paraphrases, as a wildchat-like file.
 std::string WriteWildchat(const TempDir& dir) {
-  return dir.Write("wildchat.jsonl", "{\"id\": \"w0\", \"prompt\": \"Name a colour.\"}\n"
-                                     "{\"id\": \"w1\", \"prompt\": \"Name a fruit.\"}\n"
-                                     "{\"id\": \"w2\", \"prompt\": \"Name a city.\"}\n");
+  return dir.Write("wildchat.jsonl",
+                   "{\"id\": \"w0\", \"prompt\": \"Name a colour.\"}\n"
+                   "{\"id\": \"w1\", \"prompt\": \"Name a fruit.\"}\n"
+                   "{\"id\": \"w2\", \"prompt\": \"Name a city.\"}\n");
 }
 
 TEST(NoveltyBenchConfigTest, DefaultsFromAPromptsFile) {
@@ -441,10 +437,13 @@ TEST(NoveltyBenchConfigTest, EveryKeySet) {
   auto config = ParseSweepConfig(
       "models: [sim:explorer]\ntemperatures: [0.7]\njudge: sim:strict\n"
       "noveltybench:\n"
-      "  datasets: {wildchat: " + wildchat + ", curated: " + kCurated + "}\n"
-      "  limit: 2\n  modes: [system-prompt, in-context]\n  k: 4\n  max_tokens: 100\n  ask_n: false\n"
-      "  partitioner: unigram\n  threshold: 0.5\n  quality: llm\n  patience: 0.5\n  temperatures: [1.0, 0.2]\n"
-      "  prompts_file: " + prompts_file + "\n",
+      "  datasets: {wildchat: " +
+          wildchat + ", curated: " + kCurated +
+          "}\n"
+          "  limit: 2\n  modes: [system-prompt, in-context]\n  k: 4\n  max_tokens: 100\n  ask_n: false\n"
+          "  partitioner: unigram\n  threshold: 0.5\n  quality: llm\n  patience: 0.5\n  temperatures: [1.0, 0.2]\n"
+          "  prompts_file: " +
+          prompts_file + "\n",
       "x.yaml");
   ASSERT_TRUE(config.ok()) << config.status();
   const NoveltyBenchConfig& nb = *config->noveltybench;
@@ -478,9 +477,8 @@ TEST(NoveltyBenchConfigTest, EachPartitionerHasItsDefaultThresholdAndModel) {
   };
   for (const Case& c : {Case{"classifier", 0.102, "sim:classifier"}, Case{"unigram", 0.458, ""},
                         Case{"embedding", 0.9, "lexical-64"}, Case{"llm", 0.5, "sim:strict"}}) {
-    auto config = ParseSweepConfig(NoveltyConfig("  partitioner: " + c.partitioner + "\n",
-                                                 "judge: sim:strict\nembedder: lexical-64\n"),
-                                   "x.yaml");
+    auto config = ParseSweepConfig(
+        NoveltyConfig("  partitioner: " + c.partitioner + "\n", "judge: sim:strict\nembedder: lexical-64\n"), "x.yaml");
     ASSERT_TRUE(config.ok()) << c.partitioner << ": " << config.status();
     EXPECT_EQ(config->noveltybench->threshold, c.threshold) << c.partitioner;
     EXPECT_EQ(config->noveltybench->partition_model, c.model) << c.partitioner;
@@ -493,17 +491,18 @@ TEST(NoveltyBenchConfigTest, EachPartitionerHasItsDefaultThresholdAndModel) {
 // The simulated scorers are defaults for simulated generators only: a real model's generations are
 // never partitioned or scored by them unless the config says so.
 TEST(NoveltyBenchConfigTest, RealGeneratorsNeedScorersNamedOnPurpose) {
-  const std::string top = "models: [sim:explorer, openai:gpt-4o]\ntemperatures: [1.0]\nnoveltybench:\n  prompts: " +
-                          kCurated + "\n";
+  const std::string top =
+      "models: [sim:explorer, openai:gpt-4o]\ntemperatures: [1.0]\nnoveltybench:\n  prompts: " + kCurated + "\n";
   EXPECT_THAT(ParseError(top),
               HasSubstr("noveltybench.partition_model: not set, so the simulated sim:classifier would partition "
                         "the generations of the real model 'openai:gpt-4o'"));
   EXPECT_THAT(ParseError(top + "  partitioner: unigram\n"),
               HasSubstr("noveltybench.quality_model: not set, so the simulated sim:reward would score"));
-  auto on_purpose = ParseSweepConfig(top + "  partition_model: sim:classifier\n  quality_model: sim:reward\n", "x.yaml");
+  auto on_purpose =
+      ParseSweepConfig(top + "  partition_model: sim:classifier\n  quality_model: sim:reward\n", "x.yaml");
   EXPECT_TRUE(on_purpose.ok()) << on_purpose.status();
-  auto simulated = ParseSweepConfig("models: [sim:explorer]\ntemperatures: [1.0]\nnoveltybench:\n  prompts: " +
-                                        kCurated + "\n", "x.yaml");
+  auto simulated = ParseSweepConfig(
+      "models: [sim:explorer]\ntemperatures: [1.0]\nnoveltybench:\n  prompts: " + kCurated + "\n", "x.yaml");
   EXPECT_TRUE(simulated.ok()) << simulated.status();
 }
 
@@ -558,7 +557,8 @@ TEST(NoveltyBenchConfigTest, BadValuesAreRefusedWithTheKey) {
             "examples/bad.yaml: noveltybench.patience: 0 is not greater than 0; expected a number greater "
             "than 0 (the reference uses 0.8)");
   EXPECT_THAT(ParseError(NoveltyConfig("  patience: -0.5\n")), HasSubstr("noveltybench.patience: -0.5 is outside"));
-  EXPECT_THAT(ParseError(NoveltyConfig("  patience: .nan\n")), HasSubstr("noveltybench.patience: '.nan' is not a number"));
+  EXPECT_THAT(ParseError(NoveltyConfig("  patience: .nan\n")),
+              HasSubstr("noveltybench.patience: '.nan' is not a number"));
   EXPECT_THAT(ParseError(NoveltyConfig("  temperatures: [2.5]\n")),
               HasSubstr("noveltybench.temperatures[0]: 2.5 is outside [0, 2]"));
   EXPECT_THAT(ParseError(NoveltyConfig("  sampels: 3\n")), HasSubstr("noveltybench.sampels: unknown key"));
@@ -571,8 +571,9 @@ TEST(NoveltyBenchConfigTest, BadValuesAreRefusedWithTheKey) {
 TEST(NoveltyBenchConfigTest, UnreadableFilesNameTheKey) {
   EXPECT_THAT(ParseError("models: [a]\ntemperatures: [1]\nnoveltybench: {prompts: /nonexistent/curated.jsonl}\n"),
               HasSubstr("examples/bad.yaml: noveltybench.prompts: "));
-  EXPECT_THAT(ParseError("models: [a]\ntemperatures: [1]\nnoveltybench: {datasets: {wildchat: /nonexistent/w.jsonl}}\n"),
-              HasSubstr("examples/bad.yaml: noveltybench.datasets.wildchat: "));
+  EXPECT_THAT(
+      ParseError("models: [a]\ntemperatures: [1]\nnoveltybench: {datasets: {wildchat: /nonexistent/w.jsonl}}\n"),
+      HasSubstr("examples/bad.yaml: noveltybench.datasets.wildchat: "));
   TempDir dir;
   const std::string bad_prompts = dir.Write("p.json", "{\"quality_judge\": \"no placeholders\"}");
   EXPECT_THAT(ParseError(NoveltyConfig("  prompts_file: " + bad_prompts + "\n")),
@@ -582,8 +583,8 @@ TEST(NoveltyBenchConfigTest, UnreadableFilesNameTheKey) {
 TEST(NoveltyBenchConfigTest, RelativePromptFilesResolveAgainstTheConfigFolder) {
   TempDir dir;
   WriteWildchat(dir);
-  const std::string path = dir.Write("configs/nb.yaml",
-                                     "models: [sim:a]\ntemperatures: [1]\nnoveltybench:\n  prompts: ../wildchat.jsonl\n");
+  const std::string path =
+      dir.Write("configs/nb.yaml", "models: [sim:a]\ntemperatures: [1]\nnoveltybench:\n  prompts: ../wildchat.jsonl\n");
   auto config = LoadSweepConfig(path);
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->noveltybench->datasets[0].path, (dir.path() / "wildchat.jsonl").string());

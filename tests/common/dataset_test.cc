@@ -22,8 +22,8 @@ TEST(LoadQuestionsTest, LoadsThePaperQuestions) {
 
 TEST(LoadQuestionsTest, SkipsBlankLinesAndCarriageReturns) {
   TempDir dir;
-  const std::string path = dir.Write(
-      "q.jsonl", "\n{\"id\": \"a\", \"question\": \"Why?\"}\r\n   \n{\"id\": \"b\", \"question\": \"How?\"}");
+  const std::string path =
+      dir.Write("q.jsonl", "\n{\"id\": \"a\", \"question\": \"Why?\"}\r\n   \n{\"id\": \"b\", \"question\": \"How?\"}");
   auto questions = LoadQuestions(path);
   ASSERT_TRUE(questions.ok()) << questions.status();
   ASSERT_EQ(questions->size(), 2u);
@@ -123,12 +123,10 @@ TEST(LoadBenchPromptsTest, OptionalFieldsAndErrors) {
 
   const std::string duplicate =
       dir.Write("dup.jsonl", "{\"id\": \"p1\", \"prompt\": \"x\"}\n{\"id\": \"p1\", \"prompt\": \"y\"}\n");
-  EXPECT_THAT(LoadBenchPrompts(duplicate).status().message(),
-              HasSubstr(duplicate + ":2: duplicate id \"p1\""));
+  EXPECT_THAT(LoadBenchPrompts(duplicate).status().message(), HasSubstr(duplicate + ":2: duplicate id \"p1\""));
 
   const std::string no_prompt = dir.Write("np.jsonl", "{\"id\": \"p1\", \"category\": \"c\"}\n");
-  EXPECT_THAT(LoadBenchPrompts(no_prompt).status().message(),
-              HasSubstr(no_prompt + ":1: missing field \"prompt\""));
+  EXPECT_THAT(LoadBenchPrompts(no_prompt).status().message(), HasSubstr(no_prompt + ":1: missing field \"prompt\""));
 }
 
 }  // namespace

@@ -10,12 +10,7 @@ namespace {
 TEST(StableHashTest, PinnedValues) {
   EXPECT_EQ(HexId(StableHash("")), "c3817c016ba4ff30");
   EXPECT_EQ(HexId(StableHash("noveltygrid")), "c066455cecd75a52");
-  EXPECT_EQ(HexId(StableHasher()
-                      .Add("aidanbench")
-                      .Add("sim:explorer")
-                      .Add(0.7)
-                      .Add(uint64_t{42})
-                      .Finish()),
+  EXPECT_EQ(HexId(StableHasher().Add("aidanbench").Add("sim:explorer").Add(0.7).Add(uint64_t{42}).Finish()),
             "52148107ec72f763");
 }
 

@@ -44,17 +44,14 @@ TEST(PromptTemplatesTest, ReferenceGenerationPromptIsByteIdenticalToTheRecipe) {
                                              "Entangling alliances\nbetween the great powers."};
 
   const nlohmann::json raw = ReadRawReference();
-  const std::string item1 = ReplaceAll(ReplaceAll(raw["previous_answer_item"].get<std::string>(),
-                                                  "{index}", "1"),
-                                       "{answer}", previous[0]);
-  const std::string item2 = ReplaceAll(ReplaceAll(raw["previous_answer_item"].get<std::string>(),
-                                                  "{index}", "2"),
-                                       "{answer}", previous[1]);
-  const std::string expected =
-      ReplaceAll(raw["generation_base"].get<std::string>(), "{question}", question) +
-      raw["generation_instructions"].get<std::string>() +
-      ReplaceAll(raw["generation_previous_block"].get<std::string>(), "{previous_answers}",
-                 item1 + raw["previous_answers_separator"].get<std::string>() + item2);
+  const std::string item1 =
+      ReplaceAll(ReplaceAll(raw["previous_answer_item"].get<std::string>(), "{index}", "1"), "{answer}", previous[0]);
+  const std::string item2 =
+      ReplaceAll(ReplaceAll(raw["previous_answer_item"].get<std::string>(), "{index}", "2"), "{answer}", previous[1]);
+  const std::string expected = ReplaceAll(raw["generation_base"].get<std::string>(), "{question}", question) +
+                               raw["generation_instructions"].get<std::string>() +
+                               ReplaceAll(raw["generation_previous_block"].get<std::string>(), "{previous_answers}",
+                                          item1 + raw["previous_answers_separator"].get<std::string>() + item2);
 
   const std::string prompt = templates->GenerationPrompt(question, previous);
   EXPECT_EQ(prompt, expected);
@@ -152,12 +149,10 @@ TEST(PromptTemplatesTest, DefaultWordingIsNotTheReferenceWording) {
 }
 
 TEST(FillTemplateTest, SinglePassNeverExpandsSubstitutedText) {
-  EXPECT_EQ(FillTemplate("<q>{question}</q><a>{answer}</a>",
-                         {{"question", "say {answer}"}, {"answer", "{question}"}}),
+  EXPECT_EQ(FillTemplate("<q>{question}</q><a>{answer}</a>", {{"question", "say {answer}"}, {"answer", "{question}"}}),
             "<q>say {answer}</q><a>{question}</a>");
   // The generation prompt, too: an answer that looks like a placeholder stays literal.
-  const std::string prompt =
-      DefaultPromptTemplates().GenerationPrompt("{previous_answers}", {"{index} {question}"});
+  const std::string prompt = DefaultPromptTemplates().GenerationPrompt("{previous_answers}", {"{index} {question}"});
   EXPECT_THAT(prompt, HasSubstr("<question>{previous_answers}</question>"));
   EXPECT_THAT(prompt, HasSubstr("<previous_answer id='1'>\n{index} {question}\n</previous_answer>"));
 }

@@ -19,8 +19,8 @@ using ::testing::HasSubstr;
 const std::string kPaperQuestions = SharedData("aidanbench/questions-paper-65.jsonl");
 
 std::string Config(const std::string& models, const std::string& extra, const std::string& helpers = "") {
-  return "models: " + models + "\ntemperatures: [0.7]\n" + helpers + "aidanbench:\n  questions: " +
-         kPaperQuestions + "\n" + extra;
+  return "models: " + models + "\ntemperatures: [0.7]\n" + helpers + "aidanbench:\n  questions: " + kPaperQuestions +
+         "\n" + extra;
 }
 
 absl::StatusOr<SweepConfig> Parse(const std::string& text, std::map<std::string, std::string> env = {}) {
@@ -123,23 +123,25 @@ TEST(ProviderConfigTest, BadProviderSectionsAreRefusedClearly) {
               HasSubstr("providers.openai.extra_body.messages: is set by NoveltyGrid"));
   EXPECT_THAT(Error(Config("[openai:gpt-4o]", "providers:\n  openai: {max_tokens_field: max_new_tokens}\n")),
               HasSubstr("expected max_tokens or max_completion_tokens"));
-  EXPECT_THAT(Error(Config("[openai:gpt-4o]", "providers:\n  openai: {base_ur: 'http://x'}\n")),
-              HasSubstr("base_ur"));
+  EXPECT_THAT(Error(Config("[openai:gpt-4o]", "providers:\n  openai: {base_ur: 'http://x'}\n")), HasSubstr("base_ur"));
   EXPECT_THAT(Error(Config("[openai:gpt-4o]", "prices:\n  openai:gpt-5: {prompt: 1}\n")),
               AllOf(HasSubstr("prices.openai:gpt-5: is not a model of this sweep"), HasSubstr("openai:gpt-4o")));
-  EXPECT_THAT(Error(Config("[{name: x, model: m}]", "")), HasSubstr("models[0].provider: missing while model is given"));
+  EXPECT_THAT(Error(Config("[{name: x, model: m}]", "")),
+              HasSubstr("models[0].provider: missing while model is given"));
   // What would make results lie about what was sent, or leak a key, is refused.
   EXPECT_THAT(Error(Config("[openai:gpt-4o]", "providers:\n  openai: {extra_body: {temperature: 0}}\n")),
               HasSubstr("providers.openai.extra_body.temperature: is set by NoveltyGrid"));
   EXPECT_THAT(Error(Config("[acme:m]", "providers:\n  acme: {base_url: 'http://user:pw@host/v1'}\n")),
               AllOf(HasSubstr("holds credentials"), ::testing::Not(HasSubstr("pw@"))));
-  EXPECT_THAT(std::string(Parse(Config("[openai:gpt-4o]", "providers:\n  openai: {api_key_env: '${K}'}\n"), {{"K", "gsk_abc"}})
-                              .status()
-                              .message()),
-              AllOf(HasSubstr("api_key_env: is expanded from the environment"), ::testing::Not(HasSubstr("gsk_abc"))));
+  EXPECT_THAT(
+      std::string(Parse(Config("[openai:gpt-4o]", "providers:\n  openai: {api_key_env: '${K}'}\n"), {{"K", "gsk_abc"}})
+                      .status()
+                      .message()),
+      AllOf(HasSubstr("api_key_env: is expanded from the environment"), ::testing::Not(HasSubstr("gsk_abc"))));
   EXPECT_THAT(Error(Config("[openai:gpt-4o]", "providers:\n  openai: {api_key_env: NOVELTYGRID_TOKEN}\n")),
               HasSubstr("names one of NoveltyGrid's own variables"));
-  EXPECT_THAT(Error(Config("[{name: openai:gpt-4o, dimensions: 8}]", "")), HasSubstr("models[0].dimensions: applies to embedders only"));
+  EXPECT_THAT(Error(Config("[{name: openai:gpt-4o, dimensions: 8}]", "")),
+              HasSubstr("models[0].dimensions: applies to embedders only"));
   EXPECT_THAT(Error(Config("[sim:explorer]", "", "embedder: {name: lexical, dimensions: 64}\n")),
               HasSubstr("runs in-process, where extra_body and dimensions mean nothing"));
   EXPECT_THAT(Error(Config("[sim:explorer]", "", "embedder: {name: openai:e3, extra_body: {user: x}}\n")),

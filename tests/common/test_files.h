@@ -2,12 +2,12 @@
 #ifndef NOVELTYGRID_TESTS_COMMON_TEST_FILES_H_
 #define NOVELTYGRID_TESTS_COMMON_TEST_FILES_H_
 
+#include <unistd.h>
+
 #include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <string>
-
-#include <unistd.h>
 
 #include "gtest/gtest.h"
 

@@ -46,7 +46,10 @@ TEST(SanitizeUtf8Test, ReplacesInvalidBytesAndKeepsValidMultibyte) {
   EXPECT_EQ(SanitizeUtf8("plain"), "plain");
   const std::string valid = "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80";  // café € 😀
   EXPECT_EQ(SanitizeUtf8(valid), valid);
-  EXPECT_EQ(SanitizeUtf8("a\xFF" "b"), "a\xEF\xBF\xBD" "b");
+  EXPECT_EQ(SanitizeUtf8("a\xFF"
+                         "b"),
+            "a\xEF\xBF\xBD"
+            "b");
   // A truncated sequence and an overlong encoding are replaced byte by byte.
   EXPECT_EQ(SanitizeUtf8("x\xE2\x82"), "x\xEF\xBF\xBD\xEF\xBF\xBD");
   EXPECT_EQ(SanitizeUtf8("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");

@@ -30,10 +30,10 @@ std::string NoveltyConfig(const std::string& extra = "", const std::string& top 
 }
 
 TEST(NoveltySettingsTest, MadeFromTheConfig) {
-  const SweepConfig config = Parse(NoveltyConfig(
-      "  k: 6\n  max_tokens: 300\n  ask_n: false\n  partitioner: llm\n  threshold: 0.6\n  quality: llm\n"
-      "  patience: 0.9\n",
-      "judge: sim:strict\n"));
+  const SweepConfig config = Parse(
+      NoveltyConfig("  k: 6\n  max_tokens: 300\n  ask_n: false\n  partitioner: llm\n  threshold: 0.6\n  quality: llm\n"
+                    "  patience: 0.9\n",
+                    "judge: sim:strict\n"));
   const NoveltySettings s = MakeNoveltySettings(config);
   EXPECT_EQ(s.seed, 3u);
   EXPECT_EQ(s.k, 6);
@@ -56,8 +56,11 @@ TEST(NoveltySettingsTest, MadeFromTheConfig) {
 TEST(NoveltySettingsTest, EndpointsAreThoseOfTheGeneratorsAndScorers) {
   const SweepConfig config = Parse(
       "models: [openai:gpt-4o]\ntemperatures: [1.0]\njudge: openai:o3-mini\n"
-      "aidanbench:\n  questions: " + kPaperQuestions + "\n"
-      "noveltybench:\n  prompts: " + kCurated + "\n  partitioner: unigram\n  quality_model: vllm:skywork\n");
+      "aidanbench:\n  questions: " +
+      kPaperQuestions +
+      "\n"
+      "noveltybench:\n  prompts: " +
+      kCurated + "\n  partitioner: unigram\n  quality_model: vllm:skywork\n");
   const NoveltySettings novelty = MakeNoveltySettings(config);
   EXPECT_EQ(novelty.endpoints.count("openai:gpt-4o"), 1u);
   EXPECT_EQ(novelty.endpoints.count("vllm:skywork"), 1u);
@@ -109,8 +112,8 @@ TEST(NoveltySettingsTest, WhereAModelIsServedDoesNotChangeTheHash) {
 }
 
 TEST(AidanSettingsTest, ANoveltyBenchSectionDoesNotChangeAidanBenchSettings) {
-  const std::string aidan_only = "models: [sim:explorer]\ntemperatures: [1.0]\naidanbench:\n  questions: " +
-                                 kPaperQuestions + "\n";
+  const std::string aidan_only =
+      "models: [sim:explorer]\ntemperatures: [1.0]\naidanbench:\n  questions: " + kPaperQuestions + "\n";
   const std::string both = aidan_only + "noveltybench:\n  prompts: " + kCurated +
                            "\n  quality_model: {name: rm, provider: vllm, model: Skywork/Reward}\n";
   EXPECT_EQ(AidanSettingsHash(MakeAidanSettings(Parse(aidan_only))), AidanSettingsHash(MakeAidanSettings(Parse(both))));

@@ -22,13 +22,12 @@ Json Answer(int num, double novelty, double coherence) {
 }
 
 TEST(AidanImportTest, ReadsTheReferenceRunInFileOrder) {
-  absl::StatusOr<AidanImport> imported = ImportAidanReferenceFile(
-      SharedData("aidanbench/reference-runs/not_cot.json"), Preset("reference-2025"));
+  absl::StatusOr<AidanImport> imported =
+      ImportAidanReferenceFile(SharedData("aidanbench/reference-runs/not_cot.json"), Preset("reference-2025"));
   ASSERT_TRUE(imported.ok()) << imported.status();
   EXPECT_EQ(imported->models,
-            (std::vector<std::string>{"anthropic/claude-3.5-sonnet", "google/gemini-flash-1.5-8b",
-                                      "gpt-4-turbo", "meta-llama/llama-3.1-70b-instruct",
-                                      "openai/gpt-4o-mini-2024-07-18"}));
+            (std::vector<std::string>{"anthropic/claude-3.5-sonnet", "google/gemini-flash-1.5-8b", "gpt-4-turbo",
+                                      "meta-llama/llama-3.1-70b-instruct", "openai/gpt-4o-mini-2024-07-18"}));
   EXPECT_EQ(imported->temperatures, std::vector<double>{0.7});
   ASSERT_EQ(imported->units.size(), 49u);  // gpt-4-turbo answered 9 of the 10 questions
   size_t answers = 0;
@@ -65,9 +64,10 @@ TEST(AidanImportTest, IdsAreStableAcrossModelsAndFiles) {
 TEST(AidanImportTest, StopReasonComesFromTheLastAnswer) {
   Json file{{"models",
              {{"m",
-               {{"1", {{"incoherent at exactly 15", {Answer(1, 1.0, 80), Answer(2, 0.6, 15)}},
-                       {"repetitive", {Answer(1, 1.0, 80), Answer(2, 0.1, 80)}},
-                       {"truncated", {Answer(1, 1.0, 80), Answer(2, 0.6, 70)}}}}}}}}};
+               {{"1",
+                 {{"incoherent at exactly 15", {Answer(1, 1.0, 80), Answer(2, 0.6, 15)}},
+                  {"repetitive", {Answer(1, 1.0, 80), Answer(2, 0.1, 80)}},
+                  {"truncated", {Answer(1, 1.0, 80), Answer(2, 0.6, 70)}}}}}}}}};
   Json with_llm = Answer(1, 1.0, 80);
   with_llm["llm_dissimilarity_score"] = 0.25;
   file["models"]["m"]["1"]["llm judged"] = Json::array({with_llm});
@@ -118,8 +118,8 @@ TEST(AidanImportTest, RejectsFilesOutsideTheLayout) {
 }
 
 TEST(AidanImportTest, RefusesScoresAboveThePresetsJudgeScale) {
-  absl::StatusOr<AidanImport> imported = ImportAidanReferenceFile(
-      SharedData("aidanbench/reference-runs/not_cot.json"), Preset("paper-2024"));
+  absl::StatusOr<AidanImport> imported =
+      ImportAidanReferenceFile(SharedData("aidanbench/reference-runs/not_cot.json"), Preset("paper-2024"));
   ASSERT_FALSE(imported.ok());
   EXPECT_THAT(imported.status().message(), HasSubstr("above the paper-2024 judge scale"));
 }

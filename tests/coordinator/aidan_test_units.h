@@ -21,8 +21,8 @@ inline AidanPreset Preset(const std::string& name) {
 
 // A unit whose answers have the given (coherence, novelty) pairs, in loop order.
 inline UnitResult MakeUnit(const std::string& model, double temperature, int index,
-                                const std::vector<std::pair<double, double>>& scores,
-                                const std::string& stop_reason = kStopRepetitive) {
+                           const std::vector<std::pair<double, double>>& scores,
+                           const std::string& stop_reason = kStopRepetitive) {
   UnitResult r;
   r.unit.id = absl::StrCat(model, "/", temperature, "/", index);
   r.unit.index = index;

@@ -46,8 +46,8 @@ const std::string kNotCot = SharedData("aidanbench/reference-runs/not_cot.json")
 TEST(ImportCommandTest, ReferenceRunScoresAsPublished) {
   TempDir dir;
   const std::filesystem::path out = dir.path() / "not_cot";  // created by the command
-  Outcome result = Invoke(RunImportCommand, {"aidanbench", kNotCot, "--out", out.string(), "--preset",
-                                          "reference-2025"});
+  Outcome result =
+      Invoke(RunImportCommand, {"aidanbench", kNotCot, "--out", out.string(), "--preset", "reference-2025"});
   ASSERT_EQ(result.code, 0) << result.err;
   EXPECT_EQ(result.err, "");
 
@@ -142,8 +142,8 @@ TEST(ImportCommandTest, MalformedFileIsAnErrorNamingThePath) {
   EXPECT_THAT(result.err, HasSubstr(R"(models["m"]["0.7"]["q"][0].answer: missing)"));
   EXPECT_FALSE(std::filesystem::exists(dir.path() / "out" / kSummaryFileName));
 
-  result = Invoke(RunImportCommand, {"aidanbench", (dir.path() / "missing.json").string(), "--out",
-                                  (dir.path() / "out").string()});
+  result = Invoke(RunImportCommand,
+                  {"aidanbench", (dir.path() / "missing.json").string(), "--out", (dir.path() / "out").string()});
   EXPECT_EQ(result.code, 1);
   EXPECT_THAT(result.err, HasSubstr("missing.json"));
 }

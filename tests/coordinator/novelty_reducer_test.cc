@@ -56,7 +56,7 @@ TEST(NoveltyReducerTest, MeansByModeAndDatasetAndTheLeaderboardValue) {
   const NoveltySweepCell& m07 = snap.cells[1];
   EXPECT_EQ(m07.temperature, 0.7);
   EXPECT_DOUBLE_EQ(m07.means.mean_utility, 2.0);
-  EXPECT_EQ(m07.by_mode.size(), 1u);  // no paraphrase rows at 0.7
+  EXPECT_EQ(m07.by_mode.size(), 1u);                // no paraphrase rows at 0.7
   EXPECT_FALSE(m07.leaderboard_value.has_value());  // curated only
   EXPECT_EQ(m07.errors, 0);
 

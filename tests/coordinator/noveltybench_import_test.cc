@@ -75,8 +75,8 @@ TEST(NoveltyImportTest, PatienceAndTemperatureFlags) {
   const ReferenceRun& run = kReferenceRuns[4];  // gpt-4o
   TempDir dir;
   const std::string out = dir.path().string();
-  const auto result = CaptureCommand(RunImportCommand, {"noveltybench", run.ScoresPath(), "--out", out,
-                                                        "--patience", "1", "--temperature", "0.7"});
+  const auto result = CaptureCommand(
+      RunImportCommand, {"noveltybench", run.ScoresPath(), "--out", out, "--patience", "1", "--temperature", "0.7"});
   ASSERT_EQ(result.code, 0) << result.err;
   absl::StatusOr<Json> summary = ReadJsonFile((dir.path() / kSummaryFileName).string());
   ASSERT_TRUE(summary.ok());
@@ -105,10 +105,11 @@ TEST(NoveltyImportTest, ReadsItsOwnSamplesBack) {
   TempDir dir;
   const auto first = dir.path() / "first";
   const auto second = dir.path() / "second";
-  ASSERT_EQ(CaptureCommand(RunImportCommand,
-                           {"noveltybench", kReferenceRuns[3].ScoresPath(), "--out", first.string()}).code, 0);
-  const auto again = CaptureCommand(RunImportCommand, {"noveltybench", (first / kSamplesFileName).string(),
-                                                       "--out", second.string()});
+  ASSERT_EQ(
+      CaptureCommand(RunImportCommand, {"noveltybench", kReferenceRuns[3].ScoresPath(), "--out", first.string()}).code,
+      0);
+  const auto again =
+      CaptureCommand(RunImportCommand, {"noveltybench", (first / kSamplesFileName).string(), "--out", second.string()});
   ASSERT_EQ(again.code, 0) << again.err;
   absl::StatusOr<Json> s1 = ReadJsonFile((first / kSummaryFileName).string());
   absl::StatusOr<Json> s2 = ReadJsonFile((second / kSummaryFileName).string());
@@ -153,8 +154,8 @@ TEST(NoveltyImportTest, BadInputAndUsage) {
 TEST(NoveltyImportTest, RefusesAFolderWithAidanBenchResults) {
   TempDir dir;
   dir.Write(kAnswersFileName, "");
-  const auto result = CaptureCommand(RunImportCommand,
-                                     {"noveltybench", kReferenceRuns[0].ScoresPath(), "--out", dir.path().string()});
+  const auto result =
+      CaptureCommand(RunImportCommand, {"noveltybench", kReferenceRuns[0].ScoresPath(), "--out", dir.path().string()});
   EXPECT_EQ(result.code, 1);
   EXPECT_THAT(result.err, HasSubstr("holds AidanBench results"));
 }

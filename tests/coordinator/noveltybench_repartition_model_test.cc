@@ -55,8 +55,7 @@ std::string WriteConfig(const TempDir& dir, const std::string& name, const std::
     absl::StrAppend(&yaml, "aidanbench:\n  questions: ", NOVELTYGRID_SOURCE_DIR,
                     "/datasets/aidanbench/questions-paper-65.jsonl\n");
   } else {
-    absl::StrAppend(&yaml, "noveltybench:\n  prompts: ", SharedData("noveltybench/curated.jsonl"), "\n",
-                    noveltybench);
+    absl::StrAppend(&yaml, "noveltybench:\n  prompts: ", SharedData("noveltybench/curated.jsonl"), "\n", noveltybench);
   }
   absl::StrAppend(&yaml, providers);
   return dir.Write(name, yaml);
@@ -121,8 +120,8 @@ TEST(RepartitionTest, ClassifierFromTheConfigDecidesByItsRule) {
   TempDir dir;
   const std::string config = WriteConfig(dir, "classifier.yaml", "  partitioner: classifier\n");
   const auto out = dir.path() / "out";
-  const auto result = CaptureCommand(RunRepartitionCommand, {run.ScoresPath(), "--config", config, "--out",
-                                                             out.string()});
+  const auto result =
+      CaptureCommand(RunRepartitionCommand, {run.ScoresPath(), "--config", config, "--out", out.string()});
   ASSERT_EQ(result.code, 0) << result.err;
   EXPECT_THAT(result.err, HasSubstr("partitioning 100 rows with classifier sim:classifier"));
   EXPECT_THAT(result.err, HasSubstr("10/100 rows partitioned"));
@@ -166,9 +165,10 @@ TEST(RepartitionTest, ClassifierFromTheConfigDecidesByItsRule) {
   // --threshold overrides the config's; --partitioner may repeat it; the cache (here in memory) changes
   // nothing.
   const auto strict = dir.path() / "strict";
-  ASSERT_EQ(CaptureCommand(RunRepartitionCommand, {run.ScoresPath(), "--config", config, "--partitioner",
-                                                   "classifier", "--threshold", "0.5", "--redis", "memory",
-                                                   "--out", strict.string()}).code, 0);
+  ASSERT_EQ(CaptureCommand(RunRepartitionCommand, {run.ScoresPath(), "--config", config, "--partitioner", "classifier",
+                                                   "--threshold", "0.5", "--redis", "memory", "--out", strict.string()})
+                .code,
+            0);
   const Json strict_agreement = ReadJson(strict / kAgreementFileName);
   EXPECT_EQ(strict_agreement["threshold"], 0.5);
   EXPECT_GT(strict_agreement["mean_distinct_new"].get<double>(), agreement["mean_distinct_new"].get<double>());
@@ -192,8 +192,8 @@ TEST(RepartitionTest, EmbeddingAndLlmPartitionersAskTheirModels) {
     SCOPED_TRACE(partitioner);
     const std::string config = WriteConfig(dir, partitioner + ".yaml", "  partitioner: " + partitioner + "\n");
     const auto out = dir.path() / partitioner;
-    const auto result = CaptureCommand(RunRepartitionCommand, {run.ScoresPath(), "--config", config, "--out",
-                                                               out.string()});
+    const auto result =
+        CaptureCommand(RunRepartitionCommand, {run.ScoresPath(), "--config", config, "--out", out.string()});
     ASSERT_EQ(result.code, 0) << result.err;
     EXPECT_THAT(result.err, HasSubstr(calls));
     EXPECT_THAT(result.err, Not(HasSubstr(calls + "0 requests")));
@@ -210,16 +210,17 @@ TEST(RepartitionTest, ClassifierOverHttpIsByteIdentical) {
   TempDir dir;
   const auto local = dir.path() / "local";
   const std::string local_config = WriteConfig(dir, "local.yaml", "  partitioner: classifier\n");
-  ASSERT_EQ(CaptureCommand(RunRepartitionCommand, {run.ScoresPath(), "--config", local_config, "--out",
-                                                   local.string()}).code, 0);
+  ASSERT_EQ(
+      CaptureCommand(RunRepartitionCommand, {run.ScoresPath(), "--config", local_config, "--out", local.string()}).code,
+      0);
 
   SimServer server;
   absl::StatusOr<int> port = server.Start(SimServerOptions{});
   ASSERT_TRUE(port.ok()) << port.status();
   const std::string http_config = WriteConfig(dir, "http.yaml", "  partitioner: classifier\n", SimProvider(*port));
   const auto http = dir.path() / "http";
-  const auto result = CaptureCommand(RunRepartitionCommand, {run.ScoresPath(), "--config", http_config, "--out",
-                                                             http.string()});
+  const auto result =
+      CaptureCommand(RunRepartitionCommand, {run.ScoresPath(), "--config", http_config, "--out", http.string()});
   ASSERT_EQ(result.code, 0) << result.err;
   EXPECT_GT(server.stats().classify, 0);  // the classifier really was asked over HTTP
   EXPECT_EQ(Contents(http / kSamplesFileName), Contents(local / kSamplesFileName));
@@ -238,8 +239,8 @@ TEST(RepartitionTest, AFailingModelNamesTheRow) {
   const std::string config =
       WriteConfig(dir, "faulty.yaml", "  partitioner: classifier\n", SimProvider(*port, "    max_retries: 0\n"));
   const auto out = dir.path() / "out";
-  const auto result = CaptureCommand(RunRepartitionCommand, {run.ScoresPath(), "--config", config, "--out",
-                                                             out.string()});
+  const auto result =
+      CaptureCommand(RunRepartitionCommand, {run.ScoresPath(), "--config", config, "--out", out.string()});
   EXPECT_EQ(result.code, 1);
   // The first row of the file asks the classifier, so it is the one named.
   EXPECT_THAT(result.err, HasSubstr(run.ScoresPath() + ":1: partitioner classifier (sim:classifier) failed: "));

@@ -2,13 +2,12 @@
 // partitions of the five published reference runs, the results folder and agreement.json, and the
 // partitioners that need a model endpoint refused without a config (noveltybench_repartition_model_test.cc
 // runs them with one).
-#include "cli/repartition_command.h"
-
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "cli/import_command.h"
+#include "cli/repartition_command.h"
 #include "common/json_util.h"
 #include "coordinator/report/noveltybench_results.h"
 #include "coordinator/report/results_writer.h"
@@ -56,8 +55,8 @@ TEST(RepartitionTest, UnigramAgreementWithTheRecordedPartitions) {
     const auto& run = kReferenceRuns[r];
     SCOPED_TRACE(run.folder);
     TempDir dir;
-    const auto result = CaptureCommand(RunRepartitionCommand, {run.ScoresPath(), "--partitioner", "unigram",
-                                                               "--out", dir.path().string()});
+    const auto result = CaptureCommand(RunRepartitionCommand,
+                                       {run.ScoresPath(), "--partitioner", "unigram", "--out", dir.path().string()});
     ASSERT_EQ(result.code, 0) << result.err;
     const Json agreement = ReadJson(dir.path() / kAgreementFileName);
     const Figures& want = kUnigramFigures[r];
@@ -94,8 +93,10 @@ TEST(RepartitionTest, UnigramAgreementWithTheRecordedPartitions) {
 TEST(RepartitionTest, UtilityUsesTheNewPartitionAndTheRecordedQuality) {
   const auto& run = kReferenceRuns[3];  // gemma: many classes, many imputed qualities
   TempDir dir;
-  ASSERT_EQ(CaptureCommand(RunRepartitionCommand, {run.ScoresPath(), "--partitioner", "unigram", "--out",
-                                                   dir.path().string()}).code, 0);
+  ASSERT_EQ(CaptureCommand(RunRepartitionCommand,
+                           {run.ScoresPath(), "--partitioner", "unigram", "--out", dir.path().string()})
+                .code,
+            0);
   const std::vector<Json> source = ReadJsonLines(run.ScoresPath());
   const std::vector<Json> samples = ReadJsonLines((dir.path() / kSamplesFileName).string());
   ASSERT_EQ(samples.size(), source.size());
@@ -130,10 +131,14 @@ TEST(RepartitionTest, UtilityUsesTheNewPartitionAndTheRecordedQuality) {
 TEST(RepartitionTest, ThresholdFlag) {
   const auto& run = kReferenceRuns[4];
   TempDir strict, loose;
-  ASSERT_EQ(CaptureCommand(RunRepartitionCommand, {run.ScoresPath(), "--partitioner", "unigram", "--threshold",
-                                                   "0.9", "--out", strict.path().string()}).code, 0);
-  ASSERT_EQ(CaptureCommand(RunRepartitionCommand, {run.ScoresPath(), "--partitioner", "unigram", "--threshold",
-                                                   "0.2", "--out", loose.path().string()}).code, 0);
+  ASSERT_EQ(CaptureCommand(RunRepartitionCommand, {run.ScoresPath(), "--partitioner", "unigram", "--threshold", "0.9",
+                                                   "--out", strict.path().string()})
+                .code,
+            0);
+  ASSERT_EQ(CaptureCommand(RunRepartitionCommand, {run.ScoresPath(), "--partitioner", "unigram", "--threshold", "0.2",
+                                                   "--out", loose.path().string()})
+                .code,
+            0);
   const Json a = ReadJson(strict.path() / kAgreementFileName);
   const Json b = ReadJson(loose.path() / kAgreementFileName);
   EXPECT_EQ(a["threshold"], 0.9);
@@ -149,21 +154,24 @@ TEST(RepartitionTest, ReadsSamplesWrittenByImport) {
   ASSERT_EQ(CaptureCommand(RunImportCommand, {"noveltybench", run.ScoresPath(), "--out", imported.string()}).code, 0);
   const auto from_scores = dir.path() / "from-scores";
   const auto from_samples = dir.path() / "from-samples";
-  ASSERT_EQ(CaptureCommand(RunRepartitionCommand, {run.ScoresPath(), "--partitioner", "unigram", "--out",
-                                                   from_scores.string()}).code, 0);
+  ASSERT_EQ(CaptureCommand(RunRepartitionCommand,
+                           {run.ScoresPath(), "--partitioner", "unigram", "--out", from_scores.string()})
+                .code,
+            0);
   const auto result = CaptureCommand(RunRepartitionCommand, {(imported / kSamplesFileName).string(), "--partitioner",
                                                              "unigram", "--out", from_samples.string()});
   ASSERT_EQ(result.code, 0) << result.err;
   EXPECT_EQ(ReadJson(from_samples / kAgreementFileName), ReadJson(from_scores / kAgreementFileName));
-  EXPECT_EQ(*ReadFile((from_samples / kSamplesFileName).string()), *ReadFile((from_scores / kSamplesFileName).string()));
+  EXPECT_EQ(*ReadFile((from_samples / kSamplesFileName).string()),
+            *ReadFile((from_scores / kSamplesFileName).string()));
 }
 
 TEST(RepartitionTest, ModelBackedPartitionersNeedAConfig) {
   TempDir dir;
   const std::string out = (dir.path() / "out").string();
   for (const char* name : {"classifier", "embedding", "llm"}) {
-    const auto result = CaptureCommand(RunRepartitionCommand,
-                                       {kReferenceRuns[0].ScoresPath(), "--partitioner", name, "--out", out});
+    const auto result =
+        CaptureCommand(RunRepartitionCommand, {kReferenceRuns[0].ScoresPath(), "--partitioner", name, "--out", out});
     EXPECT_EQ(result.code, 2) << name;
     EXPECT_THAT(result.err, HasSubstr(std::string("partitioner '") + name + "' needs a model endpoint"));
     EXPECT_THAT(result.err, HasSubstr("give --config CONFIG.yaml"));

@@ -11,9 +11,9 @@
 namespace noveltygrid {
 namespace {
 
+using noveltybench::NoveltyRow;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using noveltybench::NoveltyRow;
 using testing_files::TempDir;
 
 NoveltyRow Row(const std::string& model, const std::string& id, std::vector<int> partition,

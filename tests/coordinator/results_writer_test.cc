@@ -76,13 +76,11 @@ TEST(ResultsWriterTest, AnswerLinesFollowTheContract) {
   }
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(Keys(lines[0]),
-            (std::vector<std::string>{"benchmark", "model", "temperature", "question_id", "question",
-                                      "answer_num", "answer", "coherence", "novelty", "valid", "mmr",
-                                      "unit_id"}));
-  EXPECT_EQ(Keys(lines[1]),
-            (std::vector<std::string>{"benchmark", "model", "temperature", "question_id", "question",
-                                      "answer_num", "answer", "coherence", "novelty", "valid",
-                                      "llm_novelty", "mmr", "unit_id", "error"}));
+            (std::vector<std::string>{"benchmark", "model", "temperature", "question_id", "question", "answer_num",
+                                      "answer", "coherence", "novelty", "valid", "mmr", "unit_id"}));
+  EXPECT_EQ(Keys(lines[1]), (std::vector<std::string>{"benchmark", "model", "temperature", "question_id", "question",
+                                                      "answer_num", "answer", "coherence", "novelty", "valid",
+                                                      "llm_novelty", "mmr", "unit_id", "error"}));
   EXPECT_EQ(lines[0]["benchmark"], "aidanbench");
   EXPECT_TRUE(lines[0]["temperature"].is_number());
   EXPECT_THAT(text, HasSubstr("\"temperature\":0.7,"));
@@ -101,9 +99,8 @@ TEST(ResultsWriterTest, SummaryLayout) {
   EXPECT_EQ(Keys(summary["aidanbench"]), (std::vector<std::string>{"sim:explorer", "sim:collapse"}));
   EXPECT_EQ(Keys(summary["aidanbench"]["sim:explorer"]), (std::vector<std::string>{"0.0", "0.7", "1.0"}));
   const Json& cell = summary["aidanbench"]["sim:explorer"]["0.7"];
-  EXPECT_EQ(Keys(cell), (std::vector<std::string>{"valid_answers", "novelty_sum", "coherence_sum",
-                                                  "stored_answers", "questions", "mmr_sum", "errors",
-                                                  "max_iterations", "preset"}));
+  EXPECT_EQ(Keys(cell), (std::vector<std::string>{"valid_answers", "novelty_sum", "coherence_sum", "stored_answers",
+                                                  "questions", "mmr_sum", "errors", "max_iterations", "preset"}));
   EXPECT_EQ(cell["questions"], 3);
   EXPECT_EQ(cell["preset"], "reference-2025");
   EXPECT_EQ(summary["leaderboard"]["aidanbench"].size(), 2u);
@@ -175,8 +172,7 @@ TEST(ResultsReaderTest, ReadsAnswersBackGroupedByUnit) {
   TempDir dir;
   const AidanSnapshot snap = RunLikeSnapshot();
   ASSERT_TRUE(WriteResultsFolder(dir.path().string(), snap, ResultsOptions{}).ok());
-  absl::StatusOr<std::vector<UnitResult>> units =
-      ReadAidanAnswersFile((dir.path() / kAnswersFileName).string());
+  absl::StatusOr<std::vector<UnitResult>> units = ReadAidanAnswersFile((dir.path() / kAnswersFileName).string());
   ASSERT_TRUE(units.ok()) << units.status();
   ASSERT_EQ(units->size(), snap.units.size() - 1);  // the failed unit stored no answer
   size_t i = 0;

@@ -5,8 +5,8 @@
 
 #include "common/json_util.h"
 #include "coordinator/report/leaderboard.h"
-#include "coordinator/report/noveltybench_results.h"
 #include "coordinator/report/novelty_sweep_results.h"
+#include "coordinator/report/noveltybench_results.h"
 #include "coordinator/report/results_reader.h"
 #include "coordinator/report/results_writer.h"
 #include "gmock/gmock.h"
@@ -87,8 +87,7 @@ TEST(NoveltySweepResultsTest, SampleLinesFollowTheContract) {
   ASSERT_EQ(lines.size(), 7u);
   EXPECT_EQ(Keys(lines[0]), (std::vector<std::string>{"benchmark", "model", "temperature", "prompt_id", "prompt",
                                                       "generations", "partition", "quality", "generation_scores",
-                                                      "distinct", "utility", "mode", "dataset", "unit_id",
-                                                      "reward"}));
+                                                      "distinct", "utility", "mode", "dataset", "unit_id", "reward"}));
   EXPECT_EQ(DumpJson(lines[0]),
             "{\"benchmark\":\"noveltybench\",\"model\":\"m\",\"temperature\":1.0,\"prompt_id\":\"curated-0\","
             "\"prompt\":\"Prompt 0 of curated?\",\"generations\":[\"generation 1 of m/1/standard/curated/0\","
@@ -100,8 +99,7 @@ TEST(NoveltySweepResultsTest, SampleLinesFollowTheContract) {
   EXPECT_FALSE(lines[1].contains("reward"));
   EXPECT_EQ(Keys(lines[4]), (std::vector<std::string>{"benchmark", "model", "temperature", "prompt_id", "prompt",
                                                       "generations", "partition", "quality", "generation_scores",
-                                                      "distinct", "utility", "mode", "dataset", "unit_id",
-                                                      "error"}));
+                                                      "distinct", "utility", "mode", "dataset", "unit_id", "error"}));
   EXPECT_TRUE(lines[4]["partition"].is_null());
   EXPECT_TRUE(lines[4]["utility"].is_null());
   EXPECT_EQ(lines[4]["generations"].size(), 1u);
@@ -118,10 +116,9 @@ TEST(NoveltySweepResultsTest, SummaryWithTwoModesAndCuratedPlusWildchat) {
   EXPECT_EQ(Keys(summary["noveltybench"]), (std::vector<std::string>{"m", "n"}));
   EXPECT_EQ(Keys(summary["noveltybench"]["m"]), (std::vector<std::string>{"1.0", "0.7"}));
   const Json& cell = summary["noveltybench"]["m"]["1.0"];
-  EXPECT_EQ(Keys(cell), (std::vector<std::string>{"mean_distinct", "mean_utility", "prompts", "patience",
-                                                  "partitioner", "threshold", "quality", "mode", "partition_model",
-                                                  "quality_model", "k", "errors", "by_mode", "by_dataset",
-                                                  "leaderboard_value"}));
+  EXPECT_EQ(Keys(cell), (std::vector<std::string>{"mean_distinct", "mean_utility", "prompts", "patience", "partitioner",
+                                                  "threshold", "quality", "mode", "partition_model", "quality_model",
+                                                  "k", "errors", "by_mode", "by_dataset", "leaderboard_value"}));
   EXPECT_DOUBLE_EQ(cell["mean_utility"].get<double>(), 14.0 / 3);
   EXPECT_DOUBLE_EQ(cell["mean_distinct"].get<double>(), 5.0 / 3);
   EXPECT_EQ(cell["prompts"], 3);
@@ -240,7 +237,8 @@ TEST(NoveltySweepReportTest, RebuildIsByteIdentical) {
     EXPECT_TRUE(rebuilt->notes.empty()) << rebuilt->notes[0];
     EXPECT_EQ(rebuilt->aidan.has_value(), with_aidan);
     ASSERT_TRUE(rebuilt->novelty.has_value());
-    for (const auto& [file, text] : before) EXPECT_EQ(Slurp(dir.path() / file), text) << file << " aidan " << with_aidan;
+    for (const auto& [file, text] : before)
+      EXPECT_EQ(Slurp(dir.path() / file), text) << file << " aidan " << with_aidan;
     EXPECT_EQ(rebuilt->leaderboard, before[kLeaderboardFileName]);
     EXPECT_EQ(rebuilt->novelty->settings.patience, 0.5);
     EXPECT_EQ(rebuilt->novelty->settings.partition_model, "sim:classifier");

@@ -147,8 +147,8 @@ int WorkerLeases(const v1::StatusResponse& status, const std::string& worker_id)
 
 void ClusterTest::SetUp() {
   const std::string binary = NoveltygridBinary();
-  ASSERT_EQ(::access(binary.c_str(), X_OK), 0) << "the noveltygrid binary is not at " << binary
-                                               << " (build it, or set NOVELTYGRID_BIN)";
+  ASSERT_EQ(::access(binary.c_str(), X_OK), 0)
+      << "the noveltygrid binary is not at " << binary << " (build it, or set NOVELTYGRID_BIN)";
   std::string pattern = (std::filesystem::temp_directory_path() / "noveltygrid-it-XXXXXX").string();
   ASSERT_NE(::mkdtemp(pattern.data()), nullptr) << "mkdtemp " << pattern;
   dir_ = pattern;
@@ -192,8 +192,8 @@ std::unique_ptr<Process> ClusterTest::Spawn(std::vector<std::string> args, std::
 std::unique_ptr<Process> ClusterTest::StartCoordinator(const std::string& config, const std::string& out,
                                                        std::vector<std::string> extra, std::string* address,
                                                        const std::string& listen) {
-  std::vector<std::string> args = {"coordinator", "--config", config, "--listen", listen,
-                                   "--out", out, "--seed", kSeed};
+  std::vector<std::string> args = {"coordinator", "--config", config,   "--listen", listen,
+                                   "--out",       out,        "--seed", kSeed};
   args.insert(args.end(), extra.begin(), extra.end());
   std::unique_ptr<Process> coordinator = Spawn(std::move(args));
   if (coordinator == nullptr) return nullptr;
@@ -213,8 +213,8 @@ std::unique_ptr<Process> ClusterTest::StartCoordinator(const std::string& config
 
 std::unique_ptr<Process> ClusterTest::StartWorker(const std::string& address, const std::string& id, int concurrency,
                                                   std::vector<std::string> extra, std::optional<std::string> token) {
-  std::vector<std::string> args = {"worker", "--coordinator", address, "--id", id,
-                                   "--concurrency", std::to_string(concurrency)};
+  std::vector<std::string> args = {
+      "worker", "--coordinator", address, "--id", id, "--concurrency", std::to_string(concurrency)};
   args.insert(args.end(), extra.begin(), extra.end());
   return Spawn(std::move(args), std::move(token));
 }
@@ -264,8 +264,8 @@ void ExpectSameResults(const std::string& expected_dir, const std::string& actua
     const std::string expected = ReadAll(expected_dir + "/" + name);
     const std::string actual = ReadAll(actual_dir + "/" + name);
     EXPECT_FALSE(expected.empty()) << expected_dir << "/" << name << " is missing or empty";
-    EXPECT_TRUE(expected == actual) << name << " differs from the single-process run: "
-                                    << FirstDifference(expected, actual);
+    EXPECT_TRUE(expected == actual) << name
+                                    << " differs from the single-process run: " << FirstDifference(expected, actual);
   }
   auto summary = [](const std::string& dir) {
     nlohmann::json j = nlohmann::json::parse(ReadAll(dir + "/summary.json"), nullptr, /*allow_exceptions=*/false);

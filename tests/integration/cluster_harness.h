@@ -104,8 +104,7 @@ class ClusterTest : public ::testing::Test {
                                             std::vector<std::string> extra, std::string* address,
                                             const std::string& listen = "127.0.0.1:0");
   std::unique_ptr<Process> StartWorker(const std::string& address, const std::string& id, int concurrency,
-                                       std::vector<std::string> extra = {},
-                                       std::optional<std::string> token = kToken);
+                                       std::vector<std::string> extra = {}, std::optional<std::string> token = kToken);
   // `noveltygrid run CONFIG --out DIR --seed N`: the single-process results to compare with.
   void RunReference(const std::string& config, const std::string& out);
   // Runs `config` on a coordinator (into DIR/cluster) and three workers of `concurrency` loops; checks

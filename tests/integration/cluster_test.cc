@@ -21,9 +21,8 @@ using grpc::health::v1::HealthCheckResponse;
 using Stream = Process::Stream;
 
 // Fast recovery from a vanished worker, for the tests that make one vanish.
-const std::vector<std::string> kQuickRecovery = {"--lease-ttl-ms", "3000", "--worker-timeout-ms", "2000",
-                                                 "--heartbeat-ms", "300"};
-
+const std::vector<std::string> kQuickRecovery = {"--lease-ttl-ms", "3000",           "--worker-timeout-ms",
+                                                 "2000",           "--heartbeat-ms", "300"};
 
 bool Contains(const std::string& text, const std::string& part) { return absl::StrContains(text, part); }
 
@@ -74,10 +73,10 @@ TEST_F(ClusterTest, BothBenchmarksOnClusterMatchSingleProcessRun) {
   SweepSpec sweep;
   sweep.models = {"sim:explorer", "sim:collapse"};
   sweep.temperatures = {"0.7"};
-  sweep.noveltybench_yaml = absl::StrCat("noveltybench:\n  prompts: ",
-                                         testing_files::SharedData("noveltybench/curated.jsonl"),
-                                         "\n  limit: 6\n  k: 5\n  modes: [standard, in-context]\n"
-                                         "  temperatures: [1.0]\n");
+  sweep.noveltybench_yaml =
+      absl::StrCat("noveltybench:\n  prompts: ", testing_files::SharedData("noveltybench/curated.jsonl"),
+                   "\n  limit: 6\n  k: 5\n  modes: [standard, in-context]\n"
+                   "  temperatures: [1.0]\n");
   sweep.novelty_units = 2 * 1 * 2 * 6;  // models x temperatures x modes x prompts
   const std::string config = WriteConfig("both", sweep);
   ASSERT_NO_FATAL_FAILURE(RunReference(config, Path("reference")));
@@ -151,8 +150,10 @@ TEST_F(ClusterTest, RestartedCoordinatorResumesFromJournal) {
   // One worker: the sweep cannot finish without it reconnecting to the second coordinator.
   auto worker = StartWorker(address, "survivor", 2);
   ASSERT_NE(worker, nullptr);
-  absl::StatusOr<v1::StatusResponse> status = CoordinatorClient(address, kToken).PollUntil(
-      [](const v1::StatusResponse& s) { return s.units_done() * 5 >= s.units_total(); });
+  absl::StatusOr<v1::StatusResponse> status =
+      CoordinatorClient(address, kToken).PollUntil([](const v1::StatusResponse& s) {
+        return s.units_done() * 5 >= s.units_total();
+      });
   ASSERT_TRUE(status.ok()) << status.status() << "\n" << first->Output();
   ASSERT_FALSE(status->complete());
   first->Signal(SIGKILL);
@@ -333,9 +334,8 @@ TEST_F(ClusterTest, StatusShowsModelsAndWorkers) {
   auto worker = StartWorker(address, "status-worker", 2);
   ASSERT_NE(worker, nullptr);
   CoordinatorClient client(address, kToken);
-  absl::StatusOr<v1::StatusResponse> polled = client.PollUntil([](const v1::StatusResponse& s) {
-    return s.units_done() >= 10 && WorkerLeases(s, "status-worker") > 0;
-  });
+  absl::StatusOr<v1::StatusResponse> polled = client.PollUntil(
+      [](const v1::StatusResponse& s) { return s.units_done() >= 10 && WorkerLeases(s, "status-worker") > 0; });
   ASSERT_TRUE(polled.ok()) << polled.status() << "\n" << coordinator->Output();
   // Freeze the worker so the sweep is certainly still running while we ask (it stays "alive" for the
   // coordinator's default worker timeout, 10 s).
@@ -404,12 +404,12 @@ bool MakeCertificates(const std::string& dir, std::string* why) {
        "keyUsage=critical,keyCertSign,cRLSign"},
       {"req", "-newkey", "rsa:2048", "-nodes", "-keyout", dir + "/server.key", "-out", dir + "/server.csr", "-subj",
        "/CN=localhost"},
-      {"x509", "-req", "-in", dir + "/server.csr", "-CA", dir + "/ca.pem", "-CAkey", dir + "/ca.key",
-       "-CAcreateserial", "-out", dir + "/server.pem", "-days", "2", "-extfile", dir + "/server.ext"},
+      {"x509", "-req", "-in", dir + "/server.csr", "-CA", dir + "/ca.pem", "-CAkey", dir + "/ca.key", "-CAcreateserial",
+       "-out", dir + "/server.pem", "-days", "2", "-extfile", dir + "/server.ext"},
       {"req", "-newkey", "rsa:2048", "-nodes", "-keyout", dir + "/client.key", "-out", dir + "/client.csr", "-subj",
        "/CN=noveltygrid test worker"},
-      {"x509", "-req", "-in", dir + "/client.csr", "-CA", dir + "/ca.pem", "-CAkey", dir + "/ca.key",
-       "-CAcreateserial", "-out", dir + "/client.pem", "-days", "2", "-extfile", dir + "/client.ext"},
+      {"x509", "-req", "-in", dir + "/client.csr", "-CA", dir + "/ca.pem", "-CAkey", dir + "/ca.key", "-CAcreateserial",
+       "-out", dir + "/client.pem", "-days", "2", "-extfile", dir + "/client.ext"},
   };
   for (const std::vector<std::string>& args : commands) {
     ProcessOptions options;
@@ -466,8 +466,9 @@ TEST_F(ClusterTest, MutualTlsWorkerCompletesAndCertlessWorkerIsRefused) {
   certless->Wait();
   EXPECT_FALSE(ParseWorkerTally(certless->Stderr()).has_value()) << certless->Output();
 
-  auto worker = StartWorker(
-      address, "mtls", 4, {"--tls-ca", Path("ca.pem"), "--tls-cert", Path("client.pem"), "--tls-key", Path("client.key")});
+  auto worker =
+      StartWorker(address, "mtls", 4,
+                  {"--tls-ca", Path("ca.pem"), "--tls-cert", Path("client.pem"), "--tls-key", Path("client.key")});
   ASSERT_NE(worker, nullptr);
   EXPECT_EQ(worker->Wait(), 0) << worker->Output();
   EXPECT_EQ(Committed(*worker), sweep.units());

@@ -15,10 +15,10 @@
 #include "absl/strings/str_cat.h"
 #include "common/json_util.h"
 #include "gtest/gtest.h"
+#include "tests/common/storage/redis_server.h"
 #include "tests/common/test_files.h"
 #include "tests/integration/cluster_harness.h"
 #include "tests/integration/process.h"
-#include "tests/common/storage/redis_server.h"
 
 namespace noveltygrid::testing {
 namespace {
@@ -167,8 +167,8 @@ TEST_F(HttpProviderTest, TwentyPercentInjectedFaultsLeaveResultsUnchanged) {
   StartServer({"--fault-rate", "0.2", "--seed", "11", "--timeout-hold-ms", "5000", "--threads", "128"});
   const std::string plain = WriteHttpConfig("plain", "");
   const std::string http = WriteHttpConfig(
-      "faults", SimProvider("    timeout_s: 0.5\n    initial_backoff_ms: 5\n    max_backoff_s: 1\n    max_retries: 30\n"),
-      32);
+      "faults",
+      SimProvider("    timeout_s: 0.5\n    initial_backoff_ms: 5\n    max_backoff_s: 1\n    max_retries: 30\n"), 32);
   RunReference(plain, Path("reference"));
   std::string output;
   ASSERT_EQ(RunSweep(http, Path("http"), {}, &output), 0) << output;
@@ -189,8 +189,7 @@ TEST_F(HttpProviderTest, WrongApiKeyFailsOnceWithoutARetryStormAndNeverLeaks) {
   std::string output;
   const int64_t code = RunSweep(http, Path("http"), {{"SIM_TEST_KEY", kWrongKey}}, &output);
   EXPECT_EQ(code, 1) << output;
-  EXPECT_TRUE(absl::StrContains(output, "HTTP 401: Incorrect API key provided (the key from $SIM_TEST_KEY)"))
-      << output;
+  EXPECT_TRUE(absl::StrContains(output, "HTTP 401: Incorrect API key provided (the key from $SIM_TEST_KEY)")) << output;
   // The key is the worker's problem, not the units': they are handed back, not failed.
   EXPECT_TRUE(absl::StrContains(output, "this worker stops and hands its units back")) << output;
   EXPECT_TRUE(absl::StrContains(output, "re-run the same command to resume")) << output;
@@ -265,14 +264,16 @@ TEST_F(HttpProviderTest, AnUnverifiableTlsCertificateStopsTheRunAtOnceWithoutRet
   std::optional<std::string> openssl = FindOnPath("openssl");
   if (!openssl.has_value()) GTEST_SKIP() << "the openssl command is not installed (apt-get install openssl)";
   ProcessOptions make;
-  make.args = {*openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", Path("tls.key"), "-out",
-               Path("tls.pem"), "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1"};
+  make.args = {*openssl,   "req",           "-x509",   "-newkey",
+               "rsa:2048", "-nodes",        "-keyout", Path("tls.key"),
+               "-out",     Path("tls.pem"), "-days",   "2",
+               "-subj",    "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1"};
   absl::StatusOr<std::unique_ptr<Process>> made = Process::Start(make);
   ASSERT_TRUE(made.ok()) << made.status();
   ASSERT_EQ((*made)->Wait(), 0) << (*made)->Output();
   ProcessOptions serve;
-  serve.args = {*openssl, "s_server", "-accept", "127.0.0.1:0", "-cert", Path("tls.pem"), "-key", Path("tls.key"),
-                "-www"};
+  serve.args = {*openssl,        "s_server", "-accept",       "127.0.0.1:0", "-cert",
+                Path("tls.pem"), "-key",     Path("tls.key"), "-www"};
   absl::StatusOr<std::unique_ptr<Process>> server = Process::Start(serve);
   ASSERT_TRUE(server.ok()) << server.status();
   absl::StatusOr<std::string> accept = (*server)->WaitForStdoutPrefix("ACCEPT ");
@@ -344,8 +345,8 @@ TEST_F(HttpProviderTest, TwoWorkersShareTheProvidersInFlightLimitThroughRedis) {
   ASSERT_NE(coordinator, nullptr);
   std::vector<std::unique_ptr<Process>> workers;
   for (const char* id : {"w1", "w2"}) {
-    workers.push_back(Spawn({"worker", "--coordinator", address, "--id", id, "--concurrency", "8", "--redis",
-                             (*redis)->url()}));
+    workers.push_back(
+        Spawn({"worker", "--coordinator", address, "--id", id, "--concurrency", "8", "--redis", (*redis)->url()}));
     ASSERT_NE(workers.back(), nullptr);
   }
   ASSERT_EQ(coordinator->Wait(), 0) << coordinator->Output();

@@ -165,8 +165,8 @@ absl::StatusOr<std::string> Process::WaitForLine(Stream stream, const std::funct
   if (captured(stream).closed) {
     return absl::NotFoundError(absl::StrCat("the child's ", name, " ended without the expected line"));
   }
-  return absl::DeadlineExceededError(absl::StrCat("no expected line on the child's ", name, " within ",
-                                                  absl::FormatDuration(timeout)));
+  return absl::DeadlineExceededError(
+      absl::StrCat("no expected line on the child's ", name, " within ", absl::FormatDuration(timeout)));
 }
 
 absl::StatusOr<std::string> Process::WaitForStdoutPrefix(const std::string& prefix, absl::Duration timeout) {

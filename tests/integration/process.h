@@ -6,8 +6,8 @@
 // instead of hanging CI, and the destructor kills and reaps a child that is still running.
 //
 // Thread-safe. Internally: one thread per pipe appends what it reads to the captured text, one thread
-// waits for the child's exit and one enforces the deadline; all of them are joined by the destructor. The child is only reaped after its exit was recorded under the lock, so Signal() never
-// reaches a recycled pid.
+// waits for the child's exit and one enforces the deadline; all of them are joined by the destructor. The child is only
+// reaped after its exit was recorded under the lock, so Signal() never reaches a recycled pid.
 #ifndef NOVELTYGRID_TESTS_INTEGRATION_PROCESS_H_
 #define NOVELTYGRID_TESTS_INTEGRATION_PROCESS_H_
 
@@ -29,9 +29,9 @@
 namespace noveltygrid::testing {
 
 struct ProcessOptions {
-  std::vector<std::string> args;             // args[0] is the executable's path
-  std::map<std::string, std::string> env;    // added to (or replacing in) this process's environment
-  std::vector<std::string> unset_env;        // removed from the inherited environment
+  std::vector<std::string> args;               // args[0] is the executable's path
+  std::map<std::string, std::string> env;      // added to (or replacing in) this process's environment
+  std::vector<std::string> unset_env;          // removed from the inherited environment
   absl::Duration timeout = absl::Seconds(90);  // hard limit: SIGKILL after this long
 };
 

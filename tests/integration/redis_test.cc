@@ -40,8 +40,8 @@
 #include "common/storage/redis_store.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tests/integration/cluster_harness.h"
 #include "tests/common/storage/redis_server.h"
+#include "tests/integration/cluster_harness.h"
 
 namespace noveltygrid::testing {
 namespace {
@@ -51,8 +51,8 @@ using Stream = Process::Stream;
 constexpr char kListening[] = "noveltygrid coordinator: listening on ";
 constexpr char kPaperQuestions65[] = NOVELTYGRID_SOURCE_DIR "/datasets/aidanbench/questions-paper-65.jsonl";
 // Fast recovery from a vanished worker, for the tests that make one vanish.
-const std::vector<std::string> kQuickRecovery = {"--lease-ttl-ms", "2000", "--worker-timeout-ms", "1500",
-                                                 "--heartbeat-ms", "300"};
+const std::vector<std::string> kQuickRecovery = {"--lease-ttl-ms", "2000",           "--worker-timeout-ms",
+                                                 "1500",           "--heartbeat-ms", "300"};
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -149,8 +149,8 @@ class RedisClusterTest : public ClusterTest {
           if (written >= sweep.first_questions) break;
         } else {
           nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-          if (!j.is_object() || std::find(sweep.question_ids.begin(), sweep.question_ids.end(),
-                                          j.value("id", "")) == sweep.question_ids.end()) {
+          if (!j.is_object() || std::find(sweep.question_ids.begin(), sweep.question_ids.end(), j.value("id", "")) ==
+                                    sweep.question_ids.end()) {
             continue;
           }
         }
@@ -176,8 +176,8 @@ class RedisClusterTest : public ClusterTest {
   // address). Returns the process and, in `listening`, its "listening on" line.
   std::unique_ptr<Process> StartCoordinatorAt(int port, const std::string& config, const std::string& out,
                                               std::vector<std::string> extra, std::string* listening) {
-    std::vector<std::string> args = {"coordinator", "--config", config, "--listen", absl::StrCat("127.0.0.1:", port),
-                                     "--out", out, "--seed", kSeed};
+    std::vector<std::string> args = {"coordinator", "--config", config,   "--listen", absl::StrCat("127.0.0.1:", port),
+                                     "--out",       out,        "--seed", kSeed};
     args.insert(args.end(), extra.begin(), extra.end());
     std::unique_ptr<Process> coordinator = Spawn(std::move(args));
     if (coordinator == nullptr) return nullptr;
@@ -278,8 +278,8 @@ TEST_F(RedisClusterTest, EmbeddingCacheHitsAndResultsUnchanged) {
   ASSERT_GT(repeats, 0) << "no answer text recurs within the sweep: nothing for the cache to serve";
 
   std::string output;
-  ASSERT_EQ(RunToExit({"run", config_a, "--out", Path("a"), "--seed", kSeed, "--quiet", "--concurrency", "1",
-                       "--redis", redis_->url()},
+  ASSERT_EQ(RunToExit({"run", config_a, "--out", Path("a"), "--seed", kSeed, "--quiet", "--concurrency", "1", "--redis",
+                       redis_->url()},
                       &output),
             0)
       << output;
@@ -367,8 +367,8 @@ TEST_F(RedisClusterTest, KilledWorkerResumesFromCheckpointRepeatingAtMostOneIter
   CoordinatorClient client(address, kToken);
   absl::StatusOr<v1::StatusResponse> status = client.Status();
   ASSERT_TRUE(status.ok()) << status.status();
-  ASSERT_EQ(status->units_done(), 0) << "the unit finished before the worker was killed; checkpointed "
-                                     << checkpointed << " of " << answers;
+  ASSERT_EQ(status->units_done(), 0) << "the unit finished before the worker was killed; checkpointed " << checkpointed
+                                     << " of " << answers;
   ASSERT_GE(checkpointed, 10);
   ASSERT_LT(checkpointed, answers);
 
@@ -442,8 +442,8 @@ TEST_F(RedisClusterTest, KilledWorkerResumesNoveltyBenchUnitFromItsGenerations) 
 
   const int64_t generated_a = CountLines(ReadFile(Path("calls-a.log")), "chat sim:explorer ");
   const int64_t generated_b = CountLines(ReadFile(Path("calls-b.log")), "chat sim:explorer ");
-  SCOPED_TRACE(absl::StrCat("checkpointed at the kill ", checkpointed, "; A generated ", generated_a,
-                            ", B generated ", generated_b));
+  SCOPED_TRACE(absl::StrCat("checkpointed at the kill ", checkpointed, "; A generated ", generated_a, ", B generated ",
+                            generated_b));
   EXPECT_GE(generated_a, checkpointed);
   EXPECT_LE(generated_a + generated_b, kGenerations + 1) << "more than one generation was asked again";
   EXPECT_LE(std::abs(generated_b - (kGenerations - checkpointed)), 1) << "B did not resume from the checkpoint";
@@ -478,7 +478,9 @@ TEST_F(RedisClusterTest, UnitCheckpointedToItsEndIsCommittedWithoutModelCalls) {
   ASSERT_TRUE(PollFor([&] {
     steps = ListLength(checkpoint);
     return steps == 0 || steps == answers;
-  })) << "the checkpoint has " << steps << " of " << answers << " steps\n" << a->Output();
+  })) << "the checkpoint has "
+      << steps << " of " << answers << " steps\n"
+      << a->Output();
   ASSERT_EQ(steps, answers) << "the unit was committed before the coordinator was frozen";
   a->Signal(SIGKILL);
   ASSERT_EQ(a->Wait(), 128 + SIGKILL) << a->Output();
@@ -540,7 +542,7 @@ TEST_P(CoordinatorRestartTest, KilledCoordinatorRestartsFromRedis) {
 
   ASSERT_EQ(worker->Wait(), 0) << worker->Output();
   EXPECT_TRUE(absl::StrContains(worker->Stderr(), "connected to")) << "the worker did not reconnect\n"
-                                                                    << worker->Output();
+                                                                   << worker->Output();
   ASSERT_EQ(second->Wait(), 0) << second->Output();
   ExpectSameResults(Path("reference"), Path("cluster"));
   EXPECT_EQ(HashLength(keys::SweepResults("restart")), units);

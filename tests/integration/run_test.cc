@@ -105,8 +105,9 @@ TEST_F(RunTest, AFolderOfAnotherSweepIsRefused) {
 }
 
 TEST_F(RunTest, BadConfigIsRefusedBeforeAnyWork) {
-  const std::string config = WriteConfig("bad.yaml", "models: [sim:steady]\ntemperatures: [0.7, 2.5]\n"
-                                                     "aidanbench:\n  questions: q.jsonl\n");
+  const std::string config = WriteConfig("bad.yaml",
+                                         "models: [sim:steady]\ntemperatures: [0.7, 2.5]\n"
+                                         "aidanbench:\n  questions: q.jsonl\n");
   std::string out;
   EXPECT_EQ(Run({"run", config, "--out", dir_ + "/r"}, &out), 2);
   EXPECT_NE(out.find("bad.yaml"), std::string::npos) << out;
@@ -117,17 +118,19 @@ TEST_F(RunTest, BadConfigIsRefusedBeforeAnyWork) {
 // The coordinator builds no model, but it checks the ids: a typo fails there, not on every worker.
 // API keys live on the workers, so an unset key does not stop it.
 TEST_F(RunTest, CoordinatorRefusesAModelNoWorkerCanBuildButNeedsNoKeys) {
-  const std::string questions = "aidanbench:\n  questions: " NOVELTYGRID_SOURCE_DIR
-                                "/datasets/aidanbench/questions-paper-65.jsonl\n";
+  const std::string questions =
+      "aidanbench:\n  questions: " NOVELTYGRID_SOURCE_DIR "/datasets/aidanbench/questions-paper-65.jsonl\n";
   const std::string typo = WriteConfig("typo.yaml", "models: [sim:stedy]\ntemperatures: [0.7]\n" + questions);
   std::string out;
   EXPECT_EQ(Run({"coordinator", "--config", typo, "--listen", "127.0.0.1:0", "--out", dir_ + "/t"}, &out), 2);
   EXPECT_NE(out.find("'sim:stedy': unknown simulated model"), std::string::npos) << out;
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/t/summary.json"));
 
-  const std::string keyed = WriteConfig(
-      "keyed.yaml", "models: [openai:gpt-4o]\ntemperatures: [0.7]\njudge: sim:judge\nembedder: lexical\n"
-                    "providers:\n  openai:\n    api_key_env: NG_TEST_OPENAI_KEY_NOT_SET\n" + questions);
+  const std::string keyed =
+      WriteConfig("keyed.yaml",
+                  "models: [openai:gpt-4o]\ntemperatures: [0.7]\njudge: sim:judge\nembedder: lexical\n"
+                  "providers:\n  openai:\n    api_key_env: NG_TEST_OPENAI_KEY_NOT_SET\n" +
+                      questions);
   ProcessOptions options;
   options.args = {Binary(), "coordinator", "--config", keyed, "--listen", "127.0.0.1:0", "--out", dir_ + "/k"};
   options.env = {{"NOVELTYGRID_TOKEN", "coordinator-test-token"}};

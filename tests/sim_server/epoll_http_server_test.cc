@@ -26,14 +26,13 @@ using ::noveltygrid::testing::RawResponse;
 class EchoServer {
  public:
   explicit EchoServer(int loops = 1) {
-    server_ = std::make_unique<EpollHttpServer>(
-        [this](HttpRequest& request) { return Handle(request); },
-        [](int status, absl::string_view message) {
-          HttpResponse response;
-          response.status = status;
-          response.body = absl::StrCat("error: ", message);
-          return response;
-        });
+    server_ = std::make_unique<EpollHttpServer>([this](HttpRequest& request) { return Handle(request); },
+                                                [](int status, absl::string_view message) {
+                                                  HttpResponse response;
+                                                  response.status = status;
+                                                  response.body = absl::StrCat("error: ", message);
+                                                  return response;
+                                                });
     EpollHttpServerOptions options;
     options.loops = loops;
     options.limits.max_header_bytes = 1024;
@@ -117,7 +116,8 @@ TEST(EpollHttpServer, PipelinedAndSplitRequestsAreAnsweredInOrder) {
   EchoServer echo;
   RawHttpConnection c(echo.port());
   const std::string wire =
-      "POST /a HTTP/1.1\r\nContent-Length: 1\r\n\r\n1GET /wait/5 HTTP/1.1\r\n\r\nPOST /b HTTP/1.1\r\nContent-Length: 3\r\n\r\n333";
+      "POST /a HTTP/1.1\r\nContent-Length: 1\r\n\r\n1GET /wait/5 HTTP/1.1\r\n\r\nPOST /b HTTP/1.1\r\nContent-Length: "
+      "3\r\n\r\n333";
   for (char byte : wire) ASSERT_TRUE(c.Send(std::string(1, byte)));
   EXPECT_EQ(c.Read().body, "POST /a 1");
   EXPECT_EQ(c.Read().body, "waited");

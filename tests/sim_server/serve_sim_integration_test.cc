@@ -69,9 +69,11 @@ TEST(ServeSimIntegration, HelpAndBadFlags) {
   ASSERT_NE(help, nullptr);
   EXPECT_EQ(help->Wait(), 0);
   EXPECT_NE(help->Stdout().find("--fault-rate"), std::string::npos);
-  for (const std::vector<std::string>& args :
-       {std::vector<std::string>{}, {"--listen", "nowhere"}, {"--listen", "127.0.0.1:0", "--fault-rate", "2"},
-        {"--listen", "127.0.0.1:0", "--faults", "503"}, {"--listen", "127.0.0.1:0", "--bogus"}}) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{},
+                                               {"--listen", "nowhere"},
+                                               {"--listen", "127.0.0.1:0", "--fault-rate", "2"},
+                                               {"--listen", "127.0.0.1:0", "--faults", "503"},
+                                               {"--listen", "127.0.0.1:0", "--bogus"}}) {
     std::unique_ptr<Process> bad = Start(args);
     ASSERT_NE(bad, nullptr);
     EXPECT_EQ(bad->Wait(), 2) << bad->Output();

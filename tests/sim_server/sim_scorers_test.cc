@@ -1,6 +1,5 @@
-#include "worker/models/sim_scoring.h"
-
 #include "gtest/gtest.h"
+#include "worker/models/sim_scoring.h"
 
 namespace noveltygrid {
 namespace {

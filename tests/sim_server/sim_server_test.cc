@@ -156,15 +156,13 @@ TEST(SimServer, JudgeAnswersCoherencePrompts) {
                    "<answer>You can use a brick as a doorstop.</answer>"}}}}};
   json reply = Parse(sim.Post("/v1/chat/completions", body.dump()));
   ASSERT_EQ(reply["choices"].size(), 1u);
-  EXPECT_NE(reply["choices"][0]["message"]["content"].get<std::string>().find("<coherence_score>"),
-            std::string::npos);
+  EXPECT_NE(reply["choices"][0]["message"]["content"].get<std::string>().find("<coherence_score>"), std::string::npos);
 }
 
 TEST(SimServer, UnknownModelIs404ModelNotFound) {
   Running sim;
   ExpectError(sim.Post("/v1/chat/completions", ChatBody("openai/gpt-4o", 0.7, 1).dump()), 404, "model_not_found");
-  ExpectError(sim.Post("/v1/embeddings", R"({"model":"text-embedding-3-large","input":"x"})"), 404,
-              "model_not_found");
+  ExpectError(sim.Post("/v1/embeddings", R"({"model":"text-embedding-3-large","input":"x"})"), 404, "model_not_found");
 }
 
 TEST(SimServer, MalformedRequestsAre400) {
@@ -256,9 +254,10 @@ TEST(SimServer, RewardScoresCoherentSimAnswerAboveWordSalad) {
   json chat = Parse(sim.Post("/v1/chat/completions", ChatBody("sim:steady", 0.3, 1).dump()));
   const std::string answer = chat["choices"][0]["message"]["content"];
   const std::string salad = "gravel quickly purple the of of sings banana whence zx";
-  json reply = Parse(sim.Post(
-      "/v1/reward", json{{"inputs", {{{"prompt", prompt}, {"response", answer}}, {{"prompt", prompt}, {"response", salad}}}}}
-                        .dump()));
+  json reply = Parse(
+      sim.Post("/v1/reward",
+               json{{"inputs", {{{"prompt", prompt}, {"response", answer}}, {{"prompt", prompt}, {"response", salad}}}}}
+                   .dump()));
   ASSERT_EQ(reply["scores"].size(), 2u);
   const double good = reply["scores"][0];
   const double bad = reply["scores"][1];
@@ -286,8 +285,13 @@ TEST(SimServer, StatsCountRequestsPerEndpoint) {
   sim.Post("/v1/reward", R"({"prompt":"p","response":"r"})");
   sim.Post("/v1/reward", R"({"prompt":"p","response":"r"})");
   json stats = Parse(sim.Get("/stats"));
-  EXPECT_EQ(stats, (json{{"chat", 2}, {"embeddings", 1}, {"classify", 1}, {"reward", 2}, {"faults_injected", 0},
-                         {"unauthorized", 0}, {"in_flight_peak", 1}}));
+  EXPECT_EQ(stats, (json{{"chat", 2},
+                         {"embeddings", 1},
+                         {"classify", 1},
+                         {"reward", 2},
+                         {"faults_injected", 0},
+                         {"unauthorized", 0},
+                         {"in_flight_peak", 1}}));
   httplib::Result health = sim.Get("/health");
   ASSERT_TRUE(health);
   EXPECT_EQ(health->status, 200);
@@ -462,9 +466,8 @@ TEST(SimServer, ApiKeyFromEnvironmentIsRequired) {
   SimServerOptions options;
   options.api_key = SimApiKeyFromEnvironment();
   Running sim(options);
-  for (const httplib::Headers& headers :
-       {httplib::Headers{}, httplib::Headers{{"Authorization", "Bearer wrong"}},
-        httplib::Headers{{"Authorization", "sk-sim-secret"}}}) {
+  for (const httplib::Headers& headers : {httplib::Headers{}, httplib::Headers{{"Authorization", "Bearer wrong"}},
+                                          httplib::Headers{{"Authorization", "sk-sim-secret"}}}) {
     httplib::Result result = sim.Post("/v1/chat/completions", kChatBody, headers);
     ExpectError(result, 401, "invalid_api_key");
     EXPECT_EQ(result->body.find("sk-sim-secret"), std::string::npos);

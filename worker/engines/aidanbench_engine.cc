@@ -36,8 +36,8 @@ std::optional<int> ParseTaggedScore(const std::string& reply, const char* tag, i
 // iteration outside the lock, so observers never run under it.
 class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
  public:
-  AidanLoop(const AidanEngineOptions& options, const AidanModels& models, UnitSpec unit,
-            AidanCheckpoint checkpoint, AidanAnswerObserver on_answer, AidanDoneCallback on_done)
+  AidanLoop(const AidanEngineOptions& options, const AidanModels& models, UnitSpec unit, AidanCheckpoint checkpoint,
+            AidanAnswerObserver on_answer, AidanDoneCallback on_done)
       : options_(options),
         models_(models),
         on_answer_(std::move(on_answer)),
@@ -85,8 +85,7 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
   }
 
   void NextIteration() {
-    if (options_.max_iterations > 0 &&
-        static_cast<int>(result_.answers.size()) >= options_.max_iterations) {
+    if (options_.max_iterations > 0 && static_cast<int>(result_.answers.size()) >= options_.max_iterations) {
       return Finish(kStopIterationCap, "");
     }
     std::vector<std::string> previous;
@@ -94,17 +93,15 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
     for (const AidanAnswer& a : result_.answers) previous.push_back(a.answer);
 
     ChatRequest request;
-    request.messages.push_back(
-        {"user", options_.templates->GenerationPrompt(result_.unit.item_text, previous)});
+    request.messages.push_back({"user", options_.templates->GenerationPrompt(result_.unit.item_text, previous)});
     request.temperature = result_.unit.temperature;
     request.max_tokens = options_.max_tokens;
     request.seed = options_.seed;
     const std::string key = Key("generate", models_.generator->id());
     calls_[key].requests++;
-    models_.generator->Complete(
-        std::move(request), [self = shared_from_this(), key](absl::StatusOr<ChatReply> reply) {
-          self->OnGenerated(key, std::move(reply));
-        });
+    models_.generator->Complete(std::move(request), [self = shared_from_this(), key](absl::StatusOr<ChatReply> reply) {
+      self->OnGenerated(key, std::move(reply));
+    });
   }
 
   void OnGenerated(const std::string& key, absl::StatusOr<ChatReply> reply) {
@@ -146,9 +143,9 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
 
   void Judge(std::shared_ptr<Pending> pending, int attempt) {
     ChatRequest request;
-    request.messages.push_back({"user", options_.templates->CoherencePrompt(
-                                            result_.unit.item_text, pending->answer.answer,
-                                            options_.preset.judge_scale_max)});
+    request.messages.push_back(
+        {"user", options_.templates->CoherencePrompt(result_.unit.item_text, pending->answer.answer,
+                                                     options_.preset.judge_scale_max)});
     request.temperature = 0;
     request.max_tokens = 1000;
     request.seed = options_.seed;
@@ -181,8 +178,8 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
         return;  // still outstanding
       } else {
         self->calls_[key].errors++;
-        pending->error = absl::StrCat("coherence judge ", self->models_.judge->id(), " failed after ",
-                                      attempt + 1, " attempts: ", why);
+        pending->error = absl::StrCat("coherence judge ", self->models_.judge->id(), " failed after ", attempt + 1,
+                                      " attempts: ", why);
       }
       const bool last = self->Arrived(*pending);
       lock.Release();
@@ -193,37 +190,38 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
   void Embed(std::shared_ptr<Pending> pending) {
     const std::string key = Key("embed", models_.embedder->id());
     calls_[key].requests++;
-    models_.embedder->Embed({pending->answer.answer}, [self = shared_from_this(), pending,
-                                                       key](absl::StatusOr<EmbedReply> reply) mutable {
-      absl::ReleasableMutexLock lock(&self->mu_);
-      if (reply.ok()) {
-        self->calls_[key].prompt_tokens += reply->prompt_tokens;
-        self->calls_[key].retries += reply->retries;
-      }
-      absl::StatusOr<std::vector<Embedding>> vectors =
-          reply.ok() ? absl::StatusOr<std::vector<Embedding>>(std::move(reply->vectors)) : reply.status();
-      if (!vectors.ok() || vectors->size() != 1) {
-        self->calls_[key].errors++;
-        pending->error = absl::StrCat("embedding by ", self->models_.embedder->id(), " failed: ",
-                                      vectors.ok() ? "wrong number of vectors" : vectors.status().ToString());
-      } else {
-        pending->embedding = std::move(vectors->front());
-        if (self->models_.cache != nullptr) {
-          self->models_.cache->Put(self->models_.embedder->id(), self->models_.embedder->dimensions(),
-                                   pending->answer.answer, pending->embedding);
-        }
-      }
-      const bool last = self->Arrived(*pending);
-      lock.Release();
-      if (last) self->Complete(std::move(pending));
-    });
+    models_.embedder->Embed(
+        {pending->answer.answer}, [self = shared_from_this(), pending, key](absl::StatusOr<EmbedReply> reply) mutable {
+          absl::ReleasableMutexLock lock(&self->mu_);
+          if (reply.ok()) {
+            self->calls_[key].prompt_tokens += reply->prompt_tokens;
+            self->calls_[key].retries += reply->retries;
+          }
+          absl::StatusOr<std::vector<Embedding>> vectors =
+              reply.ok() ? absl::StatusOr<std::vector<Embedding>>(std::move(reply->vectors)) : reply.status();
+          if (!vectors.ok() || vectors->size() != 1) {
+            self->calls_[key].errors++;
+            pending->error =
+                absl::StrCat("embedding by ", self->models_.embedder->id(),
+                             " failed: ", vectors.ok() ? "wrong number of vectors" : vectors.status().ToString());
+          } else {
+            pending->embedding = std::move(vectors->front());
+            if (self->models_.cache != nullptr) {
+              self->models_.cache->Put(self->models_.embedder->id(), self->models_.embedder->dimensions(),
+                                       pending->answer.answer, pending->embedding);
+            }
+          }
+          const bool last = self->Arrived(*pending);
+          lock.Release();
+          if (last) self->Complete(std::move(pending));
+        });
   }
 
   void CompareWithEarlier(std::shared_ptr<Pending> pending, size_t index, int attempt) {
     ChatRequest request;
-    request.messages.push_back({"user", options_.templates->SimilarityPrompt(
-                                            result_.unit.item_text, result_.answers[index].answer,
-                                            pending->answer.answer)});
+    request.messages.push_back(
+        {"user", options_.templates->SimilarityPrompt(result_.unit.item_text, result_.answers[index].answer,
+                                                      pending->answer.answer)});
     request.temperature = 0;
     request.max_tokens = 1000;
     request.seed = options_.seed;
@@ -248,8 +246,8 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
         pending->error = reply.ok() ? absl::StrCat("similarity judge ", self->models_.judge->id(),
                                                    " gave no parseable <similarity_score> for answer ", index + 1,
                                                    " after ", attempt + 1, " attempts")
-                                    : absl::StrCat("similarity judge ", self->models_.judge->id(), " failed: ",
-                                                   reply.status().ToString());
+                                    : absl::StrCat("similarity judge ", self->models_.judge->id(),
+                                                   " failed: ", reply.status().ToString());
       }
       const bool last = self->Arrived(*pending);
       lock.Release();
@@ -330,8 +328,8 @@ double AidanNovelty(const Embedding& candidate, const std::vector<Embedding>& ea
 
 void RunAidanLoop(const AidanEngineOptions& options, const AidanModels& models, UnitSpec unit,
                   AidanCheckpoint checkpoint, AidanAnswerObserver on_answer, AidanDoneCallback on_done) {
-  auto loop = std::make_shared<AidanLoop>(options, models, std::move(unit), std::move(checkpoint),
-                                          std::move(on_answer), std::move(on_done));
+  auto loop = std::make_shared<AidanLoop>(options, models, std::move(unit), std::move(checkpoint), std::move(on_answer),
+                                          std::move(on_done));
   loop->Start();
 }
 

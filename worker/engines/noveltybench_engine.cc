@@ -136,9 +136,9 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
                                                      kModeSystemPrompt));
     }
     if (mode == kModeParaphrase && static_cast<int>(unit.paraphrases.size()) < settings_.k) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "paraphrase mode needs ", settings_.k, " paraphrases of prompt '", unit.item_id, "' (one per generation); ",
-          "the dataset gives it ", unit.paraphrases.size()));
+      return absl::InvalidArgumentError(absl::StrCat("paraphrase mode needs ", settings_.k, " paraphrases of prompt '",
+                                                     unit.item_id, "' (one per generation); ", "the dataset gives it ",
+                                                     unit.paraphrases.size()));
     }
     DeciderOptions decider;
     decider.partitioner = settings_.partitioner;
@@ -165,8 +165,8 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
           absl::StrCat("unknown quality '", settings_.quality, "'; expected reward or llm"));
     }
     if (static_cast<int>(checkpoint_.size()) > settings_.k) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("the checkpoint holds ", checkpoint_.size(), " generations; the unit has only k = ", settings_.k));
+      return absl::InvalidArgumentError(absl::StrCat("the checkpoint holds ", checkpoint_.size(),
+                                                     " generations; the unit has only k = ", settings_.k));
     }
     // Only a clean prefix counts (generation steps never carry errors; anything else is asked again).
     for (size_t i = 0; i < checkpoint_.size(); ++i) {
@@ -272,9 +272,8 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
     generations.reserve(result_.answers.size());
     for (const AidanAnswer& a : result_.answers) generations.push_back(a.answer);
     PartitionAsync(result_.unit.item_text, std::move(generations), decider_.get(), models_.cache,
-                   AsEvent<PartitionOutcome>([](NoveltyRun& run, PartitionOutcome outcome) {
-                     run.OnPartitioned(std::move(outcome));
-                   }));
+                   AsEvent<PartitionOutcome>(
+                       [](NoveltyRun& run, PartitionOutcome outcome) { run.OnPartitioned(std::move(outcome)); }));
   }
 
   void OnPartitioned(PartitionOutcome outcome) {
@@ -321,8 +320,8 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
     CountScorerCall(counters, scores->call);
     if (scores->scores.size() != scored.size()) {
       counters.errors++;
-      return QualityFailed(models_.reward->id(), absl::StrCat("asked for ", scored.size(), " rewards, got ",
-                                                              scores->scores.size()));
+      return QualityFailed(models_.reward->id(),
+                           absl::StrCat("asked for ", scored.size(), " rewards, got ", scores->scores.size()));
     }
     for (size_t j = 0; j < scored.size(); ++j) {
       const double reward = scores->scores[j];
@@ -334,8 +333,8 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
 
   void Judge(int index, int attempt) {
     ChatRequest request;
-    request.messages.push_back({"user", noveltybench::QualityJudgePrompt(prompts_, result_.unit.item_text,
-                                                                         result_.answers[index].answer)});
+    request.messages.push_back(
+        {"user", noveltybench::QualityJudgePrompt(prompts_, result_.unit.item_text, result_.answers[index].answer)});
     request.temperature = 0;
     request.max_tokens = noveltybench::kJudgeMaxTokens;
     request.seed = settings_.seed;
@@ -412,12 +411,12 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
   bool running_ ABSL_GUARDED_BY(mu_) = false;
 
   // Touched only by the running event.
-  std::vector<AidanAnswer> checkpoint_;       // until Prepare takes it
+  std::vector<AidanAnswer> checkpoint_;  // until Prepare takes it
   std::unique_ptr<EquivalenceDecider> decider_;
-  UnitResult result_;                         // answers: the generations reported so far
-  std::map<int, std::string> ready_;          // generations received but not yet reported, by index
+  UnitResult result_;                 // answers: the generations reported so far
+  std::map<int, std::string> ready_;  // generations received but not yet reported, by index
   NoveltyOutcome novelty_;
-  int judging_ = 0;                           // quality judge calls outstanding
+  int judging_ = 0;  // quality judge calls outstanding
   bool finished_ = false;
   CallStats calls_;
 };
@@ -425,8 +424,8 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
 }  // namespace
 
 void RunNoveltyUnit(const NoveltySettings& settings, const NoveltyModels& models, UnitSpec unit,
-                    std::vector<AidanAnswer> checkpoint, NoveltySampleObserver on_sample,
-                    NoveltyDoneCallback on_done, LeaseCheck still_leased) {
+                    std::vector<AidanAnswer> checkpoint, NoveltySampleObserver on_sample, NoveltyDoneCallback on_done,
+                    LeaseCheck still_leased) {
   auto run = std::make_shared<NoveltyRun>(settings, models, std::move(unit), std::move(checkpoint),
                                           std::move(on_sample), std::move(on_done), std::move(still_leased));
   run->Start();

@@ -50,13 +50,13 @@ class EquivalenceCache;
 struct NoveltyModels {
   ChatModel* generator = nullptr;  // not owned (none of these are)
   // The partitioner's model: exactly the one settings.partitioner needs (none for "unigram").
-  PairClassifier* classifier = nullptr;  // "classifier"
-  Embedder* embedder = nullptr;          // "embedding"
+  PairClassifier* classifier = nullptr;    // "classifier"
+  Embedder* embedder = nullptr;            // "embedding"
   ChatModel* equivalence_judge = nullptr;  // "llm"
   // The quality model: the one settings.quality needs.
-  RewardModel* reward = nullptr;     // "reward"
+  RewardModel* reward = nullptr;       // "reward"
   ChatModel* quality_judge = nullptr;  // "llm"
-  EquivalenceCache* cache = nullptr;  // optional
+  EquivalenceCache* cache = nullptr;   // optional
 };
 
 // Returns false to abandon the unit (its lease was lost): it then ends with kStopCancelled.
@@ -72,8 +72,8 @@ using LeaseCheck = std::function<bool()>;
 // has stop_reason kStopComplete with `answers` = the k generations and `novelty` set, or kStopError
 // with `error` saying which call failed (the generations made so far stay in `answers`).
 void RunNoveltyUnit(const NoveltySettings& settings, const NoveltyModels& models, UnitSpec unit,
-                    std::vector<AidanAnswer> checkpoint, NoveltySampleObserver on_sample,
-                    NoveltyDoneCallback on_done, LeaseCheck still_leased = {});
+                    std::vector<AidanAnswer> checkpoint, NoveltySampleObserver on_sample, NoveltyDoneCallback on_done,
+                    LeaseCheck still_leased = {});
 
 }  // namespace noveltygrid
 

@@ -14,11 +14,10 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include <cerrno>
-
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -40,9 +39,9 @@
 namespace noveltygrid {
 namespace {
 
-constexpr int kIdlePollMs = 60'000;  // the loop sleeps this long at most when nothing is due
+constexpr int kIdlePollMs = 60'000;             // the loop sleeps this long at most when nothing is due
 constexpr uint64_t kMaxBodyReserve = 64 << 20;  // a Content-Length beyond this is not trusted for reserve()
-constexpr size_t kMaxParsedUrls = 256;  // distinct URLs kept parsed (a worker has a handful)
+constexpr size_t kMaxParsedUrls = 256;          // distinct URLs kept parsed (a worker has a handful)
 
 // True when none of the variables curl reads for a proxy (or for exceptions to it) is set: then
 // CURLOPT_PROXY "" and CURLOPT_NOPROXY "" mean what the empty environment means, and spare curl
@@ -210,7 +209,8 @@ class CurlHttpClient : public HttpClient {
     curl_multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
     epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
     wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (epoll_fd_ < 0 || wake_fd_ < 0) return absl::InternalError(absl::StrCat("epoll/eventfd: ", std::strerror(errno)));
+    if (epoll_fd_ < 0 || wake_fd_ < 0)
+      return absl::InternalError(absl::StrCat("epoll/eventfd: ", std::strerror(errno)));
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.fd = wake_fd_;
@@ -266,9 +266,8 @@ class CurlHttpClient : public HttpClient {
       if (wake) Wake();
       return;
     }
-    options_.executor->Schedule([done = std::move(done)]() mutable {
-      std::move(done)(absl::CancelledError("HTTP client is shutting down"));
-    });
+    options_.executor->Schedule(
+        [done = std::move(done)]() mutable { std::move(done)(absl::CancelledError("HTTP client is shutting down")); });
   }
 
   void RunAfter(absl::Duration delay, Task task) override {
@@ -319,9 +318,7 @@ class CurlHttpClient : public HttpClient {
     Task task;
   };
   struct Later {
-    bool operator()(const Timer& a, const Timer& b) const {
-      return a.due != b.due ? a.due > b.due : a.seq > b.seq;
-    }
+    bool operator()(const Timer& a, const Timer& b) const { return a.due != b.due ? a.due > b.due : a.seq > b.seq; }
   };
 
   // True when the loop must be woken (it may be asleep with nothing queued before this item);
@@ -561,8 +558,9 @@ class CurlHttpClient : public HttpClient {
     const CURLMcode added = curl_multi_add_handle(multi_, e);
     if (added != CURLM_OK) {
       transport_errors_.fetch_add(1, std::memory_order_relaxed);
-      Finish(std::move(t->done), absl::InternalError(absl::StrCat(r.method, " ", RedactUrl(r.url),
-                                                                  ": curl_multi_add_handle: ", curl_multi_strerror(added))));
+      Finish(std::move(t->done),
+             absl::InternalError(absl::StrCat(r.method, " ", RedactUrl(r.url),
+                                              ": curl_multi_add_handle: ", curl_multi_strerror(added))));
       Recycle(t);
       return;
     }
@@ -580,8 +578,9 @@ class CurlHttpClient : public HttpClient {
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
     curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
-    curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
-                     options_.http2 ? static_cast<long>(CURL_HTTP_VERSION_2TLS) : static_cast<long>(CURL_HTTP_VERSION_1_1));
+    curl_easy_setopt(
+        e, CURLOPT_HTTP_VERSION,
+        options_.http2 ? static_cast<long>(CURL_HTTP_VERSION_2TLS) : static_cast<long>(CURL_HTTP_VERSION_1_1));
     if (options_.compressed_responses) curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");  // gzip, br, ...
     if (no_proxy_variables_) {
       curl_easy_setopt(e, CURLOPT_PROXY, "");

@@ -38,16 +38,16 @@
 namespace noveltygrid {
 
 struct HttpRequest {
-  std::string method = "POST";        // "GET" or "POST"
-  std::string url;                    // absolute, http:// or https://
-  std::vector<std::string> headers;   // "Name: value"; may hold secrets, never logged
-  std::string body;                   // sent as is (POST)
-  absl::Duration timeout = absl::Seconds(120);          // whole transfer
+  std::string method = "POST";                  // "GET" or "POST"
+  std::string url;                              // absolute, http:// or https://
+  std::vector<std::string> headers;             // "Name: value"; may hold secrets, never logged
+  std::string body;                             // sent as is (POST)
+  absl::Duration timeout = absl::Seconds(120);  // whole transfer
   absl::Duration connect_timeout = absl::Seconds(10);
 };
 
 struct HttpResponse {
-  int status = 0;                     // 200, 429, ...
+  int status = 0;  // 200, 429, ...
   std::string body;
   std::string content_type;
   // The server's wait hint: `retry-after-ms` (milliseconds) wins over `Retry-After` (seconds or an
@@ -58,13 +58,13 @@ struct HttpResponse {
 using HttpCallback = absl::AnyInvocable<void(absl::StatusOr<HttpResponse>) &&>;
 
 struct HttpClientOptions {
-  Executor* executor = nullptr;       // required: where callbacks run
+  Executor* executor = nullptr;  // required: where callbacks run
   // Connection caps (0 = unlimited). Over HTTP/1.1 every request in flight needs its own connection,
   // so these cap the requests in flight per host; they are large on purpose -- the provider's
   // max_in_flight limit is the knob for how much a server gets -- and only guard against runaway.
   int max_connections_per_host = 1024;  // CURLMOPT_MAX_HOST_CONNECTIONS (HTTP/1.1 keep-alive pool)
   int max_total_connections = 4096;     // CURLMOPT_MAX_TOTAL_CONNECTIONS
-  bool http2 = true;                  // ask for HTTP/2 over TLS (h2c is not attempted)
+  bool http2 = true;                    // ask for HTTP/2 over TLS (h2c is not attempted)
   std::string user_agent = "noveltygrid";
   // Ask for gzip/brotli replies (Accept-Encoding) and decode them. Off by default: model replies are
   // small and decoding costs the loop thread more than it saves on a fast network.
@@ -79,10 +79,10 @@ struct HttpClientOptions {
 };
 
 struct HttpClientStats {
-  int64_t requests = 0;               // transfers started
-  int64_t in_flight = 0;              // started and not yet finished
+  int64_t requests = 0;   // transfers started
+  int64_t in_flight = 0;  // started and not yet finished
   int64_t transport_errors = 0;
-  int64_t connections_opened = 0;     // from CURLINFO_NUM_CONNECTS: reuse keeps this small
+  int64_t connections_opened = 0;  // from CURLINFO_NUM_CONNECTS: reuse keeps this small
 };
 
 class HttpClient {

@@ -88,12 +88,17 @@ JsonReader::Type JsonReader::Peek() {
   SkipSpace();
   if (pos_ >= text_.size()) return Type::kError;
   switch (text_[pos_]) {
-    case '{': return Type::kObject;
-    case '[': return Type::kArray;
-    case '"': return Type::kString;
+    case '{':
+      return Type::kObject;
+    case '[':
+      return Type::kArray;
+    case '"':
+      return Type::kString;
     case 't':
-    case 'f': return Type::kBool;
-    case 'n': return Type::kNull;
+    case 'f':
+      return Type::kBool;
+    case 'n':
+      return Type::kNull;
     default: {
       const char c = text_[pos_];
       return c == '-' || (c >= '0' && c <= '9') ? Type::kNumber : Type::kError;
@@ -191,14 +196,30 @@ bool JsonReader::Unescape(absl::string_view raw, std::string* out) {
     if (i >= raw.size()) return false;
     const char e = raw[i++];
     switch (e) {
-      case '"': out->push_back('"'); break;
-      case '\\': out->push_back('\\'); break;
-      case '/': out->push_back('/'); break;
-      case 'b': out->push_back('\b'); break;
-      case 'f': out->push_back('\f'); break;
-      case 'n': out->push_back('\n'); break;
-      case 'r': out->push_back('\r'); break;
-      case 't': out->push_back('\t'); break;
+      case '"':
+        out->push_back('"');
+        break;
+      case '\\':
+        out->push_back('\\');
+        break;
+      case '/':
+        out->push_back('/');
+        break;
+      case 'b':
+        out->push_back('\b');
+        break;
+      case 'f':
+        out->push_back('\f');
+        break;
+      case 'n':
+        out->push_back('\n');
+        break;
+      case 'r':
+        out->push_back('\r');
+        break;
+      case 't':
+        out->push_back('\t');
+        break;
       case 'u': {
         const int hi = Hex4(raw, i);
         if (hi < 0) return false;

@@ -48,7 +48,7 @@ class JsonReader {
   bool NextElement();
 
   // Scalars; false (and an error) when the next value is not of that type.
-  bool ReadString(std::string* out);                  // replaces *out
+  bool ReadString(std::string* out);  // replaces *out
   // The string's raw text between the quotes (escapes not decoded), and whether it has any.
   bool ReadRawString(absl::string_view* raw, bool* escaped);
   // A number: *is_integer for a literal without fraction or exponent that fits in int64 (then

@@ -62,11 +62,11 @@ struct Core {
 struct Call {
   std::shared_ptr<Core> core;
   std::shared_ptr<const HttpRequest> request;  // shared with the HTTP client: a retry sends it again
-  JsonCallback done;       // PostJson
-  TextCallback done_text;  // PostText
+  JsonCallback done;                           // PostJson
+  TextCallback done_text;                      // PostText
   int attempts = 0;
-  int64_t reserve = 0;          // tokens each attempt reserves under tokens_per_minute
-  TokenReservation reserved;    // what the limiter reserved for the attempt in flight
+  int64_t reserve = 0;        // tokens each attempt reserves under tokens_per_minute
+  TokenReservation reserved;  // what the limiter reserved for the attempt in flight
 };
 
 void Deliver(const std::shared_ptr<Call>& call, absl::Status error) {
@@ -88,8 +88,8 @@ void OnReply(const std::shared_ptr<Call>& call, absl::StatusOr<HttpResponse> res
   if (core.limiter != nullptr) {
     // A reply without usage is taken to have used its reservation; a failed attempt used nothing.
     const int64_t used = c.outcome != CallOutcome::kSuccess ? 0
-                         : c.usage_tokens > 0              ? c.usage_tokens
-                                                           : call->reserved.tokens;
+                         : c.usage_tokens > 0               ? c.usage_tokens
+                                                            : call->reserved.tokens;
     core.limiter->Release(used, call->reserved);
   }
   switch (c.outcome) {
@@ -106,10 +106,11 @@ void OnReply(const std::shared_ptr<Call>& call, absl::StatusOr<HttpResponse> res
         // Say where the key came from (the name of the variable or file, never the key); a TLS
         // failure's message says what is wrong by itself.
         const ProviderConfig& p = core.config;
-        const std::string source = c.transport                ? std::string("check this machine's TLS setup: CA certificates, client certificate, pinned key")
-                                   : !p.api_key_env.empty()    ? absl::StrCat("the key from $", p.api_key_env)
-                                   : !p.api_key_file.empty() ? absl::StrCat("the key from ", p.api_key_file)
-                                                             : std::string("no key configured");
+        const std::string source =
+            c.transport ? std::string("check this machine's TLS setup: CA certificates, client certificate, pinned key")
+            : !p.api_key_env.empty()  ? absl::StrCat("the key from $", p.api_key_env)
+            : !p.api_key_file.empty() ? absl::StrCat("the key from ", p.api_key_file)
+                                      : std::string("no key configured");
         error = absl::Status(error.code(), absl::StrCat(error.message(), " (", source, ")"));
         absl::MutexLock lock(&core.mu);
         if (!core.latched.has_value()) core.latched = error;
@@ -139,9 +140,8 @@ void Send(std::shared_ptr<Call> call) {
   ++call->attempts;
   core.attempts.fetch_add(1, std::memory_order_relaxed);
   std::shared_ptr<const HttpRequest> request = call->request;
-  core.http->Send(std::move(request), [call = std::move(call)](absl::StatusOr<HttpResponse> result) {
-    OnReply(call, std::move(result));
-  });
+  core.http->Send(std::move(request),
+                  [call = std::move(call)](absl::StatusOr<HttpResponse> result) { OnReply(call, std::move(result)); });
 }
 
 // One attempt: through the latch and the limiter to Send. A latched credential error fails the call
@@ -160,17 +160,19 @@ void Attempt(std::shared_ptr<Call> call) {
     return;
   }
   const int64_t reserve = call->reserve;
-  limiter->Acquire([call = std::move(call)](TokenReservation reserved) mutable {
-    Core& core = *call->core;
-    call->reserved = reserved;
-    // Queued behind the limiter when the key was refused: give the slot back, send nothing.
-    if (std::optional<absl::Status> latched = core.Latched(); latched.has_value()) {
-      core.limiter->Release(0, call->reserved);
-      Deliver(call, *std::move(latched));
-      return;
-    }
-    Send(std::move(call));
-  }, reserve);
+  limiter->Acquire(
+      [call = std::move(call)](TokenReservation reserved) mutable {
+        Core& core = *call->core;
+        call->reserved = reserved;
+        // Queued behind the limiter when the key was refused: give the slot back, send nothing.
+        if (std::optional<absl::Status> latched = core.Latched(); latched.has_value()) {
+          core.limiter->Release(0, call->reserved);
+          Deliver(call, *std::move(latched));
+          return;
+        }
+        Send(std::move(call));
+      },
+      reserve);
 }
 
 class ProviderChannelImpl : public ProviderChannel {
@@ -265,8 +267,9 @@ absl::StatusOr<std::string> LoadKey(const ProviderConfig& config, const SecretLo
 void ProviderChannel::PostText(const std::string& path, std::string body, TextCallback done) {
   Json parsed = Json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) {
-    std::move(done)(absl::InvalidArgumentError(absl::StrCat("provider '", config().name, "': request body is not JSON")),
-                    CallInfo{});
+    std::move(done)(
+        absl::InvalidArgumentError(absl::StrCat("provider '", config().name, "': request body is not JSON")),
+        CallInfo{});
     return;
   }
   PostJson(path, std::move(parsed), [done = std::move(done)](absl::StatusOr<Json> reply, CallInfo info) mutable {
@@ -275,12 +278,13 @@ void ProviderChannel::PostText(const std::string& path, std::string body, TextCa
   });
 }
 
-absl::StatusOr<std::unique_ptr<ProviderChannel>> ProviderChannel::Create(const ProviderConfig& config,
-                                                                         HttpClient* http, ProviderLimiter* limiter,
-                                                                         Executor* executor, const SecretLookup& env,
+absl::StatusOr<std::unique_ptr<ProviderChannel>> ProviderChannel::Create(const ProviderConfig& config, HttpClient* http,
+                                                                         ProviderLimiter* limiter, Executor* executor,
+                                                                         const SecretLookup& env,
                                                                          absl::Duration max_hint) {
   if (http == nullptr || executor == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat("provider '", config.name, "': HTTP client and executor are required"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("provider '", config.name, "': HTTP client and executor are required"));
   }
   if (config.base_url.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("provider '", config.name, "': base_url is empty"));

@@ -59,9 +59,8 @@ class ProviderChannel {
   // (RetryOptions::max_hint); the other retry settings come from `config`. Fails
   // (FailedPrecondition) when the configured key variable is unset or empty, or the key file is
   // unreadable or empty -- naming the variable or file, never the value.
-  static absl::StatusOr<std::unique_ptr<ProviderChannel>> Create(const ProviderConfig& config,
-                                                                 HttpClient* http, ProviderLimiter* limiter,
-                                                                 Executor* executor,
+  static absl::StatusOr<std::unique_ptr<ProviderChannel>> Create(const ProviderConfig& config, HttpClient* http,
+                                                                 ProviderLimiter* limiter, Executor* executor,
                                                                  const SecretLookup& env = nullptr,
                                                                  absl::Duration max_hint = absl::Seconds(120));
   virtual ~ProviderChannel() = default;

@@ -24,7 +24,7 @@ struct ProviderError {
   bool present = false;
   std::string message;
   std::string type;
-  std::string code;         // as text ("insufficient_quota", "500")
+  std::string code;  // as text ("insufficient_quota", "500")
   std::optional<int> numeric_code;
 };
 
@@ -100,13 +100,19 @@ absl::Status StatusFor(int http_status, bool retryable, std::string message) {
     return absl::UnavailableError(std::move(message));
   }
   switch (http_status) {
-    case 400: return absl::InvalidArgumentError(std::move(message));
-    case 401: return absl::UnauthenticatedError(std::move(message));
+    case 400:
+      return absl::InvalidArgumentError(std::move(message));
+    case 401:
+      return absl::UnauthenticatedError(std::move(message));
     case 402:
-    case 429: return absl::ResourceExhaustedError(std::move(message));
-    case 403: return absl::PermissionDeniedError(std::move(message));
-    case 404: return absl::NotFoundError(std::move(message));
-    default: return absl::FailedPreconditionError(std::move(message));
+    case 429:
+      return absl::ResourceExhaustedError(std::move(message));
+    case 403:
+      return absl::PermissionDeniedError(std::move(message));
+    case 404:
+      return absl::NotFoundError(std::move(message));
+    default:
+      return absl::FailedPreconditionError(std::move(message));
   }
 }
 
@@ -134,9 +140,9 @@ int64_t UsageTokens(const Json& reply) {
 
 // What a scan of a 2xx body finds without building a tree.
 struct BodyScan {
-  bool valid = false;       // one JSON value and nothing after it
-  bool container = false;   // an object or an array
-  bool has_error = false;   // an object whose "error" member is not null
+  bool valid = false;      // one JSON value and nothing after it
+  bool container = false;  // an object or an array
+  bool has_error = false;  // an object whose "error" member is not null
   int64_t usage_tokens = 0;
 };
 
@@ -236,11 +242,13 @@ Classification ClassifyAttempt(const absl::StatusOr<HttpResponse>& attempt, Json
     const ProviderError e = ExtractError(body, /*any_message=*/false);
     if (e.present) {
       const bool transient = LooksTransient(e);
-      std::string message = absl::StrCat("HTTP ", status, " with an error object: ",
-                                         Printable(e.message.empty() ? e.code + e.type : e.message, kMaxProviderMessage));
-      return Make(transient ? CallOutcome::kRetry : CallOutcome::kFail,
-                  transient ? absl::UnavailableError(std::move(message)) : absl::InvalidArgumentError(std::move(message)),
-                  response);
+      std::string message = absl::StrCat(
+          "HTTP ", status,
+          " with an error object: ", Printable(e.message.empty() ? e.code + e.type : e.message, kMaxProviderMessage));
+      return Make(
+          transient ? CallOutcome::kRetry : CallOutcome::kFail,
+          transient ? absl::UnavailableError(std::move(message)) : absl::InvalidArgumentError(std::move(message)),
+          response);
     }
     Classification c = Make(CallOutcome::kSuccess, absl::OkStatus(), response);
     c.usage_tokens = UsageTokens(body);
@@ -264,9 +272,7 @@ Classification ClassifyAttempt(const absl::StatusOr<HttpResponse>& attempt, Json
               response);
 }
 
-bool IsCredentialError(const absl::Status& error) {
-  return error.code() == absl::StatusCode::kUnauthenticated;
-}
+bool IsCredentialError(const absl::Status& error) { return error.code() == absl::StatusCode::kUnauthenticated; }
 
 namespace {
 constexpr double kHintSpread = 0.2;

@@ -25,10 +25,10 @@
 namespace noveltygrid {
 
 struct RetryOptions {
-  int max_retries = 6;                               // tries = 1 + max_retries
+  int max_retries = 6;  // tries = 1 + max_retries
   absl::Duration initial_backoff = absl::Milliseconds(500);
   absl::Duration max_backoff = absl::Seconds(30);
-  absl::Duration max_hint = absl::Seconds(120);       // longest server hint honoured
+  absl::Duration max_hint = absl::Seconds(120);  // longest server hint honoured
 };
 
 enum class CallOutcome { kSuccess, kRetry, kFail };
@@ -44,8 +44,8 @@ struct Classification {
   // ones Unavailable (or DeadlineExceeded for transport timeouts, 408 and 504). A transport error
   // other than Unavailable/DeadlineExceeded (Internal, Cancelled) fails at once with its own code.
   absl::Status error;
-  std::optional<absl::Duration> hint;                  // the server's Retry-After, when it sent one
-  bool transport = false;                              // no HTTP reply: the error is the client's
+  std::optional<absl::Duration> hint;  // the server's Retry-After, when it sent one
+  bool transport = false;              // no HTTP reply: the error is the client's
   // For kSuccess: the tokens the reply says it used (usage.total_tokens, else prompt_tokens +
   // completion_tokens; 0 without usage), for the limiter.
   int64_t usage_tokens = 0;

@@ -67,9 +67,9 @@ namespace noveltygrid {
 
 struct ProviderLimiterStats {
   int64_t admitted = 0;
-  int64_t waiting = 0;          // queued now
-  int64_t in_flight = 0;        // admitted and not released (this process)
-  int64_t delayed = 0;          // requests that had to wait for a limit
+  int64_t waiting = 0;    // queued now
+  int64_t in_flight = 0;  // admitted and not released (this process)
+  int64_t delayed = 0;    // requests that had to wait for a limit
 };
 
 // The tokens an admitted request reserved, and the calendar minute that was charged for them (by the
@@ -102,11 +102,11 @@ class ProviderLimiter {
 };
 
 struct ProviderLimiterOptions {
-  std::string provider;                 // names the Redis keys and log lines; no secrets
+  std::string provider;  // names the Redis keys and log lines; no secrets
   ProviderLimits limits;
-  Executor* executor = nullptr;         // required: where `go` runs
-  Clock* clock = nullptr;               // optional; the system clock (and Redis TIME) when null
-  std::string redis_url;                // empty or "memory": local limits only
+  Executor* executor = nullptr;                 // required: where `go` runs
+  Clock* clock = nullptr;                       // optional; the system clock (and Redis TIME) when null
+  std::string redis_url;                        // empty or "memory": local limits only
   absl::Duration slot_ttl = absl::Minutes(10);  // Redis in-flight lease lifetime
   // Redis only: how often waiters blocked by max_in_flight ask again (other workers' releases are not
   // signalled; one small script per poll, so polling often costs Redis little and keeps a shared

@@ -83,15 +83,12 @@ void QueuedLimiter::Pump() {
   absl::MutexLock lock(&mu_);
   const uint64_t ticket = ++pumps_requested_;
   // Evaluated by Await with mu_ held.
-  const auto done = [this, ticket]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
-    return pumps_done_ >= ticket || stopping_;
-  };
+  const auto done = [this, ticket]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return pumps_done_ >= ticket || stopping_; };
   mu_.Await(absl::Condition(&done));
 }
 
 bool QueuedLimiter::HasWork() const {
-  return stopping_ || !released_.empty() || pumps_requested_ > pumps_done_ ||
-         (new_waiters_ && !blocked_);
+  return stopping_ || !released_.empty() || pumps_requested_ > pumps_done_ || (new_waiters_ && !blocked_);
 }
 
 void QueuedLimiter::Loop() {
@@ -135,10 +132,9 @@ void QueuedLimiter::Loop() {
       const int granted = std::clamp(admission.granted, 0, want);
       admitted.reserve(granted);
       for (int i = 0; i < granted; ++i) {
-        admitted.push_back([go = std::move(waiting_.front().go), reserved = TokenReservation{
-                                                                     waiting_.front().reserve, minute}]() mutable {
-          std::move(go)(reserved);
-        });
+        admitted.push_back(
+            [go = std::move(waiting_.front().go),
+             reserved = TokenReservation{waiting_.front().reserve, minute}]() mutable { std::move(go)(reserved); });
         waiting_.pop_front();
       }
       stats_.admitted += granted;

@@ -201,8 +201,7 @@ void RedisBackend::Flush(absl::Time now) {
 bool RedisBackend::Usable(absl::Time now) {
   if (down_ && now < retry_redis_at_) return false;
   if (client_ != nullptr) return true;
-  absl::StatusOr<std::unique_ptr<RedisClient>> client =
-      RedisClient::Create(options_.endpoint, LimiterRedisOptions());
+  absl::StatusOr<std::unique_ptr<RedisClient>> client = RedisClient::Create(options_.endpoint, LimiterRedisOptions());
   if (!client.ok()) {
     Failed(client.status(), now);
     return false;
@@ -217,8 +216,8 @@ void RedisBackend::Failed(const absl::Status& status, absl::Time now) {
     std::fprintf(stderr,
                  "noveltygrid: warning: provider %s: the shared rate limits in Redis at %s are "
                  "unavailable (%s); enforcing them locally, in this process alone, and trying Redis again every %s\n",
-                 options_.provider.c_str(), options_.endpoint.Describe().c_str(),
-                 std::string(status.message()).c_str(), absl::FormatDuration(options_.cool_down).c_str());
+                 options_.provider.c_str(), options_.endpoint.Describe().c_str(), std::string(status.message()).c_str(),
+                 absl::FormatDuration(options_.cool_down).c_str());
   }
   down_ = true;
   retry_redis_at_ = now + options_.cool_down;
@@ -288,8 +287,8 @@ absl::StatusOr<RedisBackend::Reply> RedisBackend::RoundOnce(const std::vector<in
   }
   std::vector<std::string> reserve_args;  // the views in the admit command point into these
   if (want > 0) {
-    Command admit = {"EVALSHA", admit_sha_, "1", inflight_key_, key_prefix_, now_ms, want_arg,
-                     max_in_flight, rpm, tpm, ttl_ms, member_prefix_, first_seq};
+    Command admit = {"EVALSHA",     admit_sha_, "1", inflight_key_, key_prefix_,    now_ms,   want_arg,
+                     max_in_flight, rpm,        tpm, ttl_ms,        member_prefix_, first_seq};
     if (options_.limits.tokens_per_minute > 0) {
       reserve_args.reserve(reserves.size());
       for (int64_t r : reserves) reserve_args.push_back(absl::StrCat(std::max<int64_t>(0, r)));

@@ -60,7 +60,7 @@ class RedisBackend : public AdmissionBackend {
  private:
   struct Reply {
     int granted = 0;
-    int64_t wait_ms = -1;     // -1: nobody was held back
+    int64_t wait_ms = -1;      // -1: nobody was held back
     bool slots_bound = false;  // held back by max_in_flight (only), not by a minute's limit
     int64_t minute = -1;       // the minute (Redis's) reservations were charged to
   };
@@ -77,13 +77,13 @@ class RedisBackend : public AdmissionBackend {
 
   // Constant after construction.
   const RedisBackendOptions options_;
-  const std::string key_prefix_;    // "ng:limit:PROVIDER:"
-  const std::string inflight_key_;  // "ng:limit:PROVIDER:inflight"
+  const std::string key_prefix_;     // "ng:limit:PROVIDER:"
+  const std::string inflight_key_;   // "ng:limit:PROVIDER:inflight"
   const std::string member_prefix_;  // "INSTANCE:", unique to this limiter
 
   LocalBackend local_;
   std::unique_ptr<storage_internal::RedisClient> client_;  // null until connected
-  std::string admit_sha_;    // empty: not loaded (yet, or again)
+  std::string admit_sha_;                                  // empty: not loaded (yet, or again)
   std::string release_sha_;
   bool down_ = false;
   absl::Time retry_redis_at_ = absl::InfinitePast();

@@ -16,12 +16,11 @@ namespace {
 constexpr int kMaxDimensions = 65536;
 
 constexpr std::string_view kStopwords[] = {
-    "a",     "an",    "the",  "and",  "or",   "but",   "of",    "to",   "in",   "on",    "at",
-    "for",   "with",  "by",   "from", "as",   "is",    "are",   "was",  "were", "be",    "been",
-    "being", "it",    "its",  "this", "that", "these", "those", "so",   "can",  "could", "would",
-    "will",  "i",     "you",  "we",   "they", "he",    "she",   "them", "his",  "her",   "their",
-    "our",   "your",  "my",   "me",   "us",   "do",    "does",  "did",  "not",  "no",    "than",
-    "then",  "there", "here", "if",   "into", "about", "which", "who",  "what", "how",   "why",
+    "a",     "an",    "the", "and",   "or",    "but",   "of",  "to",   "in",    "on",   "at",  "for",  "with", "by",
+    "from",  "as",    "is",  "are",   "was",   "were",  "be",  "been", "being", "it",   "its", "this", "that", "these",
+    "those", "so",    "can", "could", "would", "will",  "i",   "you",  "we",    "they", "he",  "she",  "them", "his",
+    "her",   "their", "our", "your",  "my",    "me",    "us",  "do",   "does",  "did",  "not", "no",   "than", "then",
+    "there", "here",  "if",  "into",  "about", "which", "who", "what", "how",   "why",
 };
 
 bool IsWordByte(unsigned char c) {
@@ -58,8 +57,7 @@ bool IsLexicalStopword(std::string_view lowercase_word) {
   return stopwords->contains(lowercase_word);
 }
 
-absl::StatusOr<std::unique_ptr<LexicalEmbedder>> LexicalEmbedder::Create(const std::string& id,
-                                                                         Executor* executor) {
+absl::StatusOr<std::unique_ptr<LexicalEmbedder>> LexicalEmbedder::Create(const std::string& id, Executor* executor) {
   if (executor == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat("embedder '", id, "': no executor given"));
   }
@@ -69,8 +67,7 @@ absl::StatusOr<std::unique_ptr<LexicalEmbedder>> LexicalEmbedder::Create(const s
       dims <= kMaxDimensions && id.substr(8) == absl::StrCat(dims)) {
     return std::make_unique<LexicalEmbedder>(dims, executor);
   }
-  return absl::InvalidArgumentError(absl::StrCat("embedder '", id,
-                                                 "': expected 'lexical' or 'lexical-D' with D in 1..",
+  return absl::InvalidArgumentError(absl::StrCat("embedder '", id, "': expected 'lexical' or 'lexical-D' with D in 1..",
                                                  kMaxDimensions, " (e.g. lexical-512)"));
 }
 
@@ -105,9 +102,8 @@ void LexicalEmbedder::Embed(std::vector<std::string> texts, EmbedCallback done) 
   EmbedReply reply;
   reply.vectors.reserve(texts.size());
   for (const std::string& text : texts) reply.vectors.push_back(EmbedOne(text));
-  executor_->Schedule([done = std::move(done), reply = std::move(reply)]() mutable {
-    std::move(done)(std::move(reply));
-  });
+  executor_->Schedule(
+      [done = std::move(done), reply = std::move(reply)]() mutable { std::move(done)(std::move(reply)); });
 }
 
 }  // namespace noveltygrid

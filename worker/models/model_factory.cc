@@ -1,10 +1,9 @@
 #include "worker/models/model_factory.h"
 
-#include "worker/models/openai_models.h"
-
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "worker/models/lexical_embedder.h"
+#include "worker/models/openai_models.h"
 #include "worker/models/sim_chat_model.h"
 #include "worker/models/sim_judge_model.h"
 
@@ -13,9 +12,8 @@ namespace noveltygrid {
 namespace {
 
 absl::Status NotAvailable(const std::string& id) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("model '", id,
-                   "': not a built-in model (sim:NAME, lexical) and no provider endpoint was given for it"));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "model '", id, "': not a built-in model (sim:NAME, lexical) and no provider endpoint was given for it"));
 }
 
 absl::StatusOr<ProviderChannel*> ChannelFor(const ModelEndpoint& endpoint, const ModelContext& context) {

@@ -22,7 +22,7 @@
 namespace noveltygrid {
 
 struct ModelContext {
-  Executor* executor = nullptr;  // where model callbacks run; required
+  Executor* executor = nullptr;      // where model callbacks run; required
   ProviderHub* providers = nullptr;  // required for models with an endpoint
 };
 

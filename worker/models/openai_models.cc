@@ -269,8 +269,8 @@ absl::StatusOr<ChatReply> OpenAiChatModel::ParseReply(absl::string_view body, in
   if (!r.AtEnd()) return BadReply("chat completion", "malformed JSON");
   if (!choices.has_value()) return BadReply("chat completion", "no \"choices\" array");
   if (static_cast<int>(choices->size()) != n) {
-    return BadReply("chat completion", absl::StrCat(choices->size(), " choices for n=", n,
-                                                    " (the provider may not support n)"));
+    return BadReply("chat completion",
+                    absl::StrCat(choices->size(), " choices for n=", n, " (the provider may not support n)"));
   }
   ChatReply reply;
   reply.choices.resize(n);
@@ -523,33 +523,32 @@ void OpenAiEmbedder::Send(Batch batch) {
   const size_t count = batch.texts.size();
   std::string body = RequestBody(batch.texts);
   auto waiters = std::make_shared<std::vector<Waiter>>(std::move(batch.waiters));
-  channel_->PostText("/embeddings", std::move(body),
-                     [count, waiters](absl::StatusOr<std::string> reply, CallInfo info) mutable {
-                       int64_t tokens = 0;
-                       absl::StatusOr<std::vector<Embedding>> vectors =
-                           reply.ok() ? ParseReply(*reply, count, &tokens)
-                                      : absl::StatusOr<std::vector<Embedding>>(reply.status());
-                       // Hand each caller its slice; tokens split by share of the texts (remainder to the last).
-                       size_t offset = 0;
-                       int64_t given = 0;
-                       for (size_t w = 0; w < waiters->size(); ++w) {
-                         Waiter& waiter = (*waiters)[w];
-                         if (!vectors.ok()) {
-                           std::move(waiter.done)(vectors.status());
-                           continue;
-                         }
-                         EmbedReply out;
-                         out.vectors.assign(std::make_move_iterator(vectors->begin() + offset),
-                                            std::make_move_iterator(vectors->begin() + offset + waiter.texts));
-                         offset += waiter.texts;
-                         out.prompt_tokens = count == 0 ? 0 : tokens * static_cast<int64_t>(waiter.texts) /
-                                                                   static_cast<int64_t>(count);
-                         given += out.prompt_tokens;
-                         if (w + 1 == waiters->size()) out.prompt_tokens += tokens - given;
-                         out.retries = info.retries();
-                         std::move(waiter.done)(std::move(out));
-                       }
-                     });
+  channel_->PostText(
+      "/embeddings", std::move(body), [count, waiters](absl::StatusOr<std::string> reply, CallInfo info) mutable {
+        int64_t tokens = 0;
+        absl::StatusOr<std::vector<Embedding>> vectors =
+            reply.ok() ? ParseReply(*reply, count, &tokens) : absl::StatusOr<std::vector<Embedding>>(reply.status());
+        // Hand each caller its slice; tokens split by share of the texts (remainder to the last).
+        size_t offset = 0;
+        int64_t given = 0;
+        for (size_t w = 0; w < waiters->size(); ++w) {
+          Waiter& waiter = (*waiters)[w];
+          if (!vectors.ok()) {
+            std::move(waiter.done)(vectors.status());
+            continue;
+          }
+          EmbedReply out;
+          out.vectors.assign(std::make_move_iterator(vectors->begin() + offset),
+                             std::make_move_iterator(vectors->begin() + offset + waiter.texts));
+          offset += waiter.texts;
+          out.prompt_tokens =
+              count == 0 ? 0 : tokens * static_cast<int64_t>(waiter.texts) / static_cast<int64_t>(count);
+          given += out.prompt_tokens;
+          if (w + 1 == waiters->size()) out.prompt_tokens += tokens - given;
+          out.retries = info.retries();
+          std::move(waiter.done)(std::move(out));
+        }
+      });
 }
 
 }  // namespace noveltygrid

@@ -9,8 +9,8 @@
 #define NOVELTYGRID_WORKER_MODELS_PROVIDER_HUB_H_
 
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"

@@ -50,10 +50,7 @@ using sim::Personality;
 using sim::SimRng;
 
 constexpr const char* kPreambles[] = {
-    "Here is a new answer:",
-    "Sure! Here's another idea.",
-    "Certainly.",
-    "Here's one I have not given before:",
+    "Here is a new answer:",     "Sure! Here's another idea.", "Certainly.", "Here's one I have not given before:",
     "Okay, a different answer:",
 };
 
@@ -156,8 +153,7 @@ int PickFreshIdea(const Memory& memory, int reachable, double mean_skip, SimRng&
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<SimChatModel>> SimChatModel::Create(const std::string& id,
-                                                                   Executor* executor) {
+absl::StatusOr<std::unique_ptr<SimChatModel>> SimChatModel::Create(const std::string& id, Executor* executor) {
   if (executor == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat("model '", id, "': no executor given"));
   }
@@ -166,9 +162,8 @@ absl::StatusOr<std::unique_ptr<SimChatModel>> SimChatModel::Create(const std::st
       return std::unique_ptr<SimChatModel>(new SimChatModel(id, &p, executor));
     }
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("model '", id, "': unknown simulated model; known: ", absl::StrJoin(KnownIds(), ", "),
-                   ", sim:judge, sim:judge-flaky"));
+  return absl::InvalidArgumentError(absl::StrCat("model '", id, "': unknown simulated model; known: ",
+                                                 absl::StrJoin(KnownIds(), ", "), ", sim:judge, sim:judge-flaky"));
 }
 
 std::vector<std::string> SimChatModel::KnownIds() {
@@ -202,9 +197,8 @@ absl::StatusOr<ChatReply> SimChatModel::Generate(const ChatRequest& request) con
 
   const double t = request.temperature;
   const double heat = 0.3 + t * t;
-  const int reachable =
-      std::clamp(static_cast<int>(std::ceil(space.size() * std::min(1.0, p.reach_base + p.reach_slope * t))),
-                 1, space.size());
+  const int reachable = std::clamp(
+      static_cast<int>(std::ceil(space.size() * std::min(1.0, p.reach_base + p.reach_slope * t))), 1, space.size());
   int used_reachable = 0;
   for (int rank : memory.used) used_reachable += rank < reachable ? 1 : 0;
   const double exhausted = static_cast<double>(used_reachable) / reachable;

@@ -125,8 +125,7 @@ std::vector<std::string> TopicWords(std::string_view question) {
     if (start == i) break;
     std::string_view word = question.substr(start, i - start);
     std::string lower = Lowercase(word);
-    if (lower.size() < 3 || IsFunctionWord(lower) || IsLexicalStopword(lower) ||
-        question_words->contains(lower) ||
+    if (lower.size() < 3 || IsFunctionWord(lower) || IsLexicalStopword(lower) || question_words->contains(lower) ||
         std::all_of(lower.begin(), lower.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
         std::find(seen.begin(), seen.end(), lower) != seen.end()) {
       continue;
@@ -171,11 +170,10 @@ IdeaSpace::IdeaSpace(std::string_view question, std::string_view personality, in
     }
   }
   size = std::min(size, static_cast<int>(pool.size()));
-  std::partial_sort(pool.begin(), pool.begin() + size, pool.end(),
-                    [](const Candidate& a, const Candidate& b) {
-                      if (a.salience != b.salience) return a.salience < b.salience;
-                      return a.topic != b.topic ? a.topic < b.topic : a.index < b.index;
-                    });
+  std::partial_sort(pool.begin(), pool.begin() + size, pool.end(), [](const Candidate& a, const Candidate& b) {
+    if (a.salience != b.salience) return a.salience < b.salience;
+    return a.topic != b.topic ? a.topic < b.topic : a.index < b.index;
+  });
 
   const uint64_t nv = Verbs().size(), na = Adjectives().size(), nn = Nouns().size();
   ideas_.resize(size);
@@ -190,8 +188,7 @@ IdeaSpace::IdeaSpace(std::string_view question, std::string_view personality, in
     int goal = static_cast<int>(rng.Below(nn));
     while (goal == object || goal == means) goal = static_cast<int>((goal + 1) % nn);
     const int adjective = static_cast<int>(rng.Below(na));
-    idea.words = {VerbId(verb),  AdjectiveId(adjective), NounId(object),
-                  NounId(means), VerbId(purpose),        NounId(goal)};
+    idea.words = {VerbId(verb), AdjectiveId(adjective), NounId(object), NounId(means), VerbId(purpose), NounId(goal)};
     idea.topic = c.topic;
   }
 
@@ -251,9 +248,8 @@ std::string IdeaSpace::Render(int rank, AnswerStyle style, int template_index) c
     const char slot = key.back();
     constexpr std::string_view kSlots = "VANMPG";  // the order of Idea::words
     const size_t slot_index = kSlots.find(slot);
-    const std::string_view word = slot_index == std::string_view::npos
-                                      ? std::string_view(topics_[idea.topic])
-                                      : VocabularyWord(idea.words[slot_index]);
+    const std::string_view word = slot_index == std::string_view::npos ? std::string_view(topics_[idea.topic])
+                                                                       : VocabularyWord(idea.words[slot_index]);
     const size_t begin = out.size();
     if (article) {
       AppendWithArticle(word, out);
@@ -301,8 +297,8 @@ std::string IdeaSpace::Garble(std::string_view text, SimRng& rng) {
     std::string_view word = text.substr(i, end - i);
     if (!first) out.push_back(' ');
     if (!first && rng.Chance(0.25)) {
-      out += rng.Chance(0.5) ? JunkToken(rng)
-                             : std::string(VocabularyWord(static_cast<int>(rng.Below(VocabularySize()))));
+      out +=
+          rng.Chance(0.5) ? JunkToken(rng) : std::string(VocabularyWord(static_cast<int>(rng.Below(VocabularySize()))));
     } else {
       out += word;
     }

@@ -154,8 +154,7 @@ int SimJudgeModel::ScoreCoherence(std::string_view question, std::string_view an
     }
   }
   const size_t last = stripped.find_last_not_of("\"')]*");
-  if (last != std::string_view::npos &&
-      std::string_view(".!?").find(stripped[last]) != std::string_view::npos)
+  if (last != std::string_view::npos && std::string_view(".!?").find(stripped[last]) != std::string_view::npos)
     shape += 0.4;
   int sentences = 0;
   for (char c : stripped) sentences += (c == '.' || c == '!' || c == '?') ? 1 : 0;
@@ -173,8 +172,8 @@ int SimJudgeModel::ScoreCoherence(std::string_view question, std::string_view an
 
   // A plausibility factor stands in for everything a text-only judge cannot check.
   const double plausibility = 0.66 + 0.3 * TextJitter(question, answer);
-  const double quality = f_known * f_known * (0.08 + 0.92 * grammar) *
-                         (0.45 + 0.3 * shape + 0.25 * relevance) * length * plausibility;
+  const double quality =
+      f_known * f_known * (0.08 + 0.92 * grammar) * (0.45 + 0.3 * shape + 0.25 * relevance) * length * plausibility;
   return static_cast<int>(std::clamp(std::round(100.0 * quality), 0.0, 100.0));
 }
 
@@ -196,8 +195,7 @@ int SimJudgeModel::ScoreSimilarity(std::string_view answer1, std::string_view an
   return static_cast<int>(std::clamp(std::round(100.0 * cosine + jitter), 0.0, 100.0));
 }
 
-absl::StatusOr<std::unique_ptr<SimJudgeModel>> SimJudgeModel::Create(const std::string& id,
-                                                                     Executor* executor) {
+absl::StatusOr<std::unique_ptr<SimJudgeModel>> SimJudgeModel::Create(const std::string& id, Executor* executor) {
   if (executor == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat("model '", id, "': no executor given"));
   }
@@ -235,9 +233,7 @@ absl::StatusOr<ChatReply> SimJudgeModel::Judge(const ChatRequest& request) {
     text = absl::StrCat(AsksForTenPointScale(prompt) ? 1 + (score * 9 + 50) / 100 : score);
   }
 
-  auto tagged = [&tag](const std::string& value) {
-    return absl::StrCat("<", tag, ">", value, "</", tag, ">");
-  };
+  auto tagged = [&tag](const std::string& value) { return absl::StrCat("<", tag, ">", value, "</", tag, ">"); };
   std::string reply_text = tag.empty() ? std::string(kRefusal) : tagged(text);
   if (flaky_ && !tag.empty()) {
     const uint64_t call = calls_.fetch_add(1, std::memory_order_relaxed);

@@ -58,7 +58,8 @@ class GreedyRun : public std::enable_shared_from_this<GreedyRun> {
   // pairs still open (then false: the reply continues the run).
   bool PlaceOrAsk() {
     Verdicts verdicts(first_members_.size());
-    for (size_t c = 0; c < verdicts.size(); ++c) verdicts[c] = noveltybench::ShortTextEquivalence(FirstMember(c), Candidate());
+    for (size_t c = 0; c < verdicts.size(); ++c)
+      verdicts[c] = noveltybench::ShortTextEquivalence(FirstMember(c), Candidate());
     std::vector<size_t> open = OpenClasses(verdicts);
     if (!open.empty() && cache_ != nullptr && scope_.has_value()) {
       const std::vector<std::optional<double>> cached = cache_->GetMany(*scope_, PairsFor(open));
@@ -75,10 +76,10 @@ class GreedyRun : public std::enable_shared_from_this<GreedyRun> {
     }
     std::vector<TextPair> pairs = PairsFor(open);
     // Score is the last thing this thread does with the run: the reply may continue it elsewhere.
-    decider_->Score(prompt_, pairs, [self = shared_from_this(), verdicts = std::move(verdicts), open = std::move(open),
-                                     pairs](DeciderReply reply) mutable {
-      self->OnScores(std::move(verdicts), open, pairs, std::move(reply));
-    });
+    decider_->Score(
+        prompt_, pairs,
+        [self = shared_from_this(), verdicts = std::move(verdicts), open = std::move(open),
+         pairs](DeciderReply reply) mutable { self->OnScores(std::move(verdicts), open, pairs, std::move(reply)); });
     return false;
   }
 
@@ -123,7 +124,7 @@ class GreedyRun : public std::enable_shared_from_this<GreedyRun> {
   PartitionCallback done_;
 
   // Touched by one thread at a time: the one placing generations or delivering the pending reply.
-  std::vector<int> partition_;        // class of each placed generation
+  std::vector<int> partition_;         // class of each placed generation
   std::vector<size_t> first_members_;  // per class, the generation that opened it
   CallStats calls_;
 };

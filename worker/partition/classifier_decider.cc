@@ -22,26 +22,27 @@ void ClassifierDecider::Score(const std::string& /*prompt*/, std::vector<TextPai
     pair.first = sim::TruncateWords(pair.first, kClassifierMaxWords);
     pair.second = sim::TruncateWords(pair.second, kClassifierMaxWords);
   }
-  classifier_->Classify(std::move(pairs), [expected, done = std::move(done)](absl::StatusOr<ScoredPairs> reply) mutable {
-    DeciderReply out;
-    if (!reply.ok()) {
-      out.calls.requests = 1;
-      out.calls.errors = 1;
-      out.scores = reply.status();
-    } else if (reply->same_probability.size() != expected) {
-      out.calls.requests = std::max(1, reply->call.requests);
-      out.calls.retries = reply->call.retries;
-      out.calls.errors = 1;
-      out.scores = absl::InternalError(absl::StrCat("the classifier returned ", reply->same_probability.size(),
-                                                    " probabilities for ", expected, " pairs"));
-    } else {
-      // In-process classifiers report no HTTP requests; the call still counts as one.
-      out.calls.requests = std::max(1, reply->call.requests);
-      out.calls.retries = reply->call.retries;
-      out.scores = std::move(reply->same_probability);
-    }
-    std::move(done)(std::move(out));
-  });
+  classifier_->Classify(
+      std::move(pairs), [expected, done = std::move(done)](absl::StatusOr<ScoredPairs> reply) mutable {
+        DeciderReply out;
+        if (!reply.ok()) {
+          out.calls.requests = 1;
+          out.calls.errors = 1;
+          out.scores = reply.status();
+        } else if (reply->same_probability.size() != expected) {
+          out.calls.requests = std::max(1, reply->call.requests);
+          out.calls.retries = reply->call.retries;
+          out.calls.errors = 1;
+          out.scores = absl::InternalError(absl::StrCat("the classifier returned ", reply->same_probability.size(),
+                                                        " probabilities for ", expected, " pairs"));
+        } else {
+          // In-process classifiers report no HTTP requests; the call still counts as one.
+          out.calls.requests = std::max(1, reply->call.requests);
+          out.calls.retries = reply->call.retries;
+          out.scores = std::move(reply->same_probability);
+        }
+        std::move(done)(std::move(out));
+      });
 }
 
 }  // namespace noveltygrid

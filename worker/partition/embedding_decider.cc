@@ -24,8 +24,8 @@ absl::StatusOr<std::vector<double>> EmbeddingDecider::Cosines(const std::vector<
     const Embedding& b = held_.at(pair.second);
     // Vectors of different sizes are a broken embedder, not two different ideas.
     if (a.size() != b.size()) {
-      return absl::InternalError(absl::StrCat("embedder ", embedder_->id(), " gave vectors of ", a.size(), " and ",
-                                              b.size(), " dimensions"));
+      return absl::InternalError(
+          absl::StrCat("embedder ", embedder_->id(), " gave vectors of ", a.size(), " and ", b.size(), " dimensions"));
     }
     cosines.push_back(CosineSimilarity(a, b));
   }
@@ -63,8 +63,8 @@ void EmbeddingDecider::Score(const std::string& /*prompt*/, std::vector<TextPair
       out.calls.retries = reply->retries;
       if (reply->vectors.size() != expected) {
         out.calls.errors = 1;
-        out.scores = absl::InternalError(absl::StrCat("the embedder returned ", reply->vectors.size(),
-                                                      " vectors for ", expected, " texts"));
+        out.scores = absl::InternalError(
+            absl::StrCat("the embedder returned ", reply->vectors.size(), " vectors for ", expected, " texts"));
       } else {
         absl::MutexLock lock(&mu_);
         for (size_t i = 0; i < expected; ++i) held_[missing[i]] = std::move(reply->vectors[i]);

@@ -28,7 +28,6 @@ class EmbeddingDecider : public EquivalenceDecider {
   std::optional<EquivalenceScope> CacheScope(std::string_view prompt) const override;
   void Score(const std::string& prompt, std::vector<TextPair> pairs, DeciderCallback done) override;
 
-
  private:
   // The cosine per pair from held embeddings (all must be held).
   // InternalError when two vectors differ in size.

@@ -43,8 +43,7 @@ absl::StatusOr<std::unique_ptr<EquivalenceDecider>> MakeDecider(const DeciderOpt
     if (options.judge == nullptr) return missing("a judge model");
     if (options.equivalence_judge.empty()) return missing("an equivalence judge template");
     return std::unique_ptr<EquivalenceDecider>(new LlmDecider(options.judge, options.equivalence_judge,
-                                                              options.threshold, options.seed,
-                                                              options.judge_retries));
+                                                              options.threshold, options.seed, options.judge_retries));
   }
   if (kind == kPartitionerUnigram) return std::unique_ptr<EquivalenceDecider>(new UnigramDecider(options.threshold));
   return absl::InvalidArgumentError(

@@ -34,7 +34,7 @@ namespace noveltygrid {
 // Raw scores for one batch of pairs, and what asking for them cost.
 struct DeciderReply {
   absl::StatusOr<std::vector<double>> scores;  // one per pair, in input order
-  CallCounters calls;  // requests, retries, errors and tokens of this batch (zero for unigram)
+  CallCounters calls;                          // requests, retries, errors and tokens of this batch (zero for unigram)
 };
 using DeciderCallback = absl::AnyInvocable<void(DeciderReply) &&>;
 
@@ -86,7 +86,7 @@ struct DeciderOptions {
   // What besides the model id decides its answers (the endpoint's remote model and extra body);
   // empty for an in-process model or a plain endpoint. Part of the cache scope.
   std::string model_identity;
-  int judge_retries = 2;          // llm: re-asks of an unparseable reply before failing
+  int judge_retries = 2;  // llm: re-asks of an unparseable reply before failing
   PairClassifier* classifier = nullptr;
   Embedder* embedder = nullptr;
   ChatModel* judge = nullptr;

@@ -31,8 +31,7 @@ struct LlmDecider::Batch {
   CallCounters calls ABSL_GUARDED_BY(mu);
 };
 
-LlmDecider::LlmDecider(ChatModel* judge, std::string judge_template, double threshold, uint64_t seed,
-                       int judge_retries)
+LlmDecider::LlmDecider(ChatModel* judge, std::string judge_template, double threshold, uint64_t seed, int judge_retries)
     : EquivalenceDecider(kPartitionerLlm, "judge", judge->id(), threshold),
       judge_(judge),
       prompts_(WithTemplate(std::move(judge_template))),
@@ -69,9 +68,9 @@ void LlmDecider::Score(const std::string& prompt, std::vector<TextPair> pairs, D
 
 void LlmDecider::Ask(std::shared_ptr<Batch> batch, size_t index, int attempt) {
   ChatRequest request;
-  request.messages.push_back({"user", noveltybench::EquivalenceJudgePrompt(prompts_, batch->prompt,
-                                                                           batch->pairs[index].first,
-                                                                           batch->pairs[index].second)});
+  request.messages.push_back(
+      {"user", noveltybench::EquivalenceJudgePrompt(prompts_, batch->prompt, batch->pairs[index].first,
+                                                    batch->pairs[index].second)});
   request.temperature = 0;
   request.max_tokens = noveltybench::kJudgeMaxTokens;
   request.seed = seed_;

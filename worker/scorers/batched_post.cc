@@ -53,9 +53,9 @@ class BatchCall {
       if (error.ok()) {
         std::copy(numbers.begin(), numbers.end(), values_.begin() + static_cast<std::ptrdiff_t>(begin));
       } else {
-        errors_[batch] = absl::Status(error.code(), absl::StrCat(endpoint_, ", batch ", batch + 1, " of ", batches_,
-                                                                 " (items ", begin, "..", end - 1, "): ",
-                                                                 error.message()));
+        errors_[batch] =
+            absl::Status(error.code(), absl::StrCat(endpoint_, ", batch ", batch + 1, " of ", batches_, " (items ",
+                                                    begin, "..", end - 1, "): ", error.message()));
       }
       last = --remaining_ == 0;
     }
@@ -112,8 +112,8 @@ absl::StatusOr<BatchTarget> MakeBatchTarget(const std::string& what, ProviderCha
   return target;
 }
 
-void PostInBatches(const BatchTarget& target, size_t count, const BatchBodyBuilder& build_body,
-                   BatchReplyParser parse, BatchedCallback done) {
+void PostInBatches(const BatchTarget& target, size_t count, const BatchBodyBuilder& build_body, BatchReplyParser parse,
+                   BatchedCallback done) {
   if (count == 0) {
     target.executor->Schedule([done = std::move(done)]() mutable { std::move(done)(BatchedNumbers{}); });
     return;

@@ -56,8 +56,8 @@ using BatchBodyBuilder = std::function<Json(size_t begin, size_t end)>;
 using BatchReplyParser = std::function<absl::StatusOr<std::vector<double>>(const Json& reply, size_t expected)>;
 using BatchedCallback = absl::AnyInvocable<void(absl::StatusOr<BatchedNumbers>) &&>;
 
-void PostInBatches(const BatchTarget& target, size_t count, const BatchBodyBuilder& build_body,
-                   BatchReplyParser parse, BatchedCallback done);
+void PostInBatches(const BatchTarget& target, size_t count, const BatchBodyBuilder& build_body, BatchReplyParser parse,
+                   BatchedCallback done);
 
 // The shared checks of a reply number: a JSON number (not a string, bool or null) and finite.
 absl::StatusOr<double> ReplyNumber(const Json& value, const std::string& what);

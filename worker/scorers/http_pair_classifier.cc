@@ -47,8 +47,8 @@ void HttpPairClassifier::Classify(std::vector<TextPair> pairs, ClassifyCallback 
 absl::StatusOr<std::vector<double>> ParsePairClassifierReply(const Json& reply, size_t expected,
                                                              const std::string& same_label) {
   if (!reply.is_array()) {
-    return absl::InvalidArgumentError(absl::StrCat("the reply is a JSON ", reply.type_name(),
-                                                   ", not an array of per-pair label scores"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the reply is a JSON ", reply.type_name(), ", not an array of per-pair label scores"));
   }
   if (reply.size() != expected) {
     return absl::InvalidArgumentError(

@@ -46,7 +46,7 @@ class HttpPairClassifier : public PairClassifier {
   // InvalidArgument for an empty id or label, a path without a leading '/', max_batch < 1, or a null
   // channel or executor.
   static absl::StatusOr<std::unique_ptr<HttpPairClassifier>> Create(const HttpPairClassifierOptions& options,
-                                                                     ProviderChannel* channel, Executor* executor);
+                                                                    ProviderChannel* channel, Executor* executor);
 
   const std::string& id() const override { return options_.id; }
   void Classify(std::vector<TextPair> pairs, ClassifyCallback done) override;

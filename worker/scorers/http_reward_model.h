@@ -27,10 +27,10 @@
 namespace noveltygrid {
 
 struct HttpRewardModelOptions {
-  std::string id;                 // as in results, e.g. "skywork-reward-gemma-2-27b"
-  std::string model;              // sent as "model"; empty: not sent
-  std::string path = "/reward";   // appended to the channel's base_url
-  int max_batch = 32;             // items per request, >= 1
+  std::string id;                // as in results, e.g. "skywork-reward-gemma-2-27b"
+  std::string model;             // sent as "model"; empty: not sent
+  std::string path = "/reward";  // appended to the channel's base_url
+  int max_batch = 32;            // items per request, >= 1
 };
 
 class HttpRewardModel : public RewardModel {

@@ -23,16 +23,14 @@ absl::Status NeedsExecutor(const char* role, const std::string& id) {
 absl::StatusOr<ProviderChannel*> ChannelFor(const char* role, const std::string& id, const ModelEndpoint& endpoint,
                                             const ModelContext& context) {
   if (context.providers == nullptr) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(role, " '", id, "': this process cannot reach HTTP providers"));
+    return absl::FailedPreconditionError(absl::StrCat(role, " '", id, "': this process cannot reach HTTP providers"));
   }
   return context.providers->Channel(endpoint.provider);
 }
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<PairClassifier>> MakePairClassifier(const std::string& id,
-                                                                   const ModelContext& context,
+absl::StatusOr<std::unique_ptr<PairClassifier>> MakePairClassifier(const std::string& id, const ModelContext& context,
                                                                    const ModelEndpoint* endpoint) {
   constexpr char kRole[] = "pair classifier";
   if (context.executor == nullptr) return NeedsExecutor(kRole, id);
@@ -59,7 +57,8 @@ absl::StatusOr<std::unique_ptr<RewardModel>> MakeRewardModel(const std::string& 
     options.id = id;
     options.model = endpoint->remote_model;
     options.path = "/reward";
-    ASSIGN_OR_RETURN(std::unique_ptr<HttpRewardModel> model, HttpRewardModel::Create(options, channel, context.executor));
+    ASSIGN_OR_RETURN(std::unique_ptr<HttpRewardModel> model,
+                     HttpRewardModel::Create(options, channel, context.executor));
     return std::unique_ptr<RewardModel>(std::move(model));
   }
   if (id == kSimRewardId) return std::unique_ptr<RewardModel>(new SimRewardModel(context.executor));

@@ -22,8 +22,7 @@
 
 namespace noveltygrid {
 
-absl::StatusOr<std::unique_ptr<PairClassifier>> MakePairClassifier(const std::string& id,
-                                                                   const ModelContext& context,
+absl::StatusOr<std::unique_ptr<PairClassifier>> MakePairClassifier(const std::string& id, const ModelContext& context,
                                                                    const ModelEndpoint* endpoint = nullptr);
 absl::StatusOr<std::unique_ptr<RewardModel>> MakeRewardModel(const std::string& id, const ModelContext& context,
                                                              const ModelEndpoint* endpoint = nullptr);

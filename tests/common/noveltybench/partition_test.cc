@@ -39,7 +39,7 @@ const std::string kLongC = "one two three four five six C";
 TEST(ShortTextRuleTest, DecidesOnlyUpToFiveWords) {
   EXPECT_EQ(ShortTextEquivalence("a b c d e", "a b c d e"), true);
   EXPECT_EQ(ShortTextEquivalence("a b c d e f", "a b c d e f"), std::nullopt);  // 6 words: the predicate's
-  EXPECT_EQ(ShortTextEquivalence("a", "a b c d e f"), std::nullopt);           // the LONGER one counts
+  EXPECT_EQ(ShortTextEquivalence("a", "a b c d e f"), std::nullopt);            // the LONGER one counts
 }
 
 TEST(ShortTextRuleTest, TwiceTheCommonWordsAgainstTheLongerCount) {
@@ -77,8 +77,7 @@ TEST(GreedyPartitionTest, JoinsTheFirstEquivalentClassInOrder) {
 
 TEST(GreedyPartitionTest, ShortTextRuleComesBeforeThePredicate) {
   ListedPairs nothing_equivalent(Pairs{});
-  EXPECT_THAT(GreedyPartition("p", {"Paris", "paris", "Lyon", kLongA}, nothing_equivalent),
-              ElementsAre(0, 0, 1, 2));
+  EXPECT_THAT(GreedyPartition("p", {"Paris", "paris", "Lyon", kLongA}, nothing_equivalent), ElementsAre(0, 0, 1, 2));
   // The predicate only ever sees pairs with more than five words in the longer text.
   for (const auto& [first, candidate] : nothing_equivalent.asked_) {
     EXPECT_TRUE(LowercaseWords(first).size() > 5 || LowercaseWords(candidate).size() > 5);

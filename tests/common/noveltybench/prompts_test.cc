@@ -61,8 +61,7 @@ TEST(LoadNoveltyPromptsTest, ReplacesOnlyTheEntriesTheFileNames) {
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   const NoveltyPrompts defaults = DefaultNoveltyPrompts();
   EXPECT_EQ(loaded->in_context_followup, "Another one, please.");
-  EXPECT_EQ(loaded->quality_judge,
-            "Rate {response} to {prompt} from 1 to 10 in <coherence_score></coherence_score>.");
+  EXPECT_EQ(loaded->quality_judge, "Rate {response} to {prompt} from 1 to 10 in <coherence_score></coherence_score>.");
   EXPECT_EQ(loaded->system_prompt, defaults.system_prompt);
   EXPECT_EQ(loaded->equivalence_judge, defaults.equivalence_judge);
 }
@@ -84,7 +83,8 @@ TEST(LoadNoveltyPromptsTest, MalformedFilesAreRefusedNamingFileAndKey) {
       {R"({"system_promt": "typo"})", "system_promt: unknown key"},
       {R"({"system_prompt": 3})", "system_prompt: is a number"},
       {R"({"system_prompt": ""})", "system_prompt: is empty"},
-      {R"({"equivalence_judge": "Compare {answer1} and {answer2}."})", "equivalence_judge: has no {prompt} placeholder"},
+      {R"({"equivalence_judge": "Compare {answer1} and {answer2}."})",
+       "equivalence_judge: has no {prompt} placeholder"},
       {R"({"quality_judge": "Rate {prompt}."})", "quality_judge: has no {response} placeholder"},
   };
   for (const Case& c : cases) {

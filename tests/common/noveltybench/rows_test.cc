@@ -51,8 +51,7 @@ std::string Message(const absl::Status& s) { return std::string(s.message()); }
 
 TEST(NoveltyRowsTest, ReadsTheReferenceScoresLayout) {
   TempDir dir;
-  const std::string path = dir.Write("scores.jsonl", ScoresRow() + "\n\n" +
-                                                         ScoresRow({{"id", "curated-2"}}) + "\n");
+  const std::string path = dir.Write("scores.jsonl", ScoresRow() + "\n\n" + ScoresRow({{"id", "curated-2"}}) + "\n");
   absl::StatusOr<std::vector<NoveltyRow>> rows = ReadNoveltyRows(path);
   ASSERT_TRUE(rows.ok()) << rows.status();
   ASSERT_EQ(rows->size(), 2u);

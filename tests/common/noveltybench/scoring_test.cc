@@ -37,7 +37,7 @@ TEST(UtilityTest, OneClassOfQualityTenAmongTen) {
   std::vector<int> earned(10, 0);
   earned[0] = 10;
   EXPECT_NEAR(Utility(earned), 2.2405805, 1e-7);
-  EXPECT_NEAR(Utility(earned), 2.2405804992033427, 1e-12);  // gpt-4o's curated-1 row in the reference
+  EXPECT_NEAR(Utility(earned), 2.2405804992033427, 1e-12);    // gpt-4o's curated-1 row in the reference
   EXPECT_DOUBLE_EQ(Utility(std::vector<int>(10, 10)), 10.0);  // the maximum
 }
 

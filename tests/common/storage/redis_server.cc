@@ -39,8 +39,7 @@ absl::StatusOr<std::string> FindRedisServer() {
     const std::string candidate = absl::StrCat(dir.empty() ? "." : dir, "/redis-server");
     if (::access(candidate.c_str(), X_OK) == 0) return candidate;
   }
-  for (const char* candidate :
-       {"/usr/bin/redis-server", "/usr/sbin/redis-server", "/usr/local/bin/redis-server"}) {
+  for (const char* candidate : {"/usr/bin/redis-server", "/usr/sbin/redis-server", "/usr/local/bin/redis-server"}) {
     if (::access(candidate, X_OK) == 0) return std::string(candidate);
   }
   return absl::NotFoundError(
@@ -156,9 +155,8 @@ absl::Status RedisServer::Launch() {
   while (absl::Now() < deadline) {
     if (std::optional<int> exit = WaitForExit(pid_, absl::ZeroDuration())) {
       pid_ = -1;
-      return absl::UnavailableError(absl::StrCat("redis-server on port ", port_,
-                                                 " exited during start-up (status ", *exit,
-                                                 "); its log:\n", LogTail(log)));
+      return absl::UnavailableError(absl::StrCat("redis-server on port ", port_, " exited during start-up (status ",
+                                                 *exit, "); its log:\n", LogTail(log)));
     }
     absl::StatusOr<std::string> pong = Command({"PING"});
     if (pong.ok() && *pong == "PONG") return absl::OkStatus();
@@ -168,9 +166,9 @@ absl::Status RedisServer::Launch() {
   ::kill(pid_, SIGKILL);
   ::waitpid(pid_, nullptr, 0);
   pid_ = -1;
-  return absl::DeadlineExceededError(absl::StrCat(
-      "redis-server on port ", port_, " did not answer PING within ",
-      absl::FormatDuration(kStartDeadline), " (", last.message(), "); its log:\n", LogTail(log)));
+  return absl::DeadlineExceededError(absl::StrCat("redis-server on port ", port_, " did not answer PING within ",
+                                                  absl::FormatDuration(kStartDeadline), " (", last.message(),
+                                                  "); its log:\n", LogTail(log)));
 }
 
 absl::Status RedisServer::Stop() {
@@ -182,8 +180,7 @@ absl::Status RedisServer::Stop() {
     ::waitpid(pid_, nullptr, 0);
   }
   pid_ = -1;
-  return exit ? absl::OkStatus()
-              : absl::DeadlineExceededError("redis-server ignored SIGTERM; killed it");
+  return exit ? absl::OkStatus() : absl::DeadlineExceededError("redis-server ignored SIGTERM; killed it");
 }
 
 absl::Status RedisServer::Restart() {
@@ -194,8 +191,7 @@ absl::Status RedisServer::Restart() {
 std::string RedisServer::host_port() const { return absl::StrCat("127.0.0.1:", port_); }
 
 std::string RedisServer::url(int db) const {
-  return absl::StrCat("redis://",
-                      options_.password.empty() ? "" : absl::StrCat(":", options_.password, "@"),
+  return absl::StrCat("redis://", options_.password.empty() ? "" : absl::StrCat(":", options_.password, "@"),
                       host_port(), "/", db);
 }
 
@@ -214,8 +210,8 @@ absl::StatusOr<std::string> RedisServer::Command(const std::vector<std::string>&
       argv.push_back(arg.data());
       lengths.push_back(arg.size());
     }
-    auto* reply = static_cast<redisReply*>(
-        redisCommandArgv(context, static_cast<int>(argv.size()), argv.data(), lengths.data()));
+    auto* reply =
+        static_cast<redisReply*>(redisCommandArgv(context, static_cast<int>(argv.size()), argv.data(), lengths.data()));
     if (reply == nullptr) return absl::UnavailableError(context->errstr);
     absl::StatusOr<std::string> text;
     switch (reply->type) {

@@ -103,8 +103,8 @@ TEST(RedisStoreTest, PasswordProtectedServer) {
   EXPECT_THAT(Must(as_user->Get("k")), Optional(std::string("v")));
 
   for (const std::string& url :
-       {absl::StrCat("redis://:wrong-staple@", host_port),
-        absl::StrCat("redis://default:wrong-staple@", host_port), absl::StrCat("redis://", host_port)}) {
+       {absl::StrCat("redis://:wrong-staple@", host_port), absl::StrCat("redis://default:wrong-staple@", host_port),
+        absl::StrCat("redis://", host_port)}) {
     const absl::Status status = RedisStore::Connect(url).status();
     EXPECT_EQ(status.code(), absl::StatusCode::kUnauthenticated) << status;
     EXPECT_THAT(MessageOf(status), HasSubstr(host_port));
@@ -117,8 +117,7 @@ TEST(RedisStoreTest, PasswordProtectedServer) {
 TEST(RedisStoreTest, UnreachableServerIsUnavailableAtOnce) {
   const int port = FreeLoopbackPort();  // nothing listens there
   const absl::Time start = absl::Now();
-  const absl::Status status =
-      RedisStore::Connect(absl::StrCat("redis://:topsecret@127.0.0.1:", port)).status();
+  const absl::Status status = RedisStore::Connect(absl::StrCat("redis://:topsecret@127.0.0.1:", port)).status();
   EXPECT_LT(absl::Now() - start, absl::Seconds(1));  // no retries at start-up
   EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable) << status;
   EXPECT_THAT(MessageOf(status), HasSubstr(absl::StrCat("127.0.0.1:", port)));
@@ -246,18 +245,17 @@ TEST(RedisStoreTest, PipelinesInBatches) {
   options.pipeline_batch = 2;
   std::unique_ptr<RedisStore> store = Must(RedisStore::Connect(fake.url(), options));
   ASSERT_NE(store, nullptr);
-  EXPECT_THAT(
-      Must(store->MultiGet({"a", "b", "c", "d", "e"})),
-      ElementsAre(Optional(std::string("va")), Optional(std::string("vb")), Optional(std::string("vc")),
-                  Optional(std::string("vd")), Optional(std::string("ve"))));
+  EXPECT_THAT(Must(store->MultiGet({"a", "b", "c", "d", "e"})),
+              ElementsAre(Optional(std::string("va")), Optional(std::string("vb")), Optional(std::string("vc")),
+                          Optional(std::string("vd")), Optional(std::string("ve"))));
   ASSERT_OK(store->MultiSet({{"a", "1"}, {"b", "2"}, {"c", "3"}}));
   std::vector<std::vector<std::string>> sent;
   for (const auto& command : fake.commands()) {
     if (command[0] != "PING") sent.push_back(command);
   }
-  EXPECT_THAT(sent, ElementsAre(ElementsAre("MGET", "a", "b"), ElementsAre("MGET", "c", "d"),
-                                ElementsAre("MGET", "e"), ElementsAre("SET", "a", "1"),
-                                ElementsAre("SET", "b", "2"), ElementsAre("SET", "c", "3")));
+  EXPECT_THAT(sent,
+              ElementsAre(ElementsAre("MGET", "a", "b"), ElementsAre("MGET", "c", "d"), ElementsAre("MGET", "e"),
+                          ElementsAre("SET", "a", "1"), ElementsAre("SET", "b", "2"), ElementsAre("SET", "c", "3")));
 }
 
 TEST(RedisStoreTest, SmallBatchesAgreeWithARealServer) {

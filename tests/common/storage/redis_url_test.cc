@@ -49,10 +49,9 @@ TEST(RedisUrlTest, UserPasswordIpv6AndPercentEscapes) {
 
 TEST(RedisUrlTest, RejectsMalformedUrlsWithoutShowingThePassword) {
   for (const std::string url :
-       {"http://:hunter2@h:1", "redis://:hunter2@h:port", "redis://:hunter2@h:0",
-        "redis://:hunter2@h:70000", "redis://:hunter2@h:1/x", "redis://:hunter2@h:1/-1",
-        "redis://:hunter2@:1", "redis://:hunter2@h:1?db=2", "redis://hunter2@h:1",
-        "redis://:hunter2%zz@h:1", "redis://:hunter2@::1:6379", "redis://:hunter2@[::1",
+       {"http://:hunter2@h:1", "redis://:hunter2@h:port", "redis://:hunter2@h:0", "redis://:hunter2@h:70000",
+        "redis://:hunter2@h:1/x", "redis://:hunter2@h:1/-1", "redis://:hunter2@:1", "redis://:hunter2@h:1?db=2",
+        "redis://hunter2@h:1", "redis://:hunter2%zz@h:1", "redis://:hunter2@::1:6379", "redis://:hunter2@[::1",
         "redis://:hunter2@h:", "rediss://:hunter2@h:1"}) {
     const absl::Status status = ParseRedisUrl(url).status();
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << url;
@@ -61,8 +60,7 @@ TEST(RedisUrlTest, RejectsMalformedUrlsWithoutShowingThePassword) {
     EXPECT_THAT(MessageOf(status), HasSubstr("redis://[[user]:password@]host[:port][/db]")) << status;
   }
   EXPECT_THAT(MessageOf(ParseRedisUrl("redis://:6379").status()), HasSubstr("host is empty"));
-  EXPECT_THAT(MessageOf(ParseRedisUrl("redis://:hunter2@h:port").status()),
-              HasSubstr("\"redis://:***@h:port\""));
+  EXPECT_THAT(MessageOf(ParseRedisUrl("redis://:hunter2@h:port").status()), HasSubstr("\"redis://:***@h:port\""));
 }
 
 TEST(RedisUrlTest, MaskKeepsTheUserAndHidesThePassword) {

@@ -55,9 +55,7 @@ class StoreConformanceTest : public ::testing::TestWithParam<std::string> {
   std::unique_ptr<Store> store_;
 };
 
-TEST_P(StoreConformanceTest, GetOfMissingKeyIsNullopt) {
-  EXPECT_EQ(Must(store_->Get("nothing-here")), std::nullopt);
-}
+TEST_P(StoreConformanceTest, GetOfMissingKeyIsNullopt) { EXPECT_EQ(Must(store_->Get("nothing-here")), std::nullopt); }
 
 TEST_P(StoreConformanceTest, SetThenGetAndOverwrite) {
   ASSERT_OK(store_->Set("k", "v1"));
@@ -175,14 +173,10 @@ TEST_P(StoreConformanceTest, ListAppendRangeTrimLength) {
 TEST_P(StoreConformanceTest, UsingAKeyAsTheWrongKindIsFailedPrecondition) {
   ASSERT_OK(store_->Set("str", "v"));
   ASSERT_OK(store_->ListAppend("lst", "v"));
-  const absl::Status statuses[] = {store_->ListAppend("str", "x").status(),
-                                   store_->HashSet("lst", "f", "v"),
-                                   store_->Get("lst").status(),
-                                   store_->HashGetAll("str").status(),
-                                   store_->ListLength("str").status(),
-                                   store_->HashLength("lst").status(),
-                                   store_->ListRange("str", 0, -1).status(),
-                                   store_->ListTrim("str", 0, 1)};
+  const absl::Status statuses[] = {
+      store_->ListAppend("str", "x").status(),  store_->HashSet("lst", "f", "v"),   store_->Get("lst").status(),
+      store_->HashGetAll("str").status(),       store_->ListLength("str").status(), store_->HashLength("lst").status(),
+      store_->ListRange("str", 0, -1).status(), store_->ListTrim("str", 0, 1)};
   for (const absl::Status& status : statuses) {
     EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
     EXPECT_THAT(MessageOf(status), HasSubstr("on key \"")) << status;

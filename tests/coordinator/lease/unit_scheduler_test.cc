@@ -169,15 +169,13 @@ TEST(UnitSchedulerTest, HeartbeatReportsLeasesNoLongerHeld) {
   clock.Advance(absl::Seconds(31));
   const LeaseGrant current = scheduler.Lease("w2", 1).at(0);
 
-  EXPECT_THAT(scheduler.Heartbeat("w1", {{old.lease_id, old.fencing_token}}, WorkerInfo()),
-              ElementsAre(old.lease_id));
+  EXPECT_THAT(scheduler.Heartbeat("w1", {{old.lease_id, old.fencing_token}}, WorkerInfo()), ElementsAre(old.lease_id));
   // Someone else's lease, or the right id with the wrong token, is not held either.
   EXPECT_THAT(scheduler.Heartbeat("w1", {{current.lease_id, current.fencing_token}}, WorkerInfo()),
               ElementsAre(current.lease_id));
   EXPECT_THAT(scheduler.Heartbeat("w2", {{current.lease_id, old.fencing_token}}, WorkerInfo()),
               ElementsAre(current.lease_id));
-  EXPECT_THAT(scheduler.Heartbeat("w2", {{current.lease_id, current.fencing_token}}, WorkerInfo()),
-              IsEmpty());
+  EXPECT_THAT(scheduler.Heartbeat("w2", {{current.lease_id, current.fencing_token}}, WorkerInfo()), IsEmpty());
 }
 
 TEST(UnitSchedulerTest, SilentWorkerLosesLeasesBeforeTheirDeadline) {
@@ -197,9 +195,9 @@ TEST(UnitSchedulerTest, SilentWorkerLosesLeasesBeforeTheirDeadline) {
   EXPECT_EQ(status.workers[0].worker_id, "alive");
   EXPECT_EQ(status.workers[0].leases, 2);
 
-  EXPECT_THAT(scheduler.Heartbeat("silent", {{held[0].lease_id, held[0].fencing_token},
-                                             {held[1].lease_id, held[1].fencing_token}},
-                                  WorkerInfo()),
+  EXPECT_THAT(scheduler.Heartbeat(
+                  "silent", {{held[0].lease_id, held[0].fencing_token}, {held[1].lease_id, held[1].fencing_token}},
+                  WorkerInfo()),
               ElementsAre(held[0].lease_id, held[1].lease_id));
 }
 
@@ -236,8 +234,7 @@ TEST(UnitSchedulerTest, CommitChecksHolderTokenAndUnit) {
   EXPECT_EQ(scheduler.CheckCommit(old.lease_id, old.fencing_token, unit), CommitCheck::kStaleToken);
   EXPECT_EQ(scheduler.CheckCommit(current.lease_id, old.fencing_token, unit), CommitCheck::kStaleToken);
   EXPECT_EQ(scheduler.CheckCommit(other.lease_id, other.fencing_token, unit), CommitCheck::kStaleToken);
-  EXPECT_EQ(scheduler.CheckCommit(current.lease_id, current.fencing_token, "no-such-unit"),
-            CommitCheck::kUnknown);
+  EXPECT_EQ(scheduler.CheckCommit(current.lease_id, current.fencing_token, "no-such-unit"), CommitCheck::kUnknown);
   EXPECT_EQ(scheduler.CheckCommit(current.lease_id, current.fencing_token, unit), CommitCheck::kAccepted);
 
   scheduler.MarkDone(unit);
@@ -254,8 +251,7 @@ TEST(UnitSchedulerTest, ReleasePutsTheUnitBack) {
   EXPECT_EQ(scheduler.Status().leased, 1);
   scheduler.Release(grant.lease_id, grant.fencing_token);
   EXPECT_EQ(scheduler.Status().pending, 1);
-  EXPECT_EQ(scheduler.CheckCommit(grant.lease_id, grant.fencing_token, grant.unit.id),
-            CommitCheck::kStaleToken);
+  EXPECT_EQ(scheduler.CheckCommit(grant.lease_id, grant.fencing_token, grant.unit.id), CommitCheck::kStaleToken);
   const std::vector<LeaseGrant> again = scheduler.Lease("w2", 1);
   ASSERT_EQ(again.size(), 1u);
   EXPECT_EQ(again[0].fencing_token, 2u);
@@ -317,8 +313,7 @@ TEST(UnitSchedulerTest, StatusCountsModelsAndWorkers) {
   std::vector<UnitSpec> units = Units({"a", "b"}, 3);
   units.push_back(Units({"x"}, 1).at(0));
   units.back().index = 6;
-  UnitScheduler scheduler(std::move(units), {"b", "a"}, Options(absl::Seconds(30), absl::Seconds(15)),
-                          &clock);
+  UnitScheduler scheduler(std::move(units), {"b", "a"}, Options(absl::Seconds(30), absl::Seconds(15)), &clock);
   EXPECT_FALSE(scheduler.AllDone());
 
   const std::vector<LeaseGrant> w1 = scheduler.Lease("w1", 3);  // b#0 a#0 x#0
@@ -366,8 +361,7 @@ TEST(UnitSchedulerTest, ConcurrentWorkersFinishEveryUnitExactlyOnce) {
   constexpr int kPerModel = 250;
   constexpr int kThreads = 4;
   FakeClock clock;
-  UnitScheduler scheduler(Units({"a", "b", "c", "d"}, kPerModel), {"a", "b", "c", "d"},
-                          SchedulerOptions(), &clock);
+  UnitScheduler scheduler(Units({"a", "b", "c", "d"}, kPerModel), {"a", "b", "c", "d"}, SchedulerOptions(), &clock);
   std::vector<std::atomic<int>> accepted(4 * kPerModel);
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
@@ -385,8 +379,7 @@ TEST(UnitSchedulerTest, ConcurrentWorkersFinishEveryUnitExactlyOnce) {
             continue;
           }
           EXPECT_TRUE(scheduler.Report(grant.lease_id, grant.fencing_token, {Step(1)}));
-          const CommitCheck check =
-              scheduler.CheckCommit(grant.lease_id, grant.fencing_token, grant.unit.id);
+          const CommitCheck check = scheduler.CheckCommit(grant.lease_id, grant.fencing_token, grant.unit.id);
           EXPECT_EQ(check, CommitCheck::kAccepted) << grant.unit.id;
           if (check == CommitCheck::kAccepted) ++accepted[grant.unit.index];
           scheduler.MarkDone(grant.unit.id);  // even on failure, so the other threads can finish

@@ -19,13 +19,14 @@ using ::noveltygrid::testing_files::TempDir;
 class PlannerTest : public ::testing::Test {
  protected:
   PlannerTest() {
-    dir_.Write("q.jsonl", "{\"id\": \"q1\", \"question\": \"Why is the sky blue?\"}\n"
-                          "{\"id\": \"q2\", \"question\": \"Name a use for a brick.\"}\n");
+    dir_.Write("q.jsonl",
+               "{\"id\": \"q1\", \"question\": \"Why is the sky blue?\"}\n"
+               "{\"id\": \"q2\", \"question\": \"Name a use for a brick.\"}\n");
     std::string prompts;
     for (int i = 0; i < 3; ++i) {
       prompts += "{\"id\": \"c" + std::to_string(i) + "\", \"prompt\": \"Prompt " + std::to_string(i) +
-                 "\", \"prompt_paraphrases\": [\"P" + std::to_string(i) + "a\", \"P" + std::to_string(i) +
-                 "b\", \"P" + std::to_string(i) + "c\"]}\n";
+                 "\", \"prompt_paraphrases\": [\"P" + std::to_string(i) + "a\", \"P" + std::to_string(i) + "b\", \"P" +
+                 std::to_string(i) + "c\"]}\n";
     }
     dir_.Write("curated.jsonl", prompts);
     dir_.Write("wildchat.jsonl", "{\"id\": \"w0\", \"prompt\": \"Name a colour.\"}\n");
@@ -49,9 +50,9 @@ TEST_F(PlannerTest, AidanBenchOnlyPlansKeepTheirIdsAndFingerprint) {
   const Plan plan = PlanOf(kAidan);
   std::vector<std::string> ids;
   for (const UnitSpec& u : plan.units) ids.push_back(u.id);
-  EXPECT_EQ(ids, (std::vector<std::string>{"0de298fefbd41e5a", "8d6d2f20268c2007", "b477a14d37ba4b95",
-                                           "46a13124ebf00073", "add84952a2a3376d", "e127dbb3866157b1",
-                                           "162b38abb6345d64", "9d8efd8bcffbd310"}));
+  EXPECT_EQ(ids,
+            (std::vector<std::string>{"0de298fefbd41e5a", "8d6d2f20268c2007", "b477a14d37ba4b95", "46a13124ebf00073",
+                                      "add84952a2a3376d", "e127dbb3866157b1", "162b38abb6345d64", "9d8efd8bcffbd310"}));
   EXPECT_EQ(plan.fingerprint, "ecf173205f345ea9");
   EXPECT_EQ(plan.units[5].model, "openai:gpt-4o");
   EXPECT_EQ(plan.units[5].temperature, 0.4);
@@ -86,13 +87,13 @@ TEST_F(PlannerTest, NoveltyBenchUnitsFollowAidanBenchInConfigOrder) {
     EXPECT_TRUE(u.paraphrases.empty()) << "only the paraphrase mode carries paraphrases";
     order.push_back(u.model + "|" + u.mode + "|" + u.dataset + "|" + u.item_id);
   }
-  EXPECT_EQ(order, (std::vector<std::string>{
-                       "sim:explorer|in-context|curated|c0", "sim:explorer|in-context|curated|c1",
-                       "sim:explorer|in-context|wildchat|w0", "sim:explorer|standard|curated|c0",
-                       "sim:explorer|standard|curated|c1",    "sim:explorer|standard|wildchat|w0",
-                       "openai:gpt-4o|in-context|curated|c0", "openai:gpt-4o|in-context|curated|c1",
-                       "openai:gpt-4o|in-context|wildchat|w0", "openai:gpt-4o|standard|curated|c0",
-                       "openai:gpt-4o|standard|curated|c1",    "openai:gpt-4o|standard|wildchat|w0"}));
+  EXPECT_EQ(order,
+            (std::vector<std::string>{"sim:explorer|in-context|curated|c0", "sim:explorer|in-context|curated|c1",
+                                      "sim:explorer|in-context|wildchat|w0", "sim:explorer|standard|curated|c0",
+                                      "sim:explorer|standard|curated|c1", "sim:explorer|standard|wildchat|w0",
+                                      "openai:gpt-4o|in-context|curated|c0", "openai:gpt-4o|in-context|curated|c1",
+                                      "openai:gpt-4o|in-context|wildchat|w0", "openai:gpt-4o|standard|curated|c0",
+                                      "openai:gpt-4o|standard|curated|c1", "openai:gpt-4o|standard|wildchat|w0"}));
   EXPECT_EQ(plan.units[8].item_text, "Prompt 0");
 
   // The AidanBench half is the AidanBench-only plan, id for id; the fingerprint covers both.
@@ -106,8 +107,9 @@ TEST_F(PlannerTest, NoveltyBenchUnitsFollowAidanBenchInConfigOrder) {
 }
 
 TEST_F(PlannerTest, TheParaphraseModeCarriesTheFirstKParaphrases) {
-  const Plan plan = PlanOf("models: [sim:a]\ntemperatures: [1.0]\n"
-                           "noveltybench:\n  prompts: curated.jsonl\n  k: 2\n  modes: [paraphrase]\n");
+  const Plan plan = PlanOf(
+      "models: [sim:a]\ntemperatures: [1.0]\n"
+      "noveltybench:\n  prompts: curated.jsonl\n  k: 2\n  modes: [paraphrase]\n");
   ASSERT_EQ(plan.units.size(), 3u);
   EXPECT_EQ(plan.units[1].mode, "paraphrase");
   EXPECT_EQ(plan.units[1].dataset, "curated");
@@ -121,17 +123,18 @@ TEST_F(PlannerTest, IdsAreStableAndChangeWithWhatAUnitComputes) {
   ASSERT_EQ(a.units.size(), 3u);
   EXPECT_EQ(a.units[0].id, again.units[0].id);
   EXPECT_EQ(a.fingerprint, again.fingerprint);
-  for (const std::string& change : {std::string("  k: 9\n"), std::string("  threshold: 0.2\n"),
-                                    std::string("  patience: 0.7\n"), std::string("  ask_n: false\n"),
-                                    std::string("  quality: llm\n"), std::string("  modes: [system-prompt]\n")}) {
+  for (const std::string& change :
+       {std::string("  k: 9\n"), std::string("  threshold: 0.2\n"), std::string("  patience: 0.7\n"),
+        std::string("  ask_n: false\n"), std::string("  quality: llm\n"), std::string("  modes: [system-prompt]\n")}) {
     const Plan changed = PlanOf(base + change);
     ASSERT_EQ(changed.units.size(), 3u) << change;
     EXPECT_NE(changed.units[0].id, a.units[0].id) << change;
     EXPECT_NE(changed.fingerprint, a.fingerprint) << change;
   }
   // The dataset's name is part of the unit: the same file under another name is other work.
-  const Plan renamed = PlanOf("seed: 1\nmodels: [sim:a]\ntemperatures: [1.0]\n"
-                              "noveltybench:\n  datasets: {mine: curated.jsonl}\n");
+  const Plan renamed = PlanOf(
+      "seed: 1\nmodels: [sim:a]\ntemperatures: [1.0]\n"
+      "noveltybench:\n  datasets: {mine: curated.jsonl}\n");
   EXPECT_NE(renamed.units[0].id, a.units[0].id);
   EXPECT_EQ(renamed.units[0].item_id, a.units[0].item_id);
 }
@@ -142,7 +145,8 @@ TEST_F(PlannerTest, HelperModelsAreThoseOfThePlannedBenchmarks) {
                                     "noveltybench:\n  prompts: curated.jsonl\n  partitioner: unigram\n"
                                     "  quality_model: vllm:skywork\n")),
             std::vector<std::string>{"vllm:skywork"});
-  EXPECT_EQ(PlanHelperModels(PlanOf(std::string(kAidan) + "noveltybench:\n  prompts: curated.jsonl\n"
+  EXPECT_EQ(PlanHelperModels(PlanOf(std::string(kAidan) +
+                                    "noveltybench:\n  prompts: curated.jsonl\n"
                                     "  partition_model: sim:classifier\n  quality_model: sim:reward\n")),
             (std::vector<std::string>{"sim:judge", "lexical", "sim:classifier", "sim:reward"}));
 }

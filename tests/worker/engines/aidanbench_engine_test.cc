@@ -120,12 +120,16 @@ struct Harness {
     unit.temperature = temperature;
     unit.item_id = "q1";
     unit.item_text = "What is a use of a brick?";
-    RunAidanLoop(options, {&generator, &judge_model, &embedder}, unit, std::move(checkpoint),
-                 [this](const AidanStep&) { ++observed; return true; },
-                 [this](UnitResult r, CallStats c) {
-                   result = std::move(r);
-                   calls = std::move(c);
-                 });
+    RunAidanLoop(
+        options, {&generator, &judge_model, &embedder}, unit, std::move(checkpoint),
+        [this](const AidanStep&) {
+          ++observed;
+          return true;
+        },
+        [this](UnitResult r, CallStats c) {
+          result = std::move(r);
+          calls = std::move(c);
+        });
     executor.RunAll();
     EXPECT_TRUE(result.has_value());
     return *result;
@@ -148,7 +152,8 @@ TEST(ExtractAnswer, InvalidUtf8IsReplaced) {
 
 TEST(ParseCoherenceScore, EdgeCases) {
   EXPECT_EQ(ParseCoherenceScore("<coherence_score>75</coherence_score>", 100), 75);
-  EXPECT_EQ(ParseCoherenceScore("<coherence_score>10</coherence_score> <coherence_score> 42 </coherence_score>", 100), 42);
+  EXPECT_EQ(ParseCoherenceScore("<coherence_score>10</coherence_score> <coherence_score> 42 </coherence_score>", 100),
+            42);
   EXPECT_EQ(ParseCoherenceScore("no tag at all, 75", 100), std::nullopt);
   EXPECT_EQ(ParseCoherenceScore("<coherence_score>7.5</coherence_score>", 100), std::nullopt);
   EXPECT_EQ(ParseCoherenceScore("<coherence_score>high</coherence_score>", 100), std::nullopt);
@@ -315,13 +320,14 @@ TEST(AidanLoop, ResumesFromCheckpointWithoutRepeatingCalls) {
   UnitSpec unit;
   unit.item_text = "What is a use of a brick?";
   AidanCheckpoint checkpoint;
-  RunAidanLoop(first.options, {&first.generator, &first.judge_model, &first.embedder}, unit, {},
-               [&checkpoint](const AidanStep& s) {
-                 checkpoint.answers.push_back(s.answer);
-                 checkpoint.embeddings.push_back(s.embedding);
-                 return true;
-               },
-               [](UnitResult, CallStats) {});
+  RunAidanLoop(
+      first.options, {&first.generator, &first.judge_model, &first.embedder}, unit, {},
+      [&checkpoint](const AidanStep& s) {
+        checkpoint.answers.push_back(s.answer);
+        checkpoint.embeddings.push_back(s.embedding);
+        return true;
+      },
+      [](UnitResult, CallStats) {});
   first.executor.RunAll();
   ASSERT_EQ(checkpoint.answers.size(), 2u);
 
@@ -363,9 +369,10 @@ TEST(AidanLoop, ObserverCanAbandonTheUnit) {
   unit.item_text = "Q?";
   std::optional<UnitResult> result;
   int steps = 0;
-  RunAidanLoop(h.options, {&h.generator, &h.judge_model, &h.embedder}, unit, {},
-               [&steps](const AidanStep&) { return ++steps < 2; },
-               [&result](UnitResult r, CallStats) { result = std::move(r); });
+  RunAidanLoop(
+      h.options, {&h.generator, &h.judge_model, &h.embedder}, unit, {},
+      [&steps](const AidanStep&) { return ++steps < 2; },
+      [&result](UnitResult r, CallStats) { result = std::move(r); });
   h.executor.RunAll();
   ASSERT_TRUE(result.has_value());
   EXPECT_EQ(result->stop_reason, kStopCancelled);

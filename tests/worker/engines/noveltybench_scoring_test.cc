@@ -1,8 +1,6 @@
 // The NoveltyBench unit after generation: the partition (equal to GreedyPartition with the same
 // decision), the equivalence cache, quality from a reward model or an LLM judge, and the failures of
 // those calls.
-#include "worker/engines/noveltybench_engine.h"
-
 #include <memory>
 #include <optional>
 #include <string>
@@ -15,11 +13,12 @@
 #include "common/storage/memory_store.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "worker/models/sim_scoring.h"
 #include "tests/worker/engines/noveltybench_test_harness.h"
 #include "worker/cache/equivalence_cache.h"
+#include "worker/engines/noveltybench_engine.h"
 #include "worker/models/sim_chat_model.h"
 #include "worker/models/sim_judge_model.h"
+#include "worker/models/sim_scoring.h"
 #include "worker/scorers/sim_scorers.h"
 
 namespace noveltygrid {
@@ -81,7 +80,8 @@ TEST(NoveltyEngineTest, SimulatedModelsEndToEnd) {
   ASSERT_EQ(result->stop_reason, kStopComplete) << result->error;
   ASSERT_EQ(result->answers.size(), 10u);
   const std::vector<std::string> texts = Texts(result->answers);
-  const std::vector<int> expected = noveltybench::GreedyPartition(kPrompt, texts, RuleEquivalence(SimSameIdeaProbability, 0.102));
+  const std::vector<int> expected =
+      noveltybench::GreedyPartition(kPrompt, texts, RuleEquivalence(SimSameIdeaProbability, 0.102));
   EXPECT_EQ(result->novelty->partition, expected);
   const std::vector<bool> openers = noveltybench::ClassOpeners(expected);
   for (size_t i = 0; i < texts.size(); ++i) {
@@ -153,8 +153,9 @@ TEST(NoveltyEngineTest, LlmQualityIsTheJudgesScoreWithZeroCountedAsOne) {
   Harness h;
   h.settings.quality = "llm";
   FakeChat judge("judge", &h.executor, [](const ChatRequest& r, int) {
-    return r.messages[0].content.find("<answer>idea A") != std::string::npos ? "<coherence_score>0</coherence_score>"
-                                                                              : "ok <coherence_score>7</coherence_score>";
+    return r.messages[0].content.find("<answer>idea A") != std::string::npos
+               ? "<coherence_score>0</coherence_score>"
+               : "ok <coherence_score>7</coherence_score>";
   });
   h.models.reward = nullptr;
   h.models.quality_judge = &judge;
@@ -172,8 +173,8 @@ TEST(NoveltyEngineTest, LlmQualityIsTheJudgesScoreWithZeroCountedAsOne) {
     EXPECT_EQ(n.quality[i], o.result.answers[i].answer[5] == 'A' ? 1 : 7);
   }
   const ChatRequest& first = judge.requests[0];
-  EXPECT_EQ(first.messages[0].content,
-            noveltybench::QualityJudgePrompt(noveltybench::DefaultNoveltyPrompts(), kPrompt, o.result.answers[0].answer));
+  EXPECT_EQ(first.messages[0].content, noveltybench::QualityJudgePrompt(noveltybench::DefaultNoveltyPrompts(), kPrompt,
+                                                                        o.result.answers[0].answer));
   EXPECT_EQ(first.temperature, 0);
   EXPECT_EQ(o.calls["judge:judge"].requests, static_cast<int64_t>(judge.requests.size()));
 }

@@ -74,9 +74,8 @@ TEST(ParseRetryAfterTest, SecondsDecimalsAndDates) {
 
 TEST(HttpClientTest, GetAndPostWithStatusBodyAndHeaders) {
   TestHttpServer server;
-  server.server().Get("/hello", [](const httplib::Request&, httplib::Response& res) {
-    res.set_content("hi", "text/plain");
-  });
+  server.server().Get("/hello",
+                      [](const httplib::Request&, httplib::Response& res) { res.set_content("hi", "text/plain"); });
   server.server().Post("/echo", [](const httplib::Request& req, httplib::Response& res) {
     res.status = 418;
     res.set_content(req.body + "|" + req.get_header_value("X-Test"), "application/json");

@@ -18,11 +18,43 @@ bool ReaderAccepts(const std::string& text) {
 
 TEST(JsonReaderTest, AcceptsWhatNlohmannAccepts) {
   const std::vector<std::string> texts = {
-      "{}", "[]", " {\"a\" : [1, -2.5e3, true, false, null, \"x\"]} ", "\"\\u00e9\\ud83d\\ude00\\/\"", "0", "-0",
-      "1e400", "1e-400", "\xEF\xBB\xBF{}", "{\"a\":1,}", "[1,]", "[1 2]", "{\"a\" 1}", "01", "1.", ".5", "-",
-      "\"\\ud800\"", "\"\\udc00\"", "\"\\x\"", "\"a\nb\"", "\"\xC3\x28\"", "\"\xED\xA0\x80\"", "\"\xF4\x90\x80\x80\"",
-      "{} x", "", "tru", "nul", "[[[[]]]]", "{\"a\":{\"b\":{}}}", "\"\xE2\x82\xAC\"", "[1e5, 1E+5, 2e-3]",
-      "{\"a\":1}{", "\"unterminated", "[\"\\\"\"]", "\"\\u12\"", "123456789012345678901234567890",
+      "{}",
+      "[]",
+      " {\"a\" : [1, -2.5e3, true, false, null, \"x\"]} ",
+      "\"\\u00e9\\ud83d\\ude00\\/\"",
+      "0",
+      "-0",
+      "1e400",
+      "1e-400",
+      "\xEF\xBB\xBF{}",
+      "{\"a\":1,}",
+      "[1,]",
+      "[1 2]",
+      "{\"a\" 1}",
+      "01",
+      "1.",
+      ".5",
+      "-",
+      "\"\\ud800\"",
+      "\"\\udc00\"",
+      "\"\\x\"",
+      "\"a\nb\"",
+      "\"\xC3\x28\"",
+      "\"\xED\xA0\x80\"",
+      "\"\xF4\x90\x80\x80\"",
+      "{} x",
+      "",
+      "tru",
+      "nul",
+      "[[[[]]]]",
+      "{\"a\":{\"b\":{}}}",
+      "\"\xE2\x82\xAC\"",
+      "[1e5, 1E+5, 2e-3]",
+      "{\"a\":1}{",
+      "\"unterminated",
+      "[\"\\\"\"]",
+      "\"\\u12\"",
+      "123456789012345678901234567890",
   };
   for (const std::string& text : texts) {
     EXPECT_EQ(ReaderAccepts(text), Json::accept(text)) << text;
@@ -32,8 +64,9 @@ TEST(JsonReaderTest, AcceptsWhatNlohmannAccepts) {
 // Strings are scanned 8 bytes at a time: a byte that ends the string, starts an escape or is not
 // allowed (control, invalid UTF-8) must be found at every offset from the word boundaries.
 TEST(JsonReaderTest, StringsWithSpecialBytesAtEveryOffset) {
-  const std::vector<std::string> specials = {"\\\"", "\\n", "\\u00e9", "\"", "\n", std::string(1, '\0'), "\x1f",
-                                             "\x7f", "\xC3\xA9", "\xF0\x9F\x98\x80", "\xFF", "\xC3", "\\"};
+  const std::vector<std::string> specials = {
+      "\\\"", "\\n",  "\\u00e9", "\"", "\n", std::string(1, '\0'), "\x1f", "\x7f", "\xC3\xA9", "\xF0\x9F\x98\x80",
+      "\xFF", "\xC3", "\\"};
   for (size_t length = 0; length <= 26; ++length) {
     for (size_t at = 0; at <= length; ++at) {
       for (const std::string& special : specials) {
@@ -98,9 +131,9 @@ TEST(JsonReaderTest, ErrorsLatch) {
 }
 
 TEST(AppendJsonStringTest, EscapesAsDumpJsonDoes) {
-  for (const std::string& text : {std::string("plain"), std::string("q\"b\\s/\b\f\n\r\t\x01\x1f\x7f"),
-                                 std::string("\xC3\xA9\xF0\x9F\x98\x80"), std::string("bad \xC3\x28 utf8 \xFF"),
-                                 std::string("nul\0x", 5), std::string()}) {
+  for (const std::string& text :
+       {std::string("plain"), std::string("q\"b\\s/\b\f\n\r\t\x01\x1f\x7f"), std::string("\xC3\xA9\xF0\x9F\x98\x80"),
+        std::string("bad \xC3\x28 utf8 \xFF"), std::string("nul\0x", 5), std::string()}) {
     std::string out = "pre";
     AppendJsonString(text, &out);
     EXPECT_EQ(out, "pre" + DumpJson(Json(text))) << text;
@@ -110,8 +143,8 @@ TEST(AppendJsonStringTest, EscapesAsDumpJsonDoes) {
 // The escaper skips 8 bytes at a time: every special byte at every offset of short and long texts
 // (word boundaries, tails shorter than a word) must still come out as DumpJson writes it.
 TEST(AppendJsonStringTest, SpecialBytesAtEveryOffset) {
-  const std::vector<std::string> specials = {"\"", "\\", "\n", std::string(1, '\0'), "\x1f", "\x7f", " ",
-                                             "\xC3\xA9", "\xE2\x82\xAC", "\xFF", "\xC3"};
+  const std::vector<std::string> specials = {
+      "\"", "\\", "\n", std::string(1, '\0'), "\x1f", "\x7f", " ", "\xC3\xA9", "\xE2\x82\xAC", "\xFF", "\xC3"};
   for (size_t length = 0; length <= 34; ++length) {
     for (size_t at = 0; at <= length; ++at) {
       for (const std::string& special : specials) {

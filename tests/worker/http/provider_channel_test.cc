@@ -1,7 +1,6 @@
 // ProviderChannel over real loopback HTTP: a scripted server for exact replies, the simulated model
 // server for authentication and injected faults, and a fake limiter that records what it is charged.
 #include "worker/http/provider_channel.h"
-#include "worker/http/token_estimate.h"
 
 #include <unistd.h>
 
@@ -21,6 +20,7 @@
 #include "gtest/gtest.h"
 #include "sim_server/sim_server.h"
 #include "tests/worker/http/test_http_server.h"
+#include "worker/http/token_estimate.h"
 
 namespace noveltygrid {
 namespace {
@@ -39,9 +39,8 @@ class FakeLimiter : public ProviderLimiter {
     absl::MutexLock lock(&mu_);
     ++admitted_;
     reserves_.push_back(reserve_tokens);
-    executor_->Schedule([go = std::move(go), r = TokenReservation{reserve_tokens, kMinute}]() mutable {
-      std::move(go)(r);
-    });
+    executor_->Schedule(
+        [go = std::move(go), r = TokenReservation{reserve_tokens, kMinute}]() mutable { std::move(go)(r); });
   }
   void Release(int64_t tokens, TokenReservation reserved) override {
     absl::MutexLock lock(&mu_);
@@ -342,16 +341,22 @@ TEST_F(ProviderChannelTest, PermanentErrorsFailAtOnce) {
     std::string message;
   };
   const std::vector<Case> cases = {
-      {{400, R"({"error":{"message":"Bad field 'x'"}})", {}}, absl::StatusCode::kInvalidArgument,
+      {{400, R"({"error":{"message":"Bad field 'x'"}})", {}},
+       absl::StatusCode::kInvalidArgument,
        "provider 'test': HTTP 400: Bad field 'x'"},
-      {{402, R"({"error":"Payment required"})", {}}, absl::StatusCode::kResourceExhausted,
+      {{402, R"({"error":"Payment required"})", {}},
+       absl::StatusCode::kResourceExhausted,
        "provider 'test': HTTP 402: Payment required"},
-      {{404, R"({"error":{"message":"The model `m` does not exist"}})", {}}, absl::StatusCode::kNotFound,
+      {{404, R"({"error":{"message":"The model `m` does not exist"}})", {}},
+       absl::StatusCode::kNotFound,
        "provider 'test': HTTP 404: The model `m` does not exist"},
-      {{429, R"({"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}})", {{"Retry-After", "1"}}},
+      {{429,
+        R"({"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}})",
+        {{"Retry-After", "1"}}},
        absl::StatusCode::kResourceExhausted,
        "provider 'test': HTTP 429 insufficient_quota: You exceeded your current quota"},
-      {{200, R"({"error":{"message":"context length exceeded","code":400}})", {}}, absl::StatusCode::kInvalidArgument,
+      {{200, R"({"error":{"message":"context length exceeded","code":400}})", {}},
+       absl::StatusCode::kInvalidArgument,
        "provider 'test': HTTP 200 with an error object: context length exceeded"},
   };
   ScriptedProvider& server = server_;
@@ -379,7 +384,7 @@ TEST_F(ProviderChannelTest, ForbiddenFailsTheCallButDoesNotLatch) {
   ASSERT_FALSE(first.reply.ok());
   EXPECT_EQ(first.reply.status().code(), absl::StatusCode::kPermissionDenied);
   EXPECT_EQ(first.info.attempts, 1);  // not retried
-  Result second = Call(*channel);  // another model or request may well be allowed
+  Result second = Call(*channel);     // another model or request may well be allowed
   EXPECT_TRUE(second.reply.ok()) << second.reply.status();
   EXPECT_EQ(server.requests(), 2);
 }
@@ -445,7 +450,8 @@ TEST_F(ProviderChannelTest, SurvivesInjectedFaults) {
   std::atomic<int> ok{0};
   std::atomic<int> attempts{0};
   for (int i = 0; i < kCalls; ++i) {
-    Json body = Json::parse(R"({"model":"sim:explorer","messages":[{"role":"user","content":"Name a use for a brick."}]})");
+    Json body =
+        Json::parse(R"({"model":"sim:explorer","messages":[{"role":"user","content":"Name a use for a brick."}]})");
     body["seed"] = i;
     channel->PostJson("/chat/completions", std::move(body), [&](absl::StatusOr<Json> reply, CallInfo info) {
       if (reply.ok() && reply->contains("choices")) ok.fetch_add(1);
@@ -524,8 +530,7 @@ TEST_F(ProviderChannelTest, UnlimitedLimiterSendsWithoutWaitingAndCountsTheCall)
   absl::StatusOr<std::unique_ptr<ProviderLimiter>> limiter = MakeProviderLimiter(options);
   ASSERT_TRUE(limiter.ok()) << limiter.status();
   absl::StatusOr<std::unique_ptr<ProviderChannel>> channel = ProviderChannel::Create(
-      Config(server.base_url()), http_.get(), limiter->get(), &executor_,
-      Env({{"TEST_PROVIDER_KEY", kKey}}));
+      Config(server.base_url()), http_.get(), limiter->get(), &executor_, Env({{"TEST_PROVIDER_KEY", kKey}}));
   ASSERT_TRUE(channel.ok()) << channel.status();
   for (int i = 0; i < 3; ++i) {
     Result r = Call(**channel);

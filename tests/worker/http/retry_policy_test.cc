@@ -33,8 +33,8 @@ TEST(ClassifyAttemptTest, EveryStatusRow) {
   const std::vector<Row> rows = {
       {400, OpenAiError("Bad field", "invalid_request_error", ""), CallOutcome::kFail,
        absl::StatusCode::kInvalidArgument, "HTTP 400: Bad field"},
-      {401, OpenAiError("Incorrect API key provided", "invalid_request_error", "invalid_api_key"),
-       CallOutcome::kFail, absl::StatusCode::kUnauthenticated, "HTTP 401: Incorrect API key provided"},
+      {401, OpenAiError("Incorrect API key provided", "invalid_request_error", "invalid_api_key"), CallOutcome::kFail,
+       absl::StatusCode::kUnauthenticated, "HTTP 401: Incorrect API key provided"},
       {402, plain, CallOutcome::kFail, absl::StatusCode::kResourceExhausted, "HTTP 402: Something"},
       {403, plain, CallOutcome::kFail, absl::StatusCode::kPermissionDenied, "HTTP 403: Something"},
       {404, R"({"error":"model not found"})", CallOutcome::kFail, absl::StatusCode::kNotFound,
@@ -55,8 +55,8 @@ TEST(ClassifyAttemptTest, EveryStatusRow) {
        absl::StatusCode::kUnavailable, "HTTP 500: The server had an error"},
       {502, "<html>bad gateway</html>", CallOutcome::kRetry, absl::StatusCode::kUnavailable,
        "HTTP 502: <html>bad gateway</html>"},
-      {503, R"({"object":"error","message":"overloaded","type":"ServiceUnavailable","code":503})",
-       CallOutcome::kRetry, absl::StatusCode::kUnavailable, "HTTP 503: overloaded"},
+      {503, R"({"object":"error","message":"overloaded","type":"ServiceUnavailable","code":503})", CallOutcome::kRetry,
+       absl::StatusCode::kUnavailable, "HTTP 503: overloaded"},
       {504, "", CallOutcome::kRetry, absl::StatusCode::kDeadlineExceeded, "HTTP 504"},
       {301, "", CallOutcome::kFail, absl::StatusCode::kFailedPrecondition, "HTTP 301"},
   };
@@ -163,8 +163,8 @@ TEST(RetryDelayTest, ExponentialJitteredAndCapped) {
   EXPECT_EQ(RetryDelay(options, 1, std::nullopt, 1.0), absl::Milliseconds(100));
   EXPECT_EQ(RetryDelay(options, 2, std::nullopt, 1.0), absl::Milliseconds(200));
   EXPECT_EQ(RetryDelay(options, 3, std::nullopt, 0.0), absl::Milliseconds(200));
-  EXPECT_EQ(RetryDelay(options, 5, std::nullopt, 1.0), absl::Seconds(1));      // 1.6 s capped
-  EXPECT_EQ(RetryDelay(options, 500, std::nullopt, 1.0), absl::Seconds(1));    // no overflow
+  EXPECT_EQ(RetryDelay(options, 5, std::nullopt, 1.0), absl::Seconds(1));    // 1.6 s capped
+  EXPECT_EQ(RetryDelay(options, 500, std::nullopt, 1.0), absl::Seconds(1));  // no overflow
   for (int retry = 1; retry <= 10; ++retry) {
     for (double u : {0.0, 0.25, 0.5, 0.999}) {
       const absl::Duration d = RetryDelay(options, retry, std::nullopt, u);
@@ -184,7 +184,7 @@ TEST(RetryDelayTest, ServerHintWhenLargerCappedAtMaxHint) {
   EXPECT_EQ(RetryDelay(options, 1, absl::Seconds(2), 0.5), absl::Milliseconds(2200));
   EXPECT_EQ(RetryDelay(options, 1, absl::Seconds(2), 1.0), absl::Milliseconds(2400));
   EXPECT_EQ(RetryDelay(options, 1, absl::Milliseconds(10), 1.0), absl::Milliseconds(100));  // smaller: ignored
-  EXPECT_EQ(RetryDelay(options, 1, absl::Hours(1), 0.0), absl::Seconds(5));        // capped
+  EXPECT_EQ(RetryDelay(options, 1, absl::Hours(1), 0.0), absl::Seconds(5));                 // capped
   EXPECT_EQ(RetryDelay(options, 1, absl::Hours(1), 0.5), absl::Milliseconds(5500));
   options.max_hint = absl::Milliseconds(1);
   EXPECT_EQ(RetryDelay(options, 1, absl::Seconds(2), 1.0), absl::Milliseconds(100));  // cap below backoff

@@ -32,7 +32,10 @@ class TestHttpServer {
 
   // Call after registering handlers.
   void Start() {
-    thread_ = std::thread([this] { server_.listen_after_bind(); done_ = true; });
+    thread_ = std::thread([this] {
+      server_.listen_after_bind();
+      done_ = true;
+    });
     while (!server_.is_running() && !done_) std::this_thread::yield();
   }
   void Stop() {

@@ -20,9 +20,9 @@ TEST(TokenEstimateTest, PromptBytesPlusTheCompletionBudgetOfEveryChoice) {
 }
 
 TEST(TokenEstimateTest, BodiesWithoutACompletionCountTheirSize) {
-  for (const std::string& body : {std::string(R"({"model":"e","input":["a","b"]})"), std::string("[1,2,3]"),
-                                 std::string("not json"), std::string(R"({"max_tokens":"many"})"),
-                                 std::string(R"({"max_tokens":-5,"n":3})"), std::string()}) {
+  for (const std::string& body :
+       {std::string(R"({"model":"e","input":["a","b"]})"), std::string("[1,2,3]"), std::string("not json"),
+        std::string(R"({"max_tokens":"many"})"), std::string(R"({"max_tokens":-5,"n":3})"), std::string()}) {
     SCOPED_TRACE(body);
     EXPECT_EQ(EstimateRequestTokens(body), Prompt(body));  // a negative budget counts as 0
   }

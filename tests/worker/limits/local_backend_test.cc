@@ -63,8 +63,8 @@ TEST(LocalBackendTest, ReservationsAreChargedAtAdmissionAndSettledAtRelease) {
   EXPECT_EQ(first.granted, 2);
   EXPECT_EQ(first.minute, minute);
   EXPECT_EQ(first.retry_at, kMinuteStart + absl::Seconds(60));
-  backend.Release(1, {{minute, {.refund = 50}}}, kMinuteStart);  // used 10 of its 60: 70 charged
-  EXPECT_EQ(backend.Admit({60, 60}, kMinuteStart).granted, 1);  // 70 < 100, then 130
+  backend.Release(1, {{minute, {.refund = 50}}}, kMinuteStart);   // used 10 of its 60: 70 charged
+  EXPECT_EQ(backend.Admit({60, 60}, kMinuteStart).granted, 1);    // 70 < 100, then 130
   backend.Release(2, {{minute, {.refund = 500}}}, kMinuteStart);  // never below zero
   EXPECT_EQ(backend.Admit({99, 1, 1}, kMinuteStart).granted, 2);  // 0, then 99 < 100, then 100
 
@@ -72,7 +72,7 @@ TEST(LocalBackendTest, ReservationsAreChargedAtAdmissionAndSettledAtRelease) {
   const absl::Time next = kMinuteStart + absl::Seconds(60);
   backend.Release(1, {{minute, {.excess = 30, .refund = 99}}}, next);
   EXPECT_EQ(backend.Admit({69, 1}, next).granted, 2);  // 30, then 99 < 100
-  EXPECT_EQ(backend.Admit({1}, next).granted, 0);       // 100
+  EXPECT_EQ(backend.Admit({1}, next).granted, 0);      // 100
   // A request larger than the whole limit still goes once the minute is below it.
   EXPECT_EQ(backend.Admit({1000}, next + absl::Seconds(60)).granted, 1);
   EXPECT_EQ(backend.Admit({1}, next + absl::Seconds(61)).granted, 0);

@@ -8,9 +8,9 @@
 // Synchronisation: Pump() (one admission round, done when it returns) and conditions awaited with a
 // generous timeout; nothing sleeps, nothing asserts on timing.
 #include <arpa/inet.h>
-#include <signal.h>
 #include <hiredis/hiredis.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -31,7 +31,6 @@
 
 namespace noveltygrid {
 namespace {
-
 
 constexpr char kPassword[] = "s3cret-limits";
 
@@ -130,7 +129,8 @@ class RedisLimiterTest : public ::testing::Test {
       argv.push_back(a.data());
       lens.push_back(a.size());
     }
-    auto* reply = static_cast<redisReply*>(redisCommandArgv(c, static_cast<int>(args.size()), argv.data(), lens.data()));
+    auto* reply =
+        static_cast<redisReply*>(redisCommandArgv(c, static_cast<int>(args.size()), argv.data(), lens.data()));
     long long value = -1;
     if (reply != nullptr && reply->type == REDIS_REPLY_INTEGER) value = reply->integer;
     if (reply != nullptr && reply->type == REDIS_REPLY_STRING) value = std::atoll(reply->str);
@@ -155,9 +155,8 @@ TEST_F(RedisLimiterTest, TwoInstancesNeverExceedMaxInFlightTogether) {
   constexpr int kEach = 20;
   ThreadPool pool(4);
   Tally tally;
-  std::unique_ptr<ProviderLimiter> limiters[2] = {
-      Make("shared", {.max_in_flight = kMax}, &pool, nullptr, Url()),
-      Make("shared", {.max_in_flight = kMax}, &pool, nullptr, Url())};
+  std::unique_ptr<ProviderLimiter> limiters[2] = {Make("shared", {.max_in_flight = kMax}, &pool, nullptr, Url()),
+                                                  Make("shared", {.max_in_flight = kMax}, &pool, nullptr, Url())};
   ASSERT_NE(limiters[0], nullptr);
   ASSERT_NE(limiters[1], nullptr);
   for (int i = 0; i < kEach; ++i) {
@@ -282,7 +281,7 @@ TEST_F(RedisLimiterTest, ReservationsAreChargedInRedisAtAdmissionAndSettledAtRel
 
   // A minute that is over keeps its charge: a late refund is not taken from the next one.
   clock.Advance(absl::Seconds(60));
-  b->Release(0, reserved[3]);  // B's request of 1, from the last minute
+  b->Release(0, reserved[3]);          // B's request of 1, from the last minute
   b->Release(30, TokenReservation{});  // usage without a reservation: charged now
   b->Pump();
   EXPECT_EQ(Query({"GET", MinuteKey("rsv", "tpm", clock.Now())}), 30);
@@ -416,8 +415,8 @@ std::unique_ptr<ProviderLimiter> MakeLocalFallback(const std::string& url, FakeC
 
 TEST(RedisLimiterFallbackTest, RedisUnreachableEnforcesTheLimitsLocally) {
   const std::string password = "unreachable-pw";
-  ExpectLocalEnforcement(absl::StrCat("redis://:", password, "@127.0.0.1:", testing_redis::FreeLoopbackPort(), "/0"), password,
-                         &MakeLocalFallback);
+  ExpectLocalEnforcement(absl::StrCat("redis://:", password, "@127.0.0.1:", testing_redis::FreeLoopbackPort(), "/0"),
+                         password, &MakeLocalFallback);
 }
 
 TEST_F(RedisLimiterTest, WrongPasswordEnforcesTheLimitsLocally) {

@@ -21,8 +21,7 @@ TEST(LexicalWordsTest, LowercasesAndSplitsOnAsciiPunctuation) {
   EXPECT_EQ(LexicalWords("Hello, World! it's 42-fold"),
             (std::vector<std::string>{"hello", "world", "it", "s", "42", "fold"}));
   // Bytes >= 0x80 are word characters: UTF-8 words stay whole.
-  EXPECT_EQ(LexicalWords("Caf\xC3\xA9 na\xC3\xAFve"),
-            (std::vector<std::string>{"caf\xC3\xA9", "na\xC3\xAFve"}));
+  EXPECT_EQ(LexicalWords("Caf\xC3\xA9 na\xC3\xAFve"), (std::vector<std::string>{"caf\xC3\xA9", "na\xC3\xAFve"}));
   EXPECT_TRUE(LexicalWords(" ,.;  ").empty());
 }
 

@@ -13,8 +13,7 @@ using ::testing::HasSubstr;
 TEST(ModelFactoryTest, MakesEverySimulatedModel) {
   QueueExecutor executor;
   const ModelContext context{&executor};
-  for (const char* id :
-       {"sim:explorer", "sim:steady", "sim:collapse", "sim:chaotic", "sim:judge", "sim:judge-flaky"}) {
+  for (const char* id : {"sim:explorer", "sim:steady", "sim:collapse", "sim:chaotic", "sim:judge", "sim:judge-flaky"}) {
     auto model = MakeChatModel(id, context);
     ASSERT_TRUE(model.ok()) << id << ": " << model.status();
     EXPECT_EQ((*model)->id(), id);
@@ -41,8 +40,7 @@ TEST(ModelFactoryTest, UnknownIdsWithoutAnEndpointAreRefused) {
   EXPECT_EQ(embedder.status().code(), absl::StatusCode::kInvalidArgument);
   // An embedder id is not a chat model and vice versa.
   EXPECT_EQ(MakeChatModel("lexical", ModelContext{&executor}).status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(MakeEmbedder("sim:explorer", ModelContext{&executor}).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(MakeEmbedder("sim:explorer", ModelContext{&executor}).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(ModelFactoryTest, AnEndpointNeedsAProviderHub) {
@@ -64,8 +62,7 @@ TEST(ModelFactoryTest, MakesLexicalEmbedders) {
   auto sized = MakeEmbedder("lexical-96", ModelContext{&executor});
   ASSERT_TRUE(sized.ok());
   EXPECT_EQ((*sized)->dimensions(), 96);
-  EXPECT_EQ(MakeEmbedder("lexical-x", ModelContext{&executor}).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(MakeEmbedder("lexical-x", ModelContext{&executor}).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(ModelFactoryTest, RequiresAnExecutor) {

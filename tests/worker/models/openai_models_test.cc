@@ -71,7 +71,8 @@ ModelEndpoint Endpoint(const std::string& max_tokens_field = "max_tokens") {
 
 Json Completion(std::vector<std::pair<int, std::string>> choices) {
   Json c = Json::array();
-  for (auto& [index, text] : choices) c.push_back(Json{{"index", index}, {"message", {{"role", "assistant"}, {"content", text}}}});
+  for (auto& [index, text] : choices)
+    c.push_back(Json{{"index", index}, {"message", {{"role", "assistant"}, {"content", text}}}});
   return Json{{"choices", c}, {"usage", {{"prompt_tokens", 11}, {"completion_tokens", 7}}}};
 }
 
@@ -147,8 +148,9 @@ std::string Base64Floats(const std::vector<float>& v) {
 }
 
 TEST(OpenAiEmbedderTest, ParsesFloatAndBase64VectorsByIndex) {
-  Json body = {{"data", {{{"index", 1}, {"embedding", Base64Floats({0.5f, -2.0f})}},
-                         {{"index", 0}, {"embedding", {1.0, 0.25}}}}}};
+  Json body = {
+      {"data",
+       {{{"index", 1}, {"embedding", Base64Floats({0.5f, -2.0f})}}, {{"index", 0}, {"embedding", {1.0, 0.25}}}}}};
   auto vectors = OpenAiEmbedder::ParseReply(body.dump(), 2);
   ASSERT_TRUE(vectors.ok()) << vectors.status();
   EXPECT_EQ((*vectors)[0], (Embedding{1.0f, 0.25f}));
@@ -172,7 +174,7 @@ TEST(OpenAiEmbedderTest, Base64ReadsAsAbslDecodesIt) {
     std::string unpadded = canonical;
     while (!unpadded.empty() && unpadded.back() == '=') unpadded.pop_back();
     texts.push_back(unpadded);
-    texts.push_back(canonical.substr(0, 4) + " " + canonical.substr(4));  // whitespace inside
+    texts.push_back(canonical.substr(0, 4) + " " + canonical.substr(4));    // whitespace inside
     if (canonical.size() >= 2 && canonical[canonical.size() - 1] == '=') {  // non-zero padding bits
       std::string odd = canonical;
       const size_t last = odd.find('=') - 1;

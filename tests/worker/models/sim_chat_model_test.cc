@@ -79,11 +79,10 @@ TEST(SimChatModelTest, CallbackRunsOnlyThroughTheExecutor) {
   QueueExecutor executor;
   auto model = Make("sim:steady", &executor);
   bool called = false;
-  model->Complete(UserRequest(AidanPrompt(TestQuestions()[2], {})),
-                  [&called](absl::StatusOr<ChatReply> reply) {
-                    EXPECT_TRUE(reply.ok());
-                    called = true;
-                  });
+  model->Complete(UserRequest(AidanPrompt(TestQuestions()[2], {})), [&called](absl::StatusOr<ChatReply> reply) {
+    EXPECT_TRUE(reply.ok());
+    called = true;
+  });
   EXPECT_FALSE(called);
   EXPECT_EQ(executor.pending(), 1u);
   executor.RunAll();
@@ -107,8 +106,7 @@ TEST(SimChatModelTest, ConcurrentCallsGiveTheSequentialAnswers) {
   std::vector<ChatRequest> requests;
   for (int i = 0; i < kCalls; ++i) {
     const std::string& question = TestQuestions()[i % TestQuestions().size()];
-    requests.push_back(
-        UserRequest(AidanPrompt(question, {"An earlier answer about the topic."}), 0.1 * (i % 12), i));
+    requests.push_back(UserRequest(AidanPrompt(question, {"An earlier answer about the topic."}), 0.1 * (i % 12), i));
   }
   absl::Mutex mu;
   std::vector<std::string> got(kCalls);
@@ -140,8 +138,7 @@ TEST(SimChatModelTest, RejectsBadRequests) {
   ChatRequest zero_n = UserRequest("Name a color");
   zero_n.n = 0;
   EXPECT_EQ(model->Generate(zero_n).status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(model->Generate(UserRequest("Name a color", 3.0)).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(model->Generate(UserRequest("Name a color", 3.0)).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(SimChatModelTest, AnswersInTagsWhenAskedAndPlainTextOtherwise) {
@@ -153,11 +150,9 @@ TEST(SimChatModelTest, AnswersInTagsWhenAskedAndPlainTextOtherwise) {
     ASSERT_TRUE(ExtractLastTag(tagged->choices[0], "answer").has_value()) << tagged->choices[0];
     // On topic: the question's content words appear in the answer.
     const std::string answer = Answer(tagged->choices[0]);
-    EXPECT_TRUE(answer.find("brick") != std::string::npos || answer.find("blanket") != std::string::npos)
-        << answer;
+    EXPECT_TRUE(answer.find("brick") != std::string::npos || answer.find("blanket") != std::string::npos) << answer;
 
-    auto story = model->Generate(
-        UserRequest("Tell me a story in five sentences about a girl and her dog.", 1.0, seed));
+    auto story = model->Generate(UserRequest("Tell me a story in five sentences about a girl and her dog.", 1.0, seed));
     ASSERT_TRUE(story.ok());
     EXPECT_THAT(story->choices[0], Not(HasSubstr("<answer>")));
     EXPECT_GE(simtest::WordCount(story->choices[0]), 10);
@@ -204,10 +199,8 @@ TEST(SimChatModelTest, ParaphrasesOfAPromptShareIdeas) {
   for (uint64_t seed = 0; seed < 10; ++seed) {
     std::vector<std::string> explorer, collapse;
     for (const std::string& prompt : paraphrases) {
-      explorer.push_back(
-          Make("sim:explorer", &executor)->Generate(UserRequest(prompt, 1.0, seed))->choices[0]);
-      collapse.push_back(
-          Make("sim:collapse", &executor)->Generate(UserRequest(prompt, 1.0, seed))->choices[0]);
+      explorer.push_back(Make("sim:explorer", &executor)->Generate(UserRequest(prompt, 1.0, seed))->choices[0]);
+      collapse.push_back(Make("sim:collapse", &executor)->Generate(UserRequest(prompt, 1.0, seed))->choices[0]);
     }
     explorer_total += DistinctIdeas(explorer);
     collapse_total += DistinctIdeas(collapse);
@@ -226,10 +219,8 @@ TEST(SimChatModelTest, AvoidsAnIdeaItAlreadyGave) {
   for (const std::string& question : TestQuestions()) {
     // At temperature 0 the first answer is the most salient idea; asked again with it as a previous
     // answer, the model should move on.
-    const std::string first =
-        Answer(model->Generate(UserRequest(AidanPrompt(question, {}), 0.0))->choices[0]);
-    const std::string second =
-        Answer(model->Generate(UserRequest(AidanPrompt(question, {first}), 0.0))->choices[0]);
+    const std::string first = Answer(model->Generate(UserRequest(AidanPrompt(question, {}), 0.0))->choices[0]);
+    const std::string second = Answer(model->Generate(UserRequest(AidanPrompt(question, {first}), 0.0))->choices[0]);
     ++trials;
     avoided += Cosine(embedder.EmbedOne(first), embedder.EmbedOne(second)) < 0.5;
   }

@@ -30,8 +30,7 @@ TEST(SimVocabularyTest, ClassesAreDisjointAndNotStopwords) {
 }
 
 TEST(TopicWordsTest, KeepsContentWordsOfTheQuestion) {
-  EXPECT_EQ(TopicWords("How might you use a brick and a blanket?"),
-            (std::vector<std::string>{"brick", "blanket"}));
+  EXPECT_EQ(TopicWords("How might you use a brick and a blanket?"), (std::vector<std::string>{"brick", "blanket"}));
   EXPECT_EQ(TopicWords("Provide an explanation for Japan's Lost Decades."),
             (std::vector<std::string>{"Japan", "Lost", "Decades"}));
   EXPECT_TRUE(TopicWords("What is it?").empty());

@@ -35,8 +35,7 @@ TEST(SimJudgeModelTest, CoherentSimAnswersScoreHighAndSaladLow) {
     sim::SimRng rng(StableHash(question));
     for (int rank = 0; rank < space.size(); ++rank) {
       for (int t = 0; t < sim::IdeaSpace::NumTemplates(sim::AnswerStyle::kSentence); ++t) {
-        const int score =
-            SimJudgeModel::ScoreCoherence(question, space.Render(rank, sim::AnswerStyle::kSentence, t));
+        const int score = SimJudgeModel::ScoreCoherence(question, space.Render(rank, sim::AnswerStyle::kSentence, t));
         coherent_min = std::min(coherent_min, score);
         coherent_max = std::max(coherent_max, score);
         coherent_sum += score;
@@ -97,8 +96,7 @@ TEST(SimJudgeModelTest, RepliesWithACoherenceTagOnTheRequestedScale) {
   for (const char* phrase : {"1-10", "1 - 10"}) {
     std::string prompt = CoherencePrompt(question, "");
     prompt += absl::StrCat("\nUse a scale of ", phrase, ".");
-    EXPECT_EQ(ParsedScore(*CompleteSync(*judge, executor, UserRequest(prompt)), "coherence_score"), 1)
-        << phrase;
+    EXPECT_EQ(ParsedScore(*CompleteSync(*judge, executor, UserRequest(prompt)), "coherence_score"), 1) << phrase;
   }
 }
 
@@ -107,8 +105,7 @@ TEST(SimJudgeModelTest, ScaleIsReadFromThePromptWordingOnly) {
   auto judge = Make("sim:judge", &executor);
   // "81-100" contains "1-10" but is not a 1-10 scale; an answer mentioning "1 to 10" is not either.
   const std::string answer = "Rate the risk from 1 to 10, then act on the highest scores first.";
-  auto reply =
-      CompleteSync(*judge, executor, UserRequest(CoherencePrompt("What should a city plan for?", answer)));
+  auto reply = CompleteSync(*judge, executor, UserRequest(CoherencePrompt("What should a city plan for?", answer)));
   auto score = ParsedScore(*reply, "coherence_score");
   ASSERT_TRUE(score.has_value());
   EXPECT_GT(*score, 10);
@@ -120,15 +117,15 @@ TEST(SimJudgeModelTest, SimilarityFromLexicalOverlap) {
   auto similarity = [&](const std::string& a, const std::string& b) {
     auto reply = CompleteSync(
         *judge, executor,
-        UserRequest(absl::StrCat("Compare.\n<question>Q?</question>\n<answer1>", a, "</answer1>\n<answer2>",
-                                 b, "</answer2>\nReply in <similarity_score></similarity_score> tags.")));
+        UserRequest(absl::StrCat("Compare.\n<question>Q?</question>\n<answer1>", a, "</answer1>\n<answer2>", b,
+                                 "</answer2>\nReply in <similarity_score></similarity_score> tags.")));
     return ParsedScore(*reply, "similarity_score").value_or(-1);
   };
   sim::IdeaSpace space(TestQuestions()[5], "explorer", 10);
-  const int same = similarity(space.Render(0, sim::AnswerStyle::kSentence, 0),
-                              space.Render(0, sim::AnswerStyle::kSentence, 4));
-  const int different = similarity(space.Render(0, sim::AnswerStyle::kSentence, 0),
-                                   space.Render(1, sim::AnswerStyle::kSentence, 0));
+  const int same =
+      similarity(space.Render(0, sim::AnswerStyle::kSentence, 0), space.Render(0, sim::AnswerStyle::kSentence, 4));
+  const int different =
+      similarity(space.Render(0, sim::AnswerStyle::kSentence, 0), space.Render(1, sim::AnswerStyle::kSentence, 0));
   EXPECT_GE(same, 50);
   EXPECT_LE(different, 40);
   EXPECT_GE(different, 0);

@@ -35,19 +35,16 @@ class QueueExecutor : public Executor {
   std::deque<Task> tasks_;
 };
 
-inline absl::StatusOr<ChatReply> CompleteSync(ChatModel& model, QueueExecutor& executor,
-                                              ChatRequest request) {
+inline absl::StatusOr<ChatReply> CompleteSync(ChatModel& model, QueueExecutor& executor, ChatRequest request) {
   std::optional<absl::StatusOr<ChatReply>> result;
-  model.Complete(std::move(request),
-                 [&result](absl::StatusOr<ChatReply> reply) { result = std::move(reply); });
+  model.Complete(std::move(request), [&result](absl::StatusOr<ChatReply> reply) { result = std::move(reply); });
   executor.RunAll();
   return std::move(*result);
 }
 
 inline Embedding EmbedSync(Embedder& embedder, QueueExecutor& executor, std::string text) {
   std::vector<Embedding> out;
-  embedder.Embed({std::move(text)},
-                 [&out](absl::StatusOr<EmbedReply> reply) { out = std::move(reply->vectors); });
+  embedder.Embed({std::move(text)}, [&out](absl::StatusOr<EmbedReply> reply) { out = std::move(reply->vectors); });
   executor.RunAll();
   return out.at(0);
 }
@@ -93,8 +90,7 @@ inline std::string AidanPrompt(const std::string& question, const std::vector<st
   return prompt;
 }
 
-inline std::string CoherencePrompt(const std::string& question, const std::string& answer,
-                                   bool ten_point = false) {
+inline std::string CoherencePrompt(const std::string& question, const std::string& answer, bool ten_point = false) {
   return absl::StrCat(
       "Your task is to evaluate the coherence and plausibility of an answer to a given question.\n\n"
       "Question: <question>",
@@ -112,8 +108,7 @@ inline double Cosine(const Embedding& a, const Embedding& b) { return CosineSimi
 // Judges `answer` with `judge` on the 0-100 scale; -1 when the reply does not parse.
 inline int JudgeCoherence(ChatModel& judge, QueueExecutor& executor, const std::string& question,
                           const std::string& answer) {
-  absl::StatusOr<ChatReply> reply =
-      CompleteSync(judge, executor, UserRequest(CoherencePrompt(question, answer), 0.0));
+  absl::StatusOr<ChatReply> reply = CompleteSync(judge, executor, UserRequest(CoherencePrompt(question, answer), 0.0));
   if (!reply.ok()) return -1;
   std::optional<std::string> tag = ExtractLastTag(reply->choices.at(0), "coherence_score");
   std::optional<long long> score = tag ? ParsePythonInt(*tag) : std::nullopt;
@@ -126,9 +121,8 @@ struct LoopResult {
 };
 
 // The AidanBench loop of the reference, capped at `max_answers`.
-inline LoopResult RunAidanLoop(ChatModel& model, ChatModel& judge, Embedder& embedder,
-                               QueueExecutor& executor, const std::string& question, double temperature,
-                               uint64_t seed, int max_answers = 150) {
+inline LoopResult RunAidanLoop(ChatModel& model, ChatModel& judge, Embedder& embedder, QueueExecutor& executor,
+                               const std::string& question, double temperature, uint64_t seed, int max_answers = 150) {
   LoopResult result;
   std::vector<Embedding> embeddings;
   while (result.valid < max_answers) {

@@ -13,9 +13,9 @@
 #include "common/storage/memory_store.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "worker/models/sim_scoring.h"
 #include "tests/worker/partition/fake_models.h"
 #include "tests/worker/partition/test_generations.h"
+#include "worker/models/sim_scoring.h"
 #include "worker/partition/classifier_decider.h"
 #include "worker/partition/unigram_decider.h"
 #include "worker/scorers/sim_scorers.h"
@@ -93,9 +93,9 @@ TEST(AsyncPartitionTest, AsksOneBatchPerGenerationWithEveryOpenClass) {
   ManualExecutor executor;
   FakeClassifier classifier("clf", &executor, SameFirstWord);
   ClassifierDecider decider(&classifier, 0.5);
-  const std::vector<std::string> generations = {
-      "apple one two three four five", "banana one two three four five", "cherry one two three four five",
-      "cherry six seven eight nine ten", "apple six seven eight nine ten"};
+  const std::vector<std::string> generations = {"apple one two three four five", "banana one two three four five",
+                                                "cherry one two three four five", "cherry six seven eight nine ten",
+                                                "apple six seven eight nine ten"};
   PartitionOutcome outcome = Partition(executor, generations, decider);
   ASSERT_TRUE(outcome.partition.ok());
   EXPECT_THAT(*outcome.partition, ElementsAre(0, 1, 2, 2, 0));
@@ -148,9 +148,8 @@ TEST(AsyncPartitionTest, TheCacheAnswersASecondRunWhateverTheThreshold) {
   ManualExecutor executor;
   InMemoryStore store;
   EquivalenceCache cache(&store);
-  FakeClassifier classifier("clf", &executor, [](const std::string& a, const std::string& b) {
-    return SimSameIdeaProbability(a, b);
-  });
+  FakeClassifier classifier("clf", &executor,
+                            [](const std::string& a, const std::string& b) { return SimSameIdeaProbability(a, b); });
   const std::vector<std::string> generations = GenerationSets(1, 10, /*seed=*/3)[0];
 
   ClassifierDecider decider(&classifier, 0.102);

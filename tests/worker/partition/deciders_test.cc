@@ -36,8 +36,8 @@ using ::testing::HasSubstr;
 
 const std::string kPrompt = "Name one unusual use for a brick.";
 
-std::optional<DeciderReply> Score(ManualExecutor& executor, EquivalenceDecider& decider,
-                                  std::vector<TextPair> pairs, const std::string& prompt = kPrompt) {
+std::optional<DeciderReply> Score(ManualExecutor& executor, EquivalenceDecider& decider, std::vector<TextPair> pairs,
+                                  const std::string& prompt = kPrompt) {
   std::optional<DeciderReply> reply;
   decider.Score(prompt, std::move(pairs), [&reply](DeciderReply r) { reply = std::move(r); });
   executor.RunAll();
@@ -199,8 +199,7 @@ TEST(LlmDeciderTest, AsksOneJudgeRequestPerPairWithTheTemplate) {
   const ChatRequest& request = judge.requests[1];
   ASSERT_EQ(request.messages.size(), 1u);
   EXPECT_EQ(request.messages[0].role, "user");
-  EXPECT_EQ(request.messages[0].content,
-            noveltybench::EquivalenceJudgePrompt(prompts, kPrompt, "first b", "cand b"));
+  EXPECT_EQ(request.messages[0].content, noveltybench::EquivalenceJudgePrompt(prompts, kPrompt, "first b", "cand b"));
   EXPECT_EQ(request.temperature, 0);
   EXPECT_EQ(request.seed, 99u);
   EXPECT_EQ(request.n, 1);
@@ -299,8 +298,9 @@ TEST(UnigramDeciderTest, RougeOneInlineWithoutCacheOrStats) {
                 [&reply](DeciderReply r) { reply = std::move(r); });
   ASSERT_TRUE(reply.has_value()) << "unigram delivers inline";
   ASSERT_TRUE(reply->scores.ok());
-  EXPECT_THAT(*reply->scores, ElementsAre(DoubleEq(noveltybench::Rouge1F("the cat sat on the mat", "the cat sat on a mat")),
-                                          DoubleEq(0.0)));
+  EXPECT_THAT(
+      *reply->scores,
+      ElementsAre(DoubleEq(noveltybench::Rouge1F("the cat sat on the mat", "the cat sat on a mat")), DoubleEq(0.0)));
   EXPECT_FALSE(decider.CacheScope(kPrompt).has_value());
   EXPECT_EQ(decider.stats_key(), "");
   EXPECT_EQ(decider.name(), "unigram");

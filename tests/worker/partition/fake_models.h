@@ -59,9 +59,8 @@ class FakeChat : public ChatModel {
       reply.completion_tokens = 5 * request.n;
       result = std::move(reply);
     }
-    executor_->Schedule([result = std::move(result), done = std::move(done)]() mutable {
-      std::move(done)(std::move(result));
-    });
+    executor_->Schedule(
+        [result = std::move(result), done = std::move(done)]() mutable { std::move(done)(std::move(result)); });
   }
 
   std::vector<ChatRequest> requests;
@@ -90,9 +89,8 @@ class FakeClassifier : public PairClassifier {
       for (const TextPair& p : pairs) scored.same_probability.push_back(probability_(p.first, p.second));
       result = std::move(scored);
     }
-    executor_->Schedule([result = std::move(result), done = std::move(done)]() mutable {
-      std::move(done)(std::move(result));
-    });
+    executor_->Schedule(
+        [result = std::move(result), done = std::move(done)]() mutable { std::move(done)(std::move(result)); });
   }
   size_t pairs_asked() const {
     size_t n = 0;
@@ -128,9 +126,8 @@ class FakeEmbedder : public Embedder {
       reply.vectors.push_back(it->second);
     }
     reply.prompt_tokens = static_cast<int64_t>(texts.size());
-    executor_->Schedule([reply = std::move(reply), done = std::move(done)]() mutable {
-      std::move(done)(std::move(reply));
-    });
+    executor_->Schedule(
+        [reply = std::move(reply), done = std::move(done)]() mutable { std::move(done)(std::move(reply)); });
   }
 
   std::map<std::string, Embedding> table;
@@ -160,9 +157,8 @@ class FakeReward : public RewardModel {
       for (const RewardItem& item : items) scores.scores.push_back(reward_(item.prompt, item.response));
       result = std::move(scores);
     }
-    executor_->Schedule([result = std::move(result), done = std::move(done)]() mutable {
-      std::move(done)(std::move(result));
-    });
+    executor_->Schedule(
+        [result = std::move(result), done = std::move(done)]() mutable { std::move(done)(std::move(result)); });
   }
 
   std::vector<std::vector<RewardItem>> batches;

@@ -10,9 +10,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "worker/models/sim_scoring.h"
 #include "sim_server/sim_server.h"
 #include "tests/worker/scorers/scorer_test_env.h"
+#include "worker/models/sim_scoring.h"
 
 namespace noveltygrid {
 namespace {

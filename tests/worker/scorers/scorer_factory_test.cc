@@ -10,10 +10,10 @@
 #include "common/executor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "worker/models/sim_scoring.h"
 #include "sim_server/sim_server.h"
 #include "tests/worker/scorers/scorer_test_env.h"
 #include "worker/models/provider_hub.h"
+#include "worker/models/sim_scoring.h"
 
 namespace noveltygrid {
 namespace {

@@ -63,8 +63,7 @@ class Waiter {
 // `key` (when non-empty) through the channel's environment lookup; no retries unless asked.
 class ChannelStack {
  public:
-  explicit ChannelStack(const std::string& base_url, const std::string& key = "", int max_retries = 0)
-      : pool_(4) {
+  explicit ChannelStack(const std::string& base_url, const std::string& key = "", int max_retries = 0) : pool_(4) {
     HttpClientOptions http_options;
     http_options.executor = &pool_;
     absl::StatusOr<std::unique_ptr<HttpClient>> http = HttpClient::Create(http_options);

@@ -40,9 +40,9 @@ TEST(SimPairClassifierTest, ProbabilitiesAreSimSameIdeaProbabilityInOrder) {
   for (size_t i = 0; i < kPairs.size(); ++i) {
     EXPECT_EQ((*reply)->same_probability[i], SimSameIdeaProbability(kPairs[i].first, kPairs[i].second)) << i;
   }
-  EXPECT_GT((*reply)->same_probability[0], 0.9);   // identical texts
-  EXPECT_LT((*reply)->same_probability[1], 0.5);   // different ideas
-  EXPECT_EQ((*reply)->call.requests, 0);           // no HTTP
+  EXPECT_GT((*reply)->same_probability[0], 0.9);  // identical texts
+  EXPECT_LT((*reply)->same_probability[1], 0.5);  // different ideas
+  EXPECT_EQ((*reply)->call.requests, 0);          // no HTTP
 }
 
 TEST(SimPairClassifierTest, EmptyCallStillGoesThroughTheExecutor) {
