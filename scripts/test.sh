@@ -12,6 +12,8 @@ if [ ! -d ../shared/data ]; then
 fi
 jobs=$(nproc)
 status=0
+# Formatting is part of the suite: unformatted C++ fails it (the message prints the fix command).
+bash scripts/format.sh || status=1
 (cd build && ctest --output-on-failure -j "$jobs" --timeout 600 "$@") || status=$?
 
 if [ "${SANITIZE:-${CI:-0}}" != 0 ] && [ "${SANITIZE:-1}" != 0 ]; then
