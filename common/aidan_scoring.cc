@@ -2,16 +2,16 @@
 
 namespace noveltygrid {
 
-bool AidanShouldStop(const AidanPreset& preset, const AidanAnswer& answer) {
+bool AidanShouldStop(const AidanPreset& preset, const StepRecord& answer) {
   if (!answer.error.empty()) return true;
   if (answer.coherence <= preset.stop_coherence_at_most) return true;
   if (answer.novelty < preset.stop_novelty_below) return true;
   return answer.llm_novelty.has_value() && *answer.llm_novelty < preset.stop_novelty_below;
 }
 
-void MarkValidAnswers(const AidanPreset& preset, std::vector<AidanAnswer>& answers) {
+void MarkValidAnswers(const AidanPreset& preset, std::vector<StepRecord>& answers) {
   bool counting = true;
-  for (AidanAnswer& a : answers) {
+  for (StepRecord& a : answers) {
     if (counting &&
         (!a.error.empty() || a.novelty < preset.valid_novelty_below || a.coherence < preset.valid_coherence_below ||
          (a.llm_novelty.has_value() && *a.llm_novelty < preset.valid_novelty_below))) {
@@ -21,7 +21,7 @@ void MarkValidAnswers(const AidanPreset& preset, std::vector<AidanAnswer>& answe
   }
 }
 
-double AidanMmr(const AidanPreset& preset, const AidanAnswer& answer, double lambda) {
+double AidanMmr(const AidanPreset& preset, const StepRecord& answer, double lambda) {
   const double quality = answer.coherence / preset.judge_scale_max;
   const double max_similarity = 1.0 - answer.novelty;
   return lambda * quality - (1.0 - lambda) * max_similarity;
@@ -39,11 +39,11 @@ AidanTotals& AidanTotals::operator+=(const AidanTotals& other) {
   return *this;
 }
 
-AidanTotals ScoreAidanQuestion(const AidanPreset& preset, const std::vector<AidanAnswer>& answers) {
+AidanTotals ScoreAidanQuestion(const AidanPreset& preset, const std::vector<StepRecord>& answers) {
   AidanTotals totals;
   totals.questions = 1;
   totals.stored_answers = static_cast<long long>(answers.size());
-  for (const AidanAnswer& a : answers) {
+  for (const StepRecord& a : answers) {
     if (!a.error.empty()) totals.errors = 1;
     if (!a.valid) continue;
     ++totals.valid_answers;

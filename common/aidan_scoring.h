@@ -14,13 +14,13 @@
 namespace noveltygrid {
 
 // True when the loop must stop after this answer.
-bool AidanShouldStop(const AidanPreset& preset, const AidanAnswer& answer);
+bool AidanShouldStop(const AidanPreset& preset, const StepRecord& answer);
 
 // Sets `valid` on every answer: true up to (not including) the first the scorer rejects.
-void MarkValidAnswers(const AidanPreset& preset, std::vector<AidanAnswer>& answers);
+void MarkValidAnswers(const AidanPreset& preset, std::vector<StepRecord>& answers);
 
 // MMR of one answer (paper appendix B, lambda 0.5): lambda * coherence/scale - (1-lambda) * (1-novelty).
-double AidanMmr(const AidanPreset& preset, const AidanAnswer& answer, double lambda = 0.5);
+double AidanMmr(const AidanPreset& preset, const StepRecord& answer, double lambda = 0.5);
 
 // Scores of one question (or, summed, of many). Averages are over valid answers.
 struct AidanTotals {
@@ -37,7 +37,7 @@ struct AidanTotals {
 };
 
 // Totals of one question; `answers` must already carry `valid`.
-AidanTotals ScoreAidanQuestion(const AidanPreset& preset, const std::vector<AidanAnswer>& answers);
+AidanTotals ScoreAidanQuestion(const AidanPreset& preset, const std::vector<StepRecord>& answers);
 
 }  // namespace noveltygrid
 

@@ -47,8 +47,9 @@ struct UnitSpec {
   std::vector<std::string> paraphrases;  // the prompt's paraphrases (used by kModeParaphrase)
 };
 
-// One AidanBench answer, as stored in answers.jsonl.
-struct AidanAnswer {
+// One step of a unit, as checkpointed, reported and committed: an AidanBench iteration (the answer and
+// its scores; a line of answers.jsonl) or a NoveltyBench generation (answer_num and answer only).
+struct StepRecord {
   int answer_num = 0;    // 1-based, loop order
   std::string answer;    // extracted answer text (valid UTF-8)
   double coherence = 0;  // judge score on the preset's scale
@@ -79,7 +80,7 @@ struct NoveltyOutcome {
 // generations in generation order (a step of either is checkpointed and reported the same way).
 struct UnitResult {
   UnitSpec unit;
-  std::vector<AidanAnswer> answers;
+  std::vector<StepRecord> answers;
   std::optional<NoveltyOutcome> novelty;  // NoveltyBench units that completed (stop_reason kStopComplete)
   std::string stop_reason;                // one of kStop*
   std::string error;                      // non-empty iff stop_reason == kStopError

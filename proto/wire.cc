@@ -183,7 +183,7 @@ NoveltyOutcome FromProto(const v1::NoveltyOutcome& n) {
   return out;
 }
 
-void ToProto(const AidanAnswer& a, const Embedding* embedding, v1::AidanAnswer* out) {
+void ToProto(const StepRecord& a, const Embedding* embedding, v1::Step* out) {
   out->set_answer_num(a.answer_num);
   out->set_answer(a.answer);
   out->set_coherence(a.coherence);
@@ -194,8 +194,8 @@ void ToProto(const AidanAnswer& a, const Embedding* embedding, v1::AidanAnswer* 
   if (embedding != nullptr) out->mutable_embedding()->Add(embedding->begin(), embedding->end());
 }
 
-AidanAnswer FromProto(const v1::AidanAnswer& a) {
-  AidanAnswer out;
+StepRecord FromProto(const v1::Step& a) {
+  StepRecord out;
   out.answer_num = a.answer_num();
   out.answer = a.answer();
   out.coherence = a.coherence();
@@ -206,7 +206,7 @@ AidanAnswer FromProto(const v1::AidanAnswer& a) {
   return out;
 }
 
-Embedding EmbeddingFromProto(const v1::AidanAnswer& a) { return Embedding(a.embedding().begin(), a.embedding().end()); }
+Embedding EmbeddingFromProto(const v1::Step& a) { return Embedding(a.embedding().begin(), a.embedding().end()); }
 
 void ToProto(const CallStats& calls, google::protobuf::RepeatedPtrField<v1::CallCounter>* out) {
   for (const auto& [key, c] : calls) {

@@ -25,9 +25,9 @@ void ToProto(const NoveltyOutcome& outcome, v1::NoveltyOutcome* out);
 NoveltyOutcome FromProto(const v1::NoveltyOutcome& outcome);
 
 // The embedding is optional: step reports carry it, completed results do not.
-void ToProto(const AidanAnswer& answer, const Embedding* embedding, v1::AidanAnswer* out);
-AidanAnswer FromProto(const v1::AidanAnswer& answer);
-Embedding EmbeddingFromProto(const v1::AidanAnswer& answer);
+void ToProto(const StepRecord& answer, const Embedding* embedding, v1::Step* out);
+StepRecord FromProto(const v1::Step& answer);
+Embedding EmbeddingFromProto(const v1::Step& answer);
 
 void ToProto(const CallStats& calls, google::protobuf::RepeatedPtrField<v1::CallCounter>* out);
 CallStats FromProto(const google::protobuf::RepeatedPtrField<v1::CallCounter>& calls);

@@ -232,14 +232,14 @@ void LeaseLoop::StartUnit(const v1::Lease& lease) {
   // Only the settings of the unit's benchmark travel with the lease.
   absl::StatusOr<AidanSettings> settings = novelty ? AidanSettings{} : FromProto(lease.aidan());
   const std::string lease_id = lease.lease_id();
-  AidanCheckpoint checkpoint;
-  for (const v1::AidanAnswer& a : lease.checkpoint()) {
+  UnitCheckpoint checkpoint;
+  for (const v1::Step& a : lease.checkpoint()) {
     checkpoint.answers.push_back(FromProto(a));
     checkpoint.embeddings.push_back(EmbeddingFromProto(a));
   }
   if (checkpoints_ != nullptr) {
     // The store may be ahead of the coordinator (reports are asynchronous): take the longer one.
-    AidanCheckpoint stored = checkpoints_->Load(lease.unit().id());
+    UnitCheckpoint stored = checkpoints_->Load(lease.unit().id());
     if (stored.answers.size() > checkpoint.answers.size()) checkpoint = std::move(stored);
   }
   absl::ReleasableMutexLock lock(&mu_);
@@ -263,7 +263,7 @@ void LeaseLoop::StartUnit(const v1::Lease& lease) {
   // RunAidan may finish the unit before it returns (a checkpoint that already ends the loop), calling
   // OnDone on this thread: it must run without mu_ held.
   lock.Release();
-  auto on_step = [this, lease_id](const AidanStep& step) { return OnStep(lease_id, step); };
+  auto on_step = [this, lease_id](const StepEvent& step) { return OnStep(lease_id, step); };
   auto on_done = [this, lease_id](UnitResult result, CallStats calls) {
     OnDone(lease_id, std::move(result), std::move(calls));
   };
@@ -299,7 +299,7 @@ bool LeaseLoop::StillLeased(const std::string& lease_id) const {
   return it != active_.end() && !it->second.lost;
 }
 
-bool LeaseLoop::OnStep(const std::string& lease_id, const AidanStep& step) {
+bool LeaseLoop::OnStep(const std::string& lease_id, const StepEvent& step) {
   std::string unit_id;
   {
     absl::MutexLock lock(&mu_);
@@ -354,7 +354,7 @@ void LeaseLoop::OnDone(const std::string& lease_id, UnitResult result, CallStats
   complete.set_lease_id(lease_id);
   complete.set_fencing_token(it->second.token);
   complete.set_unit_id(result.unit.id);
-  for (const AidanAnswer& a : result.answers) ToProto(a, nullptr, complete.add_answers());
+  for (const StepRecord& a : result.answers) ToProto(a, nullptr, complete.add_answers());
   complete.set_stop_reason(result.stop_reason);
   complete.set_error(result.error);
   complete.set_max_iterations(result.max_iterations);
@@ -425,7 +425,7 @@ void LeaseLoop::SendLoop() {
   }
 }
 
-bool LeaseLoop::SendReports(std::map<std::string, std::vector<v1::AidanAnswer>> steps) {
+bool LeaseLoop::SendReports(std::map<std::string, std::vector<v1::Step>> steps) {
   // Every lease's new steps in one request (split only when it grows large), so a worker with
   // hundreds of loops makes one Report RPC per round rather than one per lease.
   constexpr size_t kReportBytes = kMaxMessageBytes / 8;
@@ -442,7 +442,7 @@ bool LeaseLoop::SendReports(std::map<std::string, std::vector<v1::AidanAnswer>> 
       for (v1::LeaseSteps& lease : *request.mutable_leases()) {
         auto it = active_.find(lease.lease_id());
         if (it == active_.end() || !it->second.running) continue;
-        std::vector<v1::AidanAnswer>& queued = outgoing_.steps[lease.lease_id()];
+        std::vector<v1::Step>& queued = outgoing_.steps[lease.lease_id()];
         queued.insert(queued.begin(), std::make_move_iterator(lease.mutable_steps()->begin()),
                       std::make_move_iterator(lease.mutable_steps()->end()));
       }
@@ -471,7 +471,7 @@ bool LeaseLoop::SendReports(std::map<std::string, std::vector<v1::AidanAnswer>> 
       lease->set_fencing_token(it->second.token);
     }
     lease->set_lease_id(lease_id);
-    for (v1::AidanAnswer& a : answers) *lease->add_steps() = std::move(a);
+    for (v1::Step& a : answers) *lease->add_steps() = std::move(a);
     bytes += lease->ByteSizeLong();
     if (bytes >= kReportBytes) {
       send(request);

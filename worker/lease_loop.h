@@ -96,7 +96,7 @@ class LeaseLoop {
     int steps_done = 0;
   };
   struct Outgoing {
-    std::map<std::string, std::vector<v1::AidanAnswer>> steps;  // by lease id, in order
+    std::map<std::string, std::vector<v1::Step>> steps;  // by lease id, in order
     std::vector<v1::CompleteRequest> completes;
     std::vector<v1::ReleaseRequest> releases;
     bool empty() const { return steps.empty() && completes.empty() && releases.empty(); }
@@ -107,12 +107,12 @@ class LeaseLoop {
   bool Stopping() const;
   // False once the coordinator took the lease back (or the unit ended): the unit should stop.
   bool StillLeased(const std::string& lease_id) const;
-  bool OnStep(const std::string& lease_id, const AidanStep& step);
+  bool OnStep(const std::string& lease_id, const StepEvent& step);
   void OnDone(const std::string& lease_id, UnitResult result, CallStats calls);
   void HeartbeatLoop();
   void SendLoop();
   // False when some report could not be delivered (they are queued again).
-  bool SendReports(std::map<std::string, std::vector<v1::AidanAnswer>> steps);
+  bool SendReports(std::map<std::string, std::vector<v1::Step>> steps);
   void SendComplete(const v1::CompleteRequest& request);
   void SendRelease(const v1::ReleaseRequest& request);
   std::unique_ptr<grpc::ClientContext> Context() const;

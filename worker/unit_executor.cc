@@ -6,7 +6,7 @@
 namespace noveltygrid {
 
 absl::Status UnitExecutor::RunAidan(std::shared_ptr<const AidanSettings> shared_settings, UnitSpec unit,
-                                    AidanCheckpoint checkpoint, AidanAnswerObserver on_answer, AidanDoneCallback done) {
+                                    UnitCheckpoint checkpoint, StepObserver on_answer, UnitDoneCallback done) {
   const AidanSettings& settings = *shared_settings;
   AidanModels models;
   models.cache = cache_;
@@ -67,14 +67,14 @@ absl::StatusOr<NoveltyModels> UnitExecutor::NoveltyModelsFor(const NoveltySettin
 }
 
 absl::Status UnitExecutor::RunNovelty(std::shared_ptr<const NoveltySettings> shared_settings, UnitSpec unit,
-                                      AidanCheckpoint checkpoint, AidanAnswerObserver on_sample, AidanDoneCallback done,
+                                      UnitCheckpoint checkpoint, StepObserver on_sample, UnitDoneCallback done,
                                       LeaseCheck still_leased) {
   absl::StatusOr<NoveltyModels> models = NoveltyModelsFor(*shared_settings, unit.model);
   if (!models.ok()) return models.status();
   // Steps reach the lease loop in the AidanBench form: the generation, no embedding.
-  auto observer = [on_sample = std::move(on_sample)](const AidanAnswer& sample, const CallStats& calls) {
+  auto observer = [on_sample = std::move(on_sample)](const StepRecord& sample, const CallStats& calls) {
     static const Embedding kNone;
-    return on_sample(AidanStep{sample, kNone, calls});
+    return on_sample(StepEvent{sample, kNone, calls});
   };
   // The unit points into the settings (prompt wording); keep them alive until it is done.
   const NoveltySettings* raw = shared_settings.get();

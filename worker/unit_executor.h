@@ -28,8 +28,8 @@ class UnitExecutor {
   // Runs an AidanBench unit from `checkpoint` (empty for a fresh unit). When a model cannot be built
   // on this worker the unit does not start: the error is returned and `done` is never called (the
   // worker hands the lease back; another worker may be able to run it).
-  absl::Status RunAidan(std::shared_ptr<const AidanSettings> settings, UnitSpec unit, AidanCheckpoint checkpoint,
-                        AidanAnswerObserver on_answer, AidanDoneCallback done);
+  absl::Status RunAidan(std::shared_ptr<const AidanSettings> settings, UnitSpec unit, UnitCheckpoint checkpoint,
+                        StepObserver on_answer, UnitDoneCallback done);
 
   // The models a NoveltyBench unit of `generator` uses (the generator itself skipped when empty), built
   // on first use; the first error when one cannot be built here.
@@ -38,8 +38,8 @@ class UnitExecutor {
   // Runs a NoveltyBench unit from the generations in `checkpoint.answers`; the same contract as
   // RunAidan. Each generation reaches `on_sample` as a step (answer_num, answer; no embedding);
   // `still_leased` (optional) is asked before partitioning and before scoring quality.
-  absl::Status RunNovelty(std::shared_ptr<const NoveltySettings> settings, UnitSpec unit, AidanCheckpoint checkpoint,
-                          AidanAnswerObserver on_sample, AidanDoneCallback done, LeaseCheck still_leased = {});
+  absl::Status RunNovelty(std::shared_ptr<const NoveltySettings> settings, UnitSpec unit, UnitCheckpoint checkpoint,
+                          StepObserver on_sample, UnitDoneCallback done, LeaseCheck still_leased = {});
 
  private:
   ModelRegistry* const models_;                // not owned

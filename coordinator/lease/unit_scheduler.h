@@ -42,7 +42,7 @@ struct SchedulerOptions {
 
 // A completed step as the scheduler keeps it for resumption.
 struct CheckpointStep {
-  AidanAnswer answer;
+  StepRecord answer;
   Embedding embedding;
 };
 

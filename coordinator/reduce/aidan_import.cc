@@ -45,10 +45,10 @@ absl::StatusOr<double> NumberField(const Json& object, const std::string& path, 
   return value;
 }
 
-absl::StatusOr<AidanAnswer> ReadAnswer(const Json& item, const std::string& path, const AidanPreset& preset,
-                                       const PathError& err) {
+absl::StatusOr<StepRecord> ReadAnswer(const Json& item, const std::string& path, const AidanPreset& preset,
+                                      const PathError& err) {
   if (!item.is_object()) return err.Wrong(path, "an answer object", item);
-  AidanAnswer answer;
+  StepRecord answer;
   auto num = item.find("answer_num");
   if (num == item.end()) return err.Message(path + ".answer_num", "missing");
   if (!num->is_number_integer()) return err.Wrong(path + ".answer_num", "an integer", *num);
@@ -83,10 +83,10 @@ std::string AidanQuestionId(const std::string& question) {
   return absl::StrCat("q-", HexId(StableHash(question)).substr(0, 8));
 }
 
-std::string InferAidanStopReason(const AidanPreset& preset, const std::vector<AidanAnswer>& answers,
+std::string InferAidanStopReason(const AidanPreset& preset, const std::vector<StepRecord>& answers,
                                  int max_iterations) {
   if (answers.empty()) return "";
-  const AidanAnswer& last = answers.back();
+  const StepRecord& last = answers.back();
   if (!last.error.empty()) return kStopError;
   if (last.coherence <= preset.stop_coherence_at_most) return kStopIncoherent;
   if (AidanShouldStop(preset, last)) return kStopRepetitive;
@@ -129,7 +129,7 @@ absl::StatusOr<AidanImport> ImportAidanReferenceJson(const Json& root, const std
         unit.unit.item_text = question;
         unit.unit.id = HexId(StableHasher().Add(kAidanBench).Add(model).Add(temperature).Add(question).Finish());
         for (size_t i = 0; i < answers.size(); ++i) {
-          absl::StatusOr<AidanAnswer> answer =
+          absl::StatusOr<StepRecord> answer =
               ReadAnswer(answers[i], absl::StrCat(question_path, "[", i, "]"), preset, err);
           if (!answer.ok()) return answer.status();
           unit.answers.push_back(std::move(*answer));

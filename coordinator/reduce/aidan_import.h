@@ -51,8 +51,7 @@ std::string AidanQuestionId(const std::string& question);
 // answer carries an error, "incoherent" / "repetitive" when the preset's stop rule fires on it,
 // "iteration_cap" when `max_iterations` answers are stored, and "" when the loop looks unfinished
 // (e.g. a truncated file).
-std::string InferAidanStopReason(const AidanPreset& preset, const std::vector<AidanAnswer>& answers,
-                                 int max_iterations);
+std::string InferAidanStopReason(const AidanPreset& preset, const std::vector<StepRecord>& answers, int max_iterations);
 
 }  // namespace noveltygrid
 

@@ -90,7 +90,7 @@ AidanSnapshot AidanReducer::Snapshot() const {
     AidanCell& cell = snap.cells.back();
     cell.totals += e.totals;
     cell.max_iterations = std::max(cell.max_iterations, e.result.max_iterations);
-    for (const AidanAnswer& a : e.result.answers) cell.has_llm_novelty |= a.llm_novelty.has_value();
+    for (const StepRecord& a : e.result.answers) cell.has_llm_novelty |= a.llm_novelty.has_value();
 
     AidanQuestionRow row;
     row.model = u.model;

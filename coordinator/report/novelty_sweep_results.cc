@@ -34,7 +34,7 @@ Json GroupsJson(const std::vector<NoveltyGroupMeans>& groups) {
 Json SampleLine(const NoveltyRowResult& row) {
   const UnitSpec& u = row.result.unit;
   std::vector<std::string> generations;
-  for (const AidanAnswer& a : row.result.answers) generations.push_back(a.answer);
+  for (const StepRecord& a : row.result.answers) generations.push_back(a.answer);
   Json line{{"benchmark", kNoveltyBench}, {"model", u.model},      {"temperature", u.temperature},
             {"prompt_id", u.item_id},     {"prompt", u.item_text}, {"generations", std::move(generations)}};
   const std::optional<NoveltyOutcome>& outcome = row.result.novelty;
@@ -81,7 +81,7 @@ absl::StatusOr<UnitResult> UnitFromSampleLine(const Json& j, const std::string& 
     r.unit.dataset = StringAt(j, "dataset");
     const std::vector<std::string> generations = j.at("generations").get<std::vector<std::string>>();
     for (size_t i = 0; i < generations.size(); ++i) {
-      AidanAnswer a;
+      StepRecord a;
       a.answer_num = static_cast<int>(i) + 1;
       a.answer = generations[i];
       r.answers.push_back(std::move(a));

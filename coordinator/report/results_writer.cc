@@ -68,7 +68,7 @@ std::string AidanAnswersJsonl(const AidanSnapshot& snapshot) {
   std::string out;
   for (const UnitResult& unit : snapshot.units) {
     const UnitSpec& u = unit.unit;
-    for (const AidanAnswer& a : unit.answers) {
+    for (const StepRecord& a : unit.answers) {
       Json line{{"benchmark", kAidanBench},
                 {"model", u.model},
                 {"temperature", u.temperature},

@@ -106,7 +106,7 @@ grpc::ServerUnaryReactor* CoordinatorService::Report(grpc::CallbackServerContext
   for (const v1::LeaseSteps& lease : request->leases()) {
     std::vector<CheckpointStep> steps;
     steps.reserve(lease.steps_size());
-    for (const v1::AidanAnswer& a : lease.steps()) steps.push_back({FromProto(a), EmbeddingFromProto(a)});
+    for (const v1::Step& a : lease.steps()) steps.push_back({FromProto(a), EmbeddingFromProto(a)});
     if (!scheduler_->Report(lease.lease_id(), lease.fencing_token(), std::move(steps))) {
       response->add_rejected_lease_ids(lease.lease_id());
     }
@@ -200,7 +200,7 @@ grpc::Status CoordinatorService::CommitOne(const v1::CompleteRequest& request, v
   std::optional<UnitSpec> unit = scheduler_->UnitById(request.unit_id());
   UnitResult result;
   result.unit = *unit;
-  for (const v1::AidanAnswer& a : request.answers()) result.answers.push_back(FromProto(a));
+  for (const v1::Step& a : request.answers()) result.answers.push_back(FromProto(a));
   result.stop_reason = request.stop_reason();
   result.error = request.error();
   result.max_iterations = request.max_iterations();

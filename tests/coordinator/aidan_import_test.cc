@@ -126,7 +126,7 @@ TEST(AidanImportTest, RefusesScoresAboveThePresetsJudgeScale) {
 
 TEST(AidanImportTest, InferredStopReasons) {
   const AidanPreset preset = Preset("reference-2025");
-  std::vector<AidanAnswer> answers(2);
+  std::vector<StepRecord> answers(2);
   answers[0].coherence = 80;
   answers[0].novelty = 1.0;
   answers[1].coherence = 80;

@@ -33,7 +33,7 @@ inline UnitResult MakeUnit(const std::string& model, double temperature, int ind
   r.unit.item_text = absl::StrCat("Question number ", index % 3, "?");
   int n = 0;
   for (const auto& [coherence, novelty] : scores) {
-    AidanAnswer a;
+    StepRecord a;
     a.answer_num = ++n;
     a.answer = absl::StrCat("answer ", n, " of ", r.unit.id);
     a.coherence = coherence;

@@ -28,7 +28,7 @@ inline UnitResult MakeNoveltyUnit(const std::string& model, double temperature, 
   r.unit.mode = mode;
   r.unit.dataset = dataset;
   for (size_t i = 0; i < partition.size(); ++i) {
-    AidanAnswer a;
+    StepRecord a;
     a.answer_num = static_cast<int>(i) + 1;
     a.answer = absl::StrCat("generation ", i + 1, " of ", r.unit.id);
     r.answers.push_back(std::move(a));

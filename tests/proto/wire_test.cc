@@ -100,9 +100,9 @@ TEST(WireTest, NoveltyOutcomeKeepsUnscoredGenerations) {
 TEST(RecordsJsonTest, NoveltyResultRoundTripsThroughTheJournalForm) {
   UnitResult r;
   r.unit = NoveltyUnit();
-  r.answers.push_back(AidanAnswer{1, "red", 0, 0, std::nullopt, false, ""});
-  r.answers.push_back(AidanAnswer{2, "red", 0, 0, std::nullopt, false, ""});
-  r.answers.push_back(AidanAnswer{3, "blue", 0, 0, std::nullopt, false, ""});
+  r.answers.push_back(StepRecord{1, "red", 0, 0, std::nullopt, false, ""});
+  r.answers.push_back(StepRecord{2, "red", 0, 0, std::nullopt, false, ""});
+  r.answers.push_back(StepRecord{3, "blue", 0, 0, std::nullopt, false, ""});
   r.stop_reason = kStopComplete;
   r.novelty = Outcome();
   const Json j = UnitResultToJson(r);

@@ -1,7 +1,7 @@
 // CheckpointStore: a unit's completed steps, persisted in the Store after every iteration, so that a
 // unit re-leased after its worker died resumes from the last completed iteration and repeats no model
 // call of it. Steps are appended in order to the list ng:ckpt:UNIT_ID (serialised
-// noveltygrid.v1.AidanAnswer, embedding included); the coordinator deletes the list once the unit is
+// noveltygrid.v1.StepRecord, embedding included); the coordinator deletes the list once the unit is
 // committed. A store failure never fails the unit: the step is simply not persisted (StoreGuard warns
 // once). Thread-safe.
 #ifndef NOVELTYGRID_WORKER_CHECKPOINT_CHECKPOINT_STORE_H_
@@ -21,10 +21,10 @@ class CheckpointStore {
 
   // Appends step number `answer.answer_num`; a step already stored (a resumed unit re-reporting) is
   // not appended twice.
-  void Append(const std::string& unit_id, const AidanAnswer& answer, const Embedding& embedding);
+  void Append(const std::string& unit_id, const StepRecord& answer, const Embedding& embedding);
 
   // The stored steps 1..n without gaps (empty when none or the store is away).
-  AidanCheckpoint Load(const std::string& unit_id);
+  UnitCheckpoint Load(const std::string& unit_id);
 
  private:
   Store* const store_;  // not owned

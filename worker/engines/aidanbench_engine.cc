@@ -36,8 +36,8 @@ std::optional<int> ParseTaggedScore(const std::string& reply, const char* tag, i
 // iteration outside the lock, so observers never run under it.
 class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
  public:
-  AidanLoop(const AidanEngineOptions& options, const AidanModels& models, UnitSpec unit, AidanCheckpoint checkpoint,
-            AidanAnswerObserver on_answer, AidanDoneCallback on_done)
+  AidanLoop(const AidanEngineOptions& options, const AidanModels& models, UnitSpec unit, UnitCheckpoint checkpoint,
+            StepObserver on_answer, UnitDoneCallback on_done)
       : options_(options),
         models_(models),
         on_answer_(std::move(on_answer)),
@@ -67,7 +67,7 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
  private:
   // State of the iteration in flight: filled by the concurrent judge / embed / similarity calls.
   struct Pending {
-    AidanAnswer answer;
+    StepRecord answer;
     Embedding embedding;
     std::vector<std::optional<int>> similarity;  // per earlier answer, 0-100
     int outstanding = 0;
@@ -90,7 +90,7 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
     }
     std::vector<std::string> previous;
     previous.reserve(result_.answers.size());
-    for (const AidanAnswer& a : result_.answers) previous.push_back(a.answer);
+    for (const StepRecord& a : result_.answers) previous.push_back(a.answer);
 
     ChatRequest request;
     request.messages.push_back({"user", options_.templates->GenerationPrompt(result_.unit.item_text, previous)});
@@ -277,11 +277,11 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
     Record(std::move(pending->answer), std::move(pending->embedding));
   }
 
-  void Record(AidanAnswer answer, Embedding embedding) {
+  void Record(StepRecord answer, Embedding embedding) {
     result_.answers.push_back(std::move(answer));
     embeddings_.push_back(std::move(embedding));
     MarkValidAnswers(options_.preset, result_.answers);
-    if (on_answer_ && !on_answer_(AidanStep{result_.answers.back(), embeddings_.back(), calls_})) {
+    if (on_answer_ && !on_answer_(StepEvent{result_.answers.back(), embeddings_.back(), calls_})) {
       return Finish(kStopCancelled, "");
     }
     if (AidanShouldStop(options_.preset, result_.answers.back())) return FinishAfterLastAnswer();
@@ -289,7 +289,7 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
   }
 
   void FinishAfterLastAnswer() {
-    const AidanAnswer& last = result_.answers.back();
+    const StepRecord& last = result_.answers.back();
     if (!last.error.empty()) return Finish(kStopError, last.error);
     if (last.coherence <= options_.preset.stop_coherence_at_most) return Finish(kStopIncoherent, "");
     return Finish(kStopRepetitive, "");
@@ -304,8 +304,8 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
 
   const AidanEngineOptions options_;
   const AidanModels models_;
-  AidanAnswerObserver on_answer_;
-  AidanDoneCallback on_done_;
+  StepObserver on_answer_;
+  UnitDoneCallback on_done_;
 
   absl::Mutex mu_;  // guards the join of an iteration's concurrent calls and calls_ during it
   UnitResult result_;
@@ -327,7 +327,7 @@ double AidanNovelty(const Embedding& candidate, const std::vector<Embedding>& ea
 }
 
 void RunAidanLoop(const AidanEngineOptions& options, const AidanModels& models, UnitSpec unit,
-                  AidanCheckpoint checkpoint, AidanAnswerObserver on_answer, AidanDoneCallback on_done) {
+                  UnitCheckpoint checkpoint, StepObserver on_answer, UnitDoneCallback on_done) {
   auto loop = std::make_shared<AidanLoop>(options, models, std::move(unit), std::move(checkpoint), std::move(on_answer),
                                           std::move(on_done));
   loop->Start();

@@ -44,24 +44,24 @@ struct AidanModels {
 };
 
 // Where a resumed unit starts: the answers of completed iterations and their embeddings.
-struct AidanCheckpoint {
-  std::vector<AidanAnswer> answers;
+struct UnitCheckpoint {
+  std::vector<StepRecord> answers;
   std::vector<Embedding> embeddings;
 };
 
-struct AidanStep {
-  const AidanAnswer& answer;
+struct StepEvent {
+  const StepRecord& answer;
   const Embedding& embedding;
   const CallStats& calls;  // cumulative for this run of the unit
 };
 
 // Returns false to abandon the unit (its lease was lost): the loop then ends with kStopCancelled.
-using AidanAnswerObserver = std::function<bool(const AidanStep&)>;
-using AidanDoneCallback = absl::AnyInvocable<void(UnitResult, CallStats) &&>;
+using StepObserver = std::function<bool(const StepEvent&)>;
+using UnitDoneCallback = absl::AnyInvocable<void(UnitResult, CallStats) &&>;
 
 // Starts the loop for `unit`; returns at once.
 void RunAidanLoop(const AidanEngineOptions& options, const AidanModels& models, UnitSpec unit,
-                  AidanCheckpoint checkpoint, AidanAnswerObserver on_answer, AidanDoneCallback on_done);
+                  UnitCheckpoint checkpoint, StepObserver on_answer, UnitDoneCallback on_done);
 
 // 1 - max cosine(candidate, earlier); 1.0 when `earlier` is empty. A zero vector has cosine 0.
 double AidanNovelty(const Embedding& candidate, const std::vector<Embedding>& earlier);

@@ -63,7 +63,7 @@ void CountScorerCall(CallCounters& counters, const ScorerCallInfo& call) {
 class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
  public:
   NoveltyRun(const NoveltySettings& settings, const NoveltyModels& models, UnitSpec unit,
-             std::vector<AidanAnswer> checkpoint, NoveltySampleObserver on_sample, NoveltyDoneCallback on_done,
+             std::vector<StepRecord> checkpoint, NoveltySampleObserver on_sample, NoveltyDoneCallback on_done,
              LeaseCheck still_leased)
       : settings_(settings),
         models_(models),
@@ -185,7 +185,7 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
     if (unit.mode == kModeSystemPrompt) messages.push_back({"system", prompts_.system_prompt});
     messages.push_back({"user", unit.item_text});
     if (unit.mode == kModeInContext) {
-      for (const AidanAnswer& earlier : result_.answers) {
+      for (const StepRecord& earlier : result_.answers) {
         messages.push_back({"assistant", earlier.answer});
         messages.push_back({"user", prompts_.in_context_followup});
       }
@@ -246,7 +246,7 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
   void ReportReady() {
     for (auto it = ready_.begin(); it != ready_.end() && it->first == static_cast<int>(result_.answers.size());
          it = ready_.erase(it)) {
-      AidanAnswer sample;
+      StepRecord sample;
       sample.answer_num = it->first + 1;
       sample.answer = std::move(it->second);
       result_.answers.push_back(std::move(sample));
@@ -270,7 +270,7 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
     if (!StillLeased()) return;
     std::vector<std::string> generations;
     generations.reserve(result_.answers.size());
-    for (const AidanAnswer& a : result_.answers) generations.push_back(a.answer);
+    for (const StepRecord& a : result_.answers) generations.push_back(a.answer);
     PartitionAsync(result_.unit.item_text, std::move(generations), decider_.get(), models_.cache,
                    AsEvent<PartitionOutcome>(
                        [](NoveltyRun& run, PartitionOutcome outcome) { run.OnPartitioned(std::move(outcome)); }));
@@ -411,7 +411,7 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
   bool running_ ABSL_GUARDED_BY(mu_) = false;
 
   // Touched only by the running event.
-  std::vector<AidanAnswer> checkpoint_;  // until Prepare takes it
+  std::vector<StepRecord> checkpoint_;  // until Prepare takes it
   std::unique_ptr<EquivalenceDecider> decider_;
   UnitResult result_;                 // answers: the generations reported so far
   std::map<int, std::string> ready_;  // generations received but not yet reported, by index
@@ -424,7 +424,7 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
 }  // namespace
 
 void RunNoveltyUnit(const NoveltySettings& settings, const NoveltyModels& models, UnitSpec unit,
-                    std::vector<AidanAnswer> checkpoint, NoveltySampleObserver on_sample, NoveltyDoneCallback on_done,
+                    std::vector<StepRecord> checkpoint, NoveltySampleObserver on_sample, NoveltyDoneCallback on_done,
                     LeaseCheck still_leased) {
   auto run = std::make_shared<NoveltyRun>(settings, models, std::move(unit), std::move(checkpoint),
                                           std::move(on_sample), std::move(on_done), std::move(still_leased));

@@ -61,7 +61,7 @@ struct NoveltyModels {
 
 // Returns false to abandon the unit (its lease was lost): it then ends with kStopCancelled.
 // `sample` has answer_num (1-based) and answer (the generation) set.
-using NoveltySampleObserver = std::function<bool(const AidanAnswer& sample, const CallStats& calls)>;
+using NoveltySampleObserver = std::function<bool(const StepRecord& sample, const CallStats& calls)>;
 using NoveltyDoneCallback = absl::AnyInvocable<void(UnitResult, CallStats) &&>;
 // Asked before the partition and before the quality calls (the checks between steps that
 // NoveltySampleObserver cannot make, e.g. for a unit resumed with all k generations): false abandons
@@ -72,7 +72,7 @@ using LeaseCheck = std::function<bool()>;
 // has stop_reason kStopComplete with `answers` = the k generations and `novelty` set, or kStopError
 // with `error` saying which call failed (the generations made so far stay in `answers`).
 void RunNoveltyUnit(const NoveltySettings& settings, const NoveltyModels& models, UnitSpec unit,
-                    std::vector<AidanAnswer> checkpoint, NoveltySampleObserver on_sample, NoveltyDoneCallback on_done,
+                    std::vector<StepRecord> checkpoint, NoveltySampleObserver on_sample, NoveltyDoneCallback on_done,
                     LeaseCheck still_leased = {});
 
 }  // namespace noveltygrid

@@ -113,7 +113,7 @@ struct Harness {
     options.templates = &DefaultPromptTemplates();
   }
 
-  UnitResult Run(double temperature = 0.7, AidanCheckpoint checkpoint = {}) {
+  UnitResult Run(double temperature = 0.7, UnitCheckpoint checkpoint = {}) {
     UnitSpec unit;
     unit.id = "u1";
     unit.model = "gen";
@@ -122,7 +122,7 @@ struct Harness {
     unit.item_text = "What is a use of a brick?";
     RunAidanLoop(
         options, {&generator, &judge_model, &embedder}, unit, std::move(checkpoint),
-        [this](const AidanStep&) {
+        [this](const StepEvent&) {
           ++observed;
           return true;
         },
@@ -223,7 +223,7 @@ TEST(AidanLoop, ReferencePresetStopsAtCoherence15ButCountsItValid) {
 
 TEST(AidanLoop, ReferencePresetNoveltyThreshold) {
   AidanPreset p = Reference();
-  AidanAnswer a;
+  StepRecord a;
   a.coherence = 90;
   a.novelty = 0.15;
   EXPECT_FALSE(AidanShouldStop(p, a));
@@ -248,7 +248,7 @@ TEST(AidanLoop, PaperPresetUsesTheOneToTenJudge) {
   EXPECT_EQ(r.stop_reason, kStopIncoherent);
   EXPECT_TRUE(r.answers[0].valid);
   EXPECT_FALSE(r.answers[1].valid);
-  AidanAnswer a;
+  StepRecord a;
   a.coherence = 8;
   a.novelty = 0.1;
   EXPECT_FALSE(AidanShouldStop(Paper(), a));
@@ -319,10 +319,10 @@ TEST(AidanLoop, ResumesFromCheckpointWithoutRepeatingCalls) {
   std::vector<Embedding> embeddings;
   UnitSpec unit;
   unit.item_text = "What is a use of a brick?";
-  AidanCheckpoint checkpoint;
+  UnitCheckpoint checkpoint;
   RunAidanLoop(
       first.options, {&first.generator, &first.judge_model, &first.embedder}, unit, {},
-      [&checkpoint](const AidanStep& s) {
+      [&checkpoint](const StepEvent& s) {
         checkpoint.answers.push_back(s.answer);
         checkpoint.embeddings.push_back(s.embedding);
         return true;
@@ -371,7 +371,7 @@ TEST(AidanLoop, ObserverCanAbandonTheUnit) {
   int steps = 0;
   RunAidanLoop(
       h.options, {&h.generator, &h.judge_model, &h.embedder}, unit, {},
-      [&steps](const AidanStep&) { return ++steps < 2; },
+      [&steps](const StepEvent&) { return ++steps < 2; },
       [&result](UnitResult r, CallStats) { result = std::move(r); });
   h.executor.RunAll();
   ASSERT_TRUE(result.has_value());
@@ -387,13 +387,13 @@ namespace {
 TEST(AidanLoop, ACheckpointEndingInAnErrorIsRetriedNotResumedFrom) {
   Harness h;
   h.options.max_iterations = 3;
-  AidanCheckpoint checkpoint;
-  AidanAnswer ok;
+  UnitCheckpoint checkpoint;
+  StepRecord ok;
   ok.answer_num = 1;
   ok.answer = "idea 1";
   ok.coherence = 80;
   ok.novelty = 1.0;
-  AidanAnswer failed = ok;
+  StepRecord failed = ok;
   failed.answer_num = 2;
   failed.answer = "idea 2";
   failed.error = "coherence judge failed after 3 attempts";

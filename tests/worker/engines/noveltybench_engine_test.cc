@@ -286,7 +286,7 @@ TEST(NoveltyEngineTest, ConcurrentRepliesGiveTheSameRecordsAsASerialRun) {
     UnitResult result;
     RunNoveltyUnit(
         settings, models, unit, {},
-        [reported](const AidanAnswer& sample, const CallStats&) {
+        [reported](const StepRecord& sample, const CallStats&) {
           reported->push_back(sample.answer_num);  // never concurrent for one unit
           return true;
         },
@@ -355,7 +355,7 @@ TEST(NoveltyEngineTest, TooFewChoicesIsAGenerationError) {
 TEST(NoveltyEngineTest, CancellingStopsAtTheDeclinedSample) {
   Harness h;
   h.settings.ask_n = false;
-  h.keep_going = [](const AidanAnswer& sample) { return sample.answer_num < 3; };
+  h.keep_going = [](const StepRecord& sample) { return sample.answer_num < 3; };
   Outcome o = h.Run();
   EXPECT_EQ(o.result.stop_reason, kStopCancelled);
   EXPECT_EQ(o.result.answers.size(), 3u);

@@ -52,8 +52,8 @@ struct Harness {
   NoveltySettings settings;
   UnitSpec unit;
   NoveltyModels models;
-  std::vector<AidanAnswer> samples;  // as on_sample saw them
-  std::function<bool(const AidanAnswer&)> keep_going = [](const AidanAnswer&) { return true; };
+  std::vector<StepRecord> samples;  // as on_sample saw them
+  std::function<bool(const StepRecord&)> keep_going = [](const StepRecord&) { return true; };
   std::function<bool()> still_leased;  // empty: the engine is given no lease check
   int lease_checks = 0;
   int done_calls = 0;
@@ -75,11 +75,11 @@ struct Harness {
     models.reward = &reward;
   }
 
-  Outcome Run(std::vector<AidanAnswer> checkpoint = {}) {
+  Outcome Run(std::vector<StepRecord> checkpoint = {}) {
     std::optional<Outcome> outcome;
     RunNoveltyUnit(
         settings, models, unit, std::move(checkpoint),
-        [this](const AidanAnswer& sample, const CallStats&) {
+        [this](const StepRecord& sample, const CallStats&) {
           samples.push_back(sample);
           return keep_going(sample);
         },
@@ -99,14 +99,14 @@ struct Harness {
   }
 };
 
-inline std::vector<std::string> Texts(const std::vector<AidanAnswer>& answers) {
+inline std::vector<std::string> Texts(const std::vector<StepRecord>& answers) {
   std::vector<std::string> texts;
-  for (const AidanAnswer& a : answers) texts.push_back(a.answer);
+  for (const StepRecord& a : answers) texts.push_back(a.answer);
   return texts;
 }
 
-inline std::vector<AidanAnswer> Prefix(const std::vector<AidanAnswer>& answers, size_t n) {
-  return std::vector<AidanAnswer>(answers.begin(), answers.begin() + n);
+inline std::vector<StepRecord> Prefix(const std::vector<StepRecord>& answers, size_t n) {
+  return std::vector<StepRecord>(answers.begin(), answers.begin() + n);
 }
 
 class RuleEquivalence : public noveltybench::Equivalence {
