@@ -48,7 +48,7 @@ absl::StatusOr<UnitSpec> UnitSpecFromJson(const Json& j) {
   });
 }
 
-Json AidanAnswerToJson(const StepRecord& a) {
+Json StepToJson(const StepRecord& a) {
   Json j{{"answer_num", a.answer_num},
          {"answer", a.answer},
          {"coherence", a.coherence},
@@ -59,7 +59,7 @@ Json AidanAnswerToJson(const StepRecord& a) {
   return j;
 }
 
-absl::StatusOr<StepRecord> AidanAnswerFromJson(const Json& j) {
+absl::StatusOr<StepRecord> StepFromJson(const Json& j) {
   return Guard<StepRecord>("answer", [&] {
     StepRecord a;
     a.answer_num = j.at("answer_num").get<int>();
@@ -75,7 +75,7 @@ absl::StatusOr<StepRecord> AidanAnswerFromJson(const Json& j) {
 
 Json UnitResultToJson(const UnitResult& r) {
   Json answers = Json::array();
-  for (const StepRecord& a : r.answers) answers.push_back(AidanAnswerToJson(a));
+  for (const StepRecord& a : r.answers) answers.push_back(StepToJson(a));
   Json j{{"unit", UnitSpecToJson(r.unit)},
          {"answers", std::move(answers)},
          {"stop_reason", r.stop_reason},
@@ -99,7 +99,7 @@ absl::StatusOr<UnitResult> UnitResultFromJson(const Json& j) {
     if (!unit.ok()) return unit.status();
     r.unit = std::move(*unit);
     for (const Json& a : j.at("answers")) {
-      absl::StatusOr<StepRecord> answer = AidanAnswerFromJson(a);
+      absl::StatusOr<StepRecord> answer = StepFromJson(a);
       if (!answer.ok()) return answer.status();
       r.answers.push_back(std::move(*answer));
     }

@@ -12,8 +12,8 @@ namespace noveltygrid {
 Json UnitSpecToJson(const UnitSpec& unit);
 absl::StatusOr<UnitSpec> UnitSpecFromJson(const Json& json);
 
-Json AidanAnswerToJson(const StepRecord& answer);
-absl::StatusOr<StepRecord> AidanAnswerFromJson(const Json& json);
+Json StepToJson(const StepRecord& answer);
+absl::StatusOr<StepRecord> StepFromJson(const Json& json);
 
 Json UnitResultToJson(const UnitResult& result);
 absl::StatusOr<UnitResult> UnitResultFromJson(const Json& json);

@@ -116,7 +116,7 @@ absl::StatusOr<std::vector<UnitResult>> ReadAidanAnswersFile(const std::string& 
       unit.unit.temperature = j.at("temperature").get<double>();
       unit.unit.item_id = j.at("question_id").get<std::string>();
       unit.unit.item_text = j.at("question").get<std::string>();
-      absl::StatusOr<StepRecord> answer = AidanAnswerFromJson(j);
+      absl::StatusOr<StepRecord> answer = StepFromJson(j);
       if (!answer.ok()) return absl::InvalidArgumentError(where + std::string(answer.status().message()));
       unit.answers.push_back(std::move(*answer));
     } catch (const Json::exception& e) {

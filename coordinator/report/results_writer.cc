@@ -75,7 +75,7 @@ std::string AidanAnswersJsonl(const AidanSnapshot& snapshot) {
                 {"question_id", u.item_id},
                 {"question", u.item_text}};
       // The answer's own fields, named once in records_json; "error" goes last.
-      const Json fields = AidanAnswerToJson(a);
+      const Json fields = StepToJson(a);
       for (const auto& [key, value] : fields.items()) {
         if (key != "error") line[key] = value;
       }
