@@ -9,9 +9,9 @@
 #include "common/config.h"
 #include "common/json_util.h"
 #include "common/noveltybench/rows.h"
-#include "coordinator/reduce/aidan_import.h"
-#include "coordinator/reduce/aidan_reducer.h"
-#include "coordinator/report/results_writer.h"
+#include "coordinator/benchmarks/aidanbench/aidan_import.h"
+#include "coordinator/benchmarks/aidanbench/aidan_reducer.h"
+#include "coordinator/benchmarks/aidanbench/aidan_results.h"
 
 namespace noveltygrid::cli {
 namespace {

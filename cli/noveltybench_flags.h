@@ -7,7 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "cli/args.h"
-#include "coordinator/report/noveltybench_results.h"
+#include "coordinator/benchmarks/noveltybench/noveltybench_results.h"
 
 namespace noveltygrid::cli {
 

@@ -23,7 +23,7 @@
 #include "common/noveltybench/rows.h"
 #include "common/storage/store_factory.h"
 #include "common/unit_settings.h"
-#include "coordinator/report/noveltybench_results.h"
+#include "coordinator/benchmarks/noveltybench/noveltybench_results.h"
 #include "worker/cache/equivalence_cache.h"
 #include "worker/model_registry.h"
 #include "worker/models/provider_hub.h"

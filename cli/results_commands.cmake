@@ -8,5 +8,6 @@ add_library(noveltygrid_cli_results
   ${CMAKE_CURRENT_LIST_DIR}/report_command.cc
 )
 target_link_libraries(noveltygrid_cli_results
-  PUBLIC noveltygrid_cli_args noveltygrid_report noveltygrid_reduce noveltygrid_common
+  PUBLIC noveltygrid_cli_args noveltygrid_report noveltygrid_report_reader noveltygrid_benchmarks
+         noveltygrid_common
   PRIVATE noveltygrid_worker noveltygrid_warnings)

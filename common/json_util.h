@@ -31,6 +31,9 @@ size_t SkipPlainJsonText(absl::string_view text, size_t from);
 // Two-space indented JSON, for summary files people read.
 std::string DumpJsonPretty(const Json& value);
 
+// The string at `key` of a JSON object; empty when absent or not a string.
+std::string StringAt(const Json& object, const char* key);
+
 absl::StatusOr<std::string> ReadFile(const std::string& path);
 absl::StatusOr<Json> ReadJsonFile(const std::string& path);
 

@@ -5,7 +5,6 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "common/storage/keys.h"
-#include "coordinator/report/leaderboard.h"
 #include "coordinator/report/results_writer.h"
 #include "coordinator/state/store_commit_log.h"
 #include "grpcpp/health_check_service_interface.h"
@@ -19,8 +18,6 @@ SweepCoordinator::SweepCoordinator(const SweepConfig& config, CoordinatorOptions
       plan_(PlanSweep(config)),
       simulated_(SimulatedModelIds(plan_.models, PlanHelperModels(plan_))),
       prices_(config.prices),
-      has_aidan_(config.aidanbench.has_value()),
-      has_novelty_(config.noveltybench.has_value()),
       started_(clock_.Now()) {}
 
 absl::StatusOr<std::unique_ptr<SweepCoordinator>> SweepCoordinator::Start(const SweepConfig& config,
@@ -40,10 +37,9 @@ absl::StatusOr<std::unique_ptr<SweepCoordinator>> SweepCoordinator::Start(const 
     if (!journal.ok()) return journal.status();
     c->journal_ = std::move(*journal);
   }
-  c->reducer_ = std::make_unique<AidanReducer>(c->plan_.aidan.preset, c->plan_.models, c->plan_.aidan_temperatures);
-  c->novelty_reducer_ =
-      std::make_unique<NoveltyReducer>(c->plan_.novelty, c->plan_.models, c->plan_.novelty_temperatures,
-                                       c->plan_.novelty_modes, c->plan_.novelty_datasets);
+  for (const auto& benchmark : c->plan_.benchmarks) {
+    c->reducers_[benchmark->name()] = benchmark->MakeReducer(c->plan_.models);
+  }
   c->scheduler_ = std::make_unique<UnitScheduler>(c->plan_.units, c->plan_.models, o.scheduler, &c->clock_);
   for (JournalEntry& entry : committed) {
     const std::string id = entry.result.unit.id;
@@ -63,7 +59,7 @@ absl::StatusOr<std::unique_ptr<SweepCoordinator>> SweepCoordinator::Start(const 
   };
   SweepCoordinator* self = c.get();
   c->service_ = std::make_unique<CoordinatorService>(
-      service_options, c->plan_.aidan, c->plan_.novelty, c->scheduler_.get(),
+      service_options, &c->plan_, c->scheduler_.get(),
       [self](UnitResult result, const CallStats& calls) { return self->Commit(std::move(result), calls); });
 
   absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials = MakeServerCredentials(o.tls);
@@ -96,15 +92,11 @@ SweepCoordinator::~SweepCoordinator() {
 }
 
 absl::Status SweepCoordinator::Commit(UnitResult result, const CallStats& calls) {
-  if (result.unit.benchmark == kNoveltyBench && result.stop_reason != kStopError) {
-    // A "complete" NoveltyBench result that cannot be scored is not journaled as done: it counts as
-    // failed, and a re-run does it again.
-    absl::Status usable = ScoreNoveltyResult(result, plan_.novelty.patience).status();
-    if (usable.ok() && static_cast<int>(result.answers.size()) != plan_.novelty.k) {
-      usable =
-          absl::InvalidArgumentError(absl::StrCat(result.answers.size(), " generations for k = ", plan_.novelty.k));
-    }
-    if (!usable.ok()) {
+  if (const Benchmark* benchmark = plan_.Find(result.unit.benchmark);
+      benchmark != nullptr && result.stop_reason != kStopError) {
+    // A finished result its benchmark cannot use is not journaled as done: it counts as failed, and a
+    // re-run does it again.
+    if (absl::Status usable = benchmark->CheckResult(result); !usable.ok()) {
       result.stop_reason = kStopError;
       result.error = absl::StrCat("malformed result from the worker: ", usable.message());
     }
@@ -129,8 +121,9 @@ absl::Status SweepCoordinator::Commit(UnitResult result, const CallStats& calls)
 }
 
 bool SweepCoordinator::AddToReducer(UnitResult result, const CallStats& calls) {
-  if (result.unit.benchmark == kNoveltyBench) return novelty_reducer_->Add(std::move(result), calls);
-  return reducer_->Add(std::move(result), calls);
+  auto reducer = reducers_.find(result.unit.benchmark);
+  if (reducer == reducers_.end()) return false;  // not a benchmark of this plan (the service refuses those)
+  return reducer->second->Add(std::move(result), calls);
 }
 
 void SweepCoordinator::Shutdown() {
@@ -182,9 +175,9 @@ absl::Status SweepCoordinator::WriteResults() {
   const Json run{{"seconds", absl::ToDoubleSeconds(clock_.Now() - started_)},
                  {"units", plan_.units.size()},
                  {"units_resumed", units_resumed_}};
-  reducer_->SetRunInfo(run);
-  novelty_reducer_->SetRunInfo(run);
-  return WriteSweepResults(options_.out_dir, AidanPart(), NoveltyPart(), ResultsOptionsOf());
+  for (auto& [name, reducer] : reducers_) reducer->SetRunInfo(run);
+  const std::vector<std::unique_ptr<BenchmarkResults>> parts = Parts();
+  return WriteSweepResults(options_.out_dir, PartsOf(parts), ResultsOptionsOf());
 }
 
 ResultsOptions SweepCoordinator::ResultsOptionsOf() const {
@@ -194,14 +187,10 @@ ResultsOptions SweepCoordinator::ResultsOptionsOf() const {
   return options;
 }
 
-std::optional<AidanSnapshot> SweepCoordinator::AidanPart() const {
-  if (!has_aidan_) return std::nullopt;
-  return reducer_->Snapshot();
-}
-
-std::optional<NoveltySnapshot> SweepCoordinator::NoveltyPart() const {
-  if (!has_novelty_) return std::nullopt;
-  return novelty_reducer_->Snapshot();
+std::vector<std::unique_ptr<BenchmarkResults>> SweepCoordinator::Parts() const {
+  std::vector<std::unique_ptr<BenchmarkResults>> parts;
+  for (const auto& benchmark : plan_.benchmarks) parts.push_back(reducers_.at(benchmark->name())->Results());
+  return parts;
 }
 
 }  // namespace noveltygrid
@@ -229,7 +218,8 @@ std::string SweepCoordinator::FailureSummary(size_t max_lines) const {
 }
 
 std::string SweepCoordinator::LeaderboardText() const {
-  return SweepLeaderboardText(AidanPart(), NoveltyPart(), ResultsOptionsOf());
+  const std::vector<std::unique_ptr<BenchmarkResults>> parts = Parts();
+  return SweepLeaderboardText(PartsOf(parts), ResultsOptionsOf());
 }
 
 }  // namespace noveltygrid

@@ -19,10 +19,9 @@
 #include "common/clock.h"
 #include "common/config.h"
 #include "common/storage/store.h"
+#include "coordinator/benchmarks/benchmark_results.h"
 #include "coordinator/lease/unit_scheduler.h"
 #include "coordinator/plan/planner.h"
-#include "coordinator/reduce/aidan_reducer.h"
-#include "coordinator/reduce/novelty_reducer.h"
 #include "coordinator/report/results_writer.h"
 #include "coordinator/service/coordinator_service.h"
 #include "coordinator/state/journal.h"
@@ -81,23 +80,19 @@ class SweepCoordinator {
   bool AddToReducer(UnitResult result, const CallStats& calls);
   void Linger();
   ResultsOptions ResultsOptionsOf() const;
-  // The benchmarks' snapshots; nullopt for a benchmark the sweep does not hold.
-  std::optional<AidanSnapshot> AidanPart() const;
-  std::optional<NoveltySnapshot> NoveltyPart() const;
+  // Every benchmark's results so far, sweep order.
+  std::vector<std::unique_ptr<BenchmarkResults>> Parts() const;
 
   const CoordinatorOptions options_;
   const Plan plan_;
   const std::vector<std::string> simulated_;
   const std::map<std::string, ModelPrice> prices_;
-  const bool has_aidan_;    // the sweep holds AidanBench units
-  const bool has_novelty_;  // ... NoveltyBench units
   SystemClock clock_;
   const absl::Time started_;
   int64_t units_resumed_ = 0;
   int port_ = 0;
   std::unique_ptr<CommitLog> journal_;
-  std::unique_ptr<AidanReducer> reducer_;
-  std::unique_ptr<NoveltyReducer> novelty_reducer_;
+  std::map<std::string, std::unique_ptr<BenchmarkReducer>> reducers_;  // by benchmark name
   std::unique_ptr<UnitScheduler> scheduler_;
   std::unique_ptr<CoordinatorService> service_;
   std::unique_ptr<grpc::Server> server_;

@@ -12,11 +12,9 @@ namespace {
 constexpr size_t kLeaseReplyBudgetBytes = kMaxMessageBytes / 4;
 }  // namespace
 
-CoordinatorService::CoordinatorService(CoordinatorServiceOptions options, AidanSettings settings,
-                                       NoveltySettings novelty, UnitScheduler* scheduler, CommitSink sink)
-    : options_(std::move(options)), scheduler_(scheduler), sink_(std::move(sink)) {
-  ToProto(settings, &settings_proto_);
-  ToProto(novelty, &novelty_proto_);
+CoordinatorService::CoordinatorService(CoordinatorServiceOptions options, const Plan* plan, UnitScheduler* scheduler,
+                                       CommitSink sink)
+    : options_(std::move(options)), plan_(plan), scheduler_(scheduler), sink_(std::move(sink)) {
   committer_ = std::thread([this] { CommitLoop(); });
 }
 
@@ -58,11 +56,8 @@ grpc::ServerUnaryReactor* CoordinatorService::Lease(grpc::CallbackServerContext*
     lease->set_fencing_token(grant.fencing_token);
     lease->set_deadline_unix_ms(absl::ToUnixMillis(grant.deadline));
     ToProto(grant.unit, lease->mutable_unit());
-    if (grant.unit.benchmark == kNoveltyBench) {
-      *lease->mutable_novelty() = novelty_proto_;
-    } else {
-      *lease->mutable_aidan() = settings_proto_;
-    }
+    // Every planned unit's benchmark is in the plan: the scheduler hands out only planned units.
+    plan_->Find(grant.unit.benchmark)->AttachSettings(*lease);
     for (const CheckpointStep& step : grant.checkpoint) ToProto(step.answer, &step.embedding, lease->add_checkpoint());
     bytes += lease->ByteSizeLong();
   }

@@ -15,8 +15,8 @@
 #include <thread>
 
 #include "absl/synchronization/mutex.h"
-#include "common/unit_settings.h"
 #include "coordinator/lease/unit_scheduler.h"
+#include "coordinator/plan/planner.h"
 #include "noveltygrid/v1/coordinator.grpc.pb.h"
 
 namespace noveltygrid {
@@ -34,8 +34,8 @@ struct CoordinatorServiceOptions {
 
 class CoordinatorService final : public v1::Coordinator::CallbackService {
  public:
-  CoordinatorService(CoordinatorServiceOptions options, AidanSettings settings, NoveltySettings novelty,
-                     UnitScheduler* scheduler, CommitSink sink);
+  // `plan` (not owned) supplies each unit's benchmark settings for its leases.
+  CoordinatorService(CoordinatorServiceOptions options, const Plan* plan, UnitScheduler* scheduler, CommitSink sink);
   ~CoordinatorService() override;
 
   // Workers that have been told the sweep is complete.
@@ -68,8 +68,7 @@ class CoordinatorService final : public v1::Coordinator::CallbackService {
 
   // Constant after construction.
   const CoordinatorServiceOptions options_;
-  v1::AidanSettings settings_proto_;   // sent with AidanBench leases
-  v1::NoveltySettings novelty_proto_;  // sent with NoveltyBench leases
+  const Plan* const plan_;
   UnitScheduler* const scheduler_;
   const CommitSink sink_;
 

@@ -1,4 +1,4 @@
-#include "coordinator/reduce/aidan_import.h"
+#include "coordinator/benchmarks/aidanbench/aidan_import.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

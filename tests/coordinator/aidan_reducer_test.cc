@@ -1,4 +1,4 @@
-#include "coordinator/reduce/aidan_reducer.h"
+#include "coordinator/benchmarks/aidanbench/aidan_reducer.h"
 
 #include <algorithm>
 #include <atomic>

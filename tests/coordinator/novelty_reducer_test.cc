@@ -1,6 +1,6 @@
-// The NoveltyBench reducer (coordinator/reduce/novelty_reducer.h) on the hand-worked sweep of
+// The NoveltyBench reducer (coordinator/benchmarks/noveltybench/novelty_reducer.h) on the hand-worked sweep of
 // novelty_test_units.h.
-#include "coordinator/reduce/novelty_reducer.h"
+#include "coordinator/benchmarks/noveltybench/novelty_reducer.h"
 
 #include <algorithm>
 

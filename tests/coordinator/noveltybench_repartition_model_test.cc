@@ -13,7 +13,7 @@
 #include "common/noveltybench/partition.h"
 #include "common/noveltybench/rows.h"
 #include "common/noveltybench/unigram.h"
-#include "coordinator/report/noveltybench_results.h"
+#include "coordinator/benchmarks/noveltybench/noveltybench_results.h"
 #include "coordinator/report/results_writer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -9,7 +9,7 @@
 #include "cli/import_command.h"
 #include "cli/repartition_command.h"
 #include "common/json_util.h"
-#include "coordinator/report/noveltybench_results.h"
+#include "coordinator/benchmarks/noveltybench/noveltybench_results.h"
 #include "coordinator/report/results_writer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

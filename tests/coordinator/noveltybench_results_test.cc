@@ -1,4 +1,4 @@
-#include "coordinator/report/noveltybench_results.h"
+#include "coordinator/benchmarks/noveltybench/noveltybench_results.h"
 
 #include <filesystem>
 

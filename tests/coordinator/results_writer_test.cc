@@ -4,6 +4,8 @@
 #include <filesystem>
 
 #include "common/json_util.h"
+#include "coordinator/benchmarks/aidanbench/aidan_rebuild.h"
+#include "coordinator/benchmarks/aidanbench/aidan_results.h"
 #include "coordinator/report/results_reader.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

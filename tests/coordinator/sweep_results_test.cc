@@ -4,11 +4,15 @@
 #include <filesystem>
 
 #include "common/json_util.h"
-#include "coordinator/report/leaderboard.h"
-#include "coordinator/report/novelty_sweep_results.h"
-#include "coordinator/report/noveltybench_results.h"
+#include "coordinator/benchmarks/aidanbench/aidan_leaderboard.h"
+#include "coordinator/benchmarks/aidanbench/aidan_results.h"
+#include "coordinator/benchmarks/noveltybench/novelty_leaderboard.h"
+#include "coordinator/benchmarks/noveltybench/novelty_sweep_results.h"
+#include "coordinator/benchmarks/noveltybench/noveltybench.h"
+#include "coordinator/benchmarks/noveltybench/noveltybench_results.h"
 #include "coordinator/report/results_reader.h"
 #include "coordinator/report/results_writer.h"
+#include "coordinator/report/text_table.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/common/test_files.h"
@@ -29,6 +33,33 @@ using testing_units::HandTemperatures;
 using testing_units::MakeNoveltyUnit;
 using testing_units::Preset;
 using testing_units::SweepUnits;
+
+// The writer's parts for optional snapshots, as the coordinator hands them over.
+struct Parts {
+  Parts(const std::optional<AidanSnapshot>& aidan, const std::optional<NoveltySnapshot>& novelty) {
+    if (aidan.has_value()) owned.push_back(std::make_unique<AidanBenchResults>(*aidan));
+    if (novelty.has_value()) owned.push_back(std::make_unique<NoveltyBenchResults>(*novelty));
+  }
+  std::vector<std::unique_ptr<BenchmarkResults>> owned;
+};
+
+absl::Status WriteSweepResults(const std::string& dir, const std::optional<AidanSnapshot>& aidan,
+                               const std::optional<NoveltySnapshot>& novelty, const ResultsOptions& options) {
+  return WriteSweepResults(dir, PartsOf(Parts(aidan, novelty).owned), options);
+}
+
+std::string SweepLeaderboardText(const std::optional<AidanSnapshot>& aidan,
+                                 const std::optional<NoveltySnapshot>& novelty, const ResultsOptions& options) {
+  return SweepLeaderboardText(PartsOf(Parts(aidan, novelty).owned), options);
+}
+
+// The rebuilt NoveltyBench part, or nullptr.
+const NoveltyBenchResults* NoveltyPart(const RebuildOutcome& outcome) {
+  for (const auto& part : outcome.parts) {
+    if (part->name() == kNoveltyBench) return dynamic_cast<const NoveltyBenchResults*>(part.get());
+  }
+  return nullptr;
+}
 
 std::string Slurp(const std::filesystem::path& path) {
   absl::StatusOr<std::string> text = ReadFile(path.string());
@@ -161,7 +192,8 @@ TEST(NoveltySweepResultsTest, OneModeAndOneDatasetHaveNoBreakdowns) {
   NoveltyReducer reducer(HandSettings(), {"m"}, {1.0}, {"standard"}, {"curated"});
   reducer.Add(MakeNoveltyUnit("m", 1.0, kModeStandard, "curated", 0, {0, 1}, {6, 3}));
   const NoveltySnapshot snapshot = reducer.Snapshot();
-  const Json summary = SweepSummaryJson(nullptr, &snapshot, ResultsOptions{});
+  const NoveltyBenchResults part(snapshot);
+  const Json summary = SweepSummaryJson({&part}, ResultsOptions{});
   EXPECT_EQ(Keys(summary), (std::vector<std::string>{"noveltybench", "leaderboard", "calls", "run"}));
   const Json& cell = summary["noveltybench"]["m"]["1.0"];
   EXPECT_FALSE(cell.contains("by_mode"));
@@ -235,13 +267,15 @@ TEST(NoveltySweepReportTest, RebuildIsByteIdentical) {
     absl::StatusOr<RebuildOutcome> rebuilt = RebuildResultsFolder(dir.path().string(), std::nullopt);
     ASSERT_TRUE(rebuilt.ok()) << rebuilt.status();
     EXPECT_TRUE(rebuilt->notes.empty()) << rebuilt->notes[0];
-    EXPECT_EQ(rebuilt->aidan.has_value(), with_aidan);
-    ASSERT_TRUE(rebuilt->novelty.has_value());
+    ASSERT_EQ(rebuilt->parts.size(), with_aidan ? 2u : 1u);
+    EXPECT_EQ(rebuilt->parts.front()->name(), with_aidan ? kAidanBench : kNoveltyBench);
+    const NoveltyBenchResults* novelty_part = NoveltyPart(*rebuilt);
+    ASSERT_NE(novelty_part, nullptr);
     for (const auto& [file, text] : before)
       EXPECT_EQ(Slurp(dir.path() / file), text) << file << " aidan " << with_aidan;
     EXPECT_EQ(rebuilt->leaderboard, before[kLeaderboardFileName]);
-    EXPECT_EQ(rebuilt->novelty->settings.patience, 0.5);
-    EXPECT_EQ(rebuilt->novelty->settings.partition_model, "sim:classifier");
+    EXPECT_EQ(novelty_part->snapshot().settings.patience, 0.5);
+    EXPECT_EQ(novelty_part->snapshot().settings.partition_model, "sim:classifier");
   }
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/config.h"
+#include "coordinator/benchmarks/noveltybench/noveltybench.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/common/test_files.h"
@@ -57,8 +58,9 @@ TEST_F(PlannerTest, AidanBenchOnlyPlansKeepTheirIdsAndFingerprint) {
   EXPECT_EQ(plan.units[5].model, "openai:gpt-4o");
   EXPECT_EQ(plan.units[5].temperature, 0.4);
   EXPECT_EQ(plan.units[5].item_id, "q2");
-  EXPECT_TRUE(plan.novelty_temperatures.empty());
-  EXPECT_TRUE(plan.novelty_modes.empty());
+  ASSERT_EQ(plan.benchmarks.size(), 1u);
+  EXPECT_EQ(plan.benchmarks[0]->name(), kAidanBench);
+  EXPECT_EQ(plan.Find(kNoveltyBench), nullptr);
 }
 
 TEST_F(PlannerTest, NoveltyBenchUnitsFollowAidanBenchInConfigOrder) {
@@ -68,11 +70,13 @@ TEST_F(PlannerTest, NoveltyBenchUnitsFollowAidanBenchInConfigOrder) {
                            "  partitioner: unigram\n  quality_model: sim:reward\n");
   // 8 AidanBench units, then 2 models x 1 temperature x 2 modes x (2 curated + 1 wildchat) prompts.
   ASSERT_EQ(plan.units.size(), 8u + 12u);
-  EXPECT_EQ(plan.novelty_temperatures, std::vector<double>{1.0});
-  EXPECT_EQ(plan.novelty_modes, (std::vector<std::string>{"in-context", "standard"}));
-  EXPECT_EQ(plan.novelty_datasets, (std::vector<std::string>{"curated", "wildchat"}));
-  EXPECT_EQ(plan.novelty.k, 2);
-  EXPECT_EQ(plan.novelty.partitioner, "unigram");
+  const auto* novelty = dynamic_cast<const NoveltyBenchmark*>(plan.Find(kNoveltyBench));
+  ASSERT_NE(novelty, nullptr);
+  EXPECT_EQ(novelty->temperatures(), std::vector<double>{1.0});
+  EXPECT_EQ(novelty->modes(), (std::vector<std::string>{"in-context", "standard"}));
+  EXPECT_EQ(novelty->dataset_names(), (std::vector<std::string>{"curated", "wildchat"}));
+  EXPECT_EQ(novelty->settings().k, 2);
+  EXPECT_EQ(novelty->settings().partitioner, "unigram");
   std::vector<std::string> order;
   for (size_t i = 0; i < plan.units.size(); ++i) {
     const UnitSpec& u = plan.units[i];

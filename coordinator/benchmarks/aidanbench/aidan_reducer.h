@@ -15,8 +15,8 @@
 //   AidanReducer reducer(preset, plan.models, plan.aidan_temperatures);
 //   reducer.Add(std::move(result), call_stats);   // from any worker callback
 //   AidanSnapshot snapshot = reducer.Snapshot();  // ordered; hand it to WriteResultsFolder
-#ifndef NOVELTYGRID_COORDINATOR_REDUCE_AIDAN_REDUCER_H_
-#define NOVELTYGRID_COORDINATOR_REDUCE_AIDAN_REDUCER_H_
+#ifndef NOVELTYGRID_COORDINATOR_BENCHMARKS_AIDANBENCH_AIDAN_REDUCER_H_
+#define NOVELTYGRID_COORDINATOR_BENCHMARKS_AIDANBENCH_AIDAN_REDUCER_H_
 
 #include <map>
 #include <optional>
@@ -122,4 +122,4 @@ class AidanReducer {
 
 }  // namespace noveltygrid
 
-#endif  // NOVELTYGRID_COORDINATOR_REDUCE_AIDAN_REDUCER_H_
+#endif  // NOVELTYGRID_COORDINATOR_BENCHMARKS_AIDANBENCH_AIDAN_REDUCER_H_

@@ -15,8 +15,8 @@
 //
 // The reference file records no stop reason; it is inferred from the last answer (see
 // InferAidanStopReason). Plain functions, no state: safe from any thread.
-#ifndef NOVELTYGRID_COORDINATOR_REDUCE_AIDAN_IMPORT_H_
-#define NOVELTYGRID_COORDINATOR_REDUCE_AIDAN_IMPORT_H_
+#ifndef NOVELTYGRID_COORDINATOR_BENCHMARKS_AIDANBENCH_AIDAN_IMPORT_H_
+#define NOVELTYGRID_COORDINATOR_BENCHMARKS_AIDANBENCH_AIDAN_IMPORT_H_
 
 #include <string>
 #include <vector>
@@ -55,4 +55,4 @@ std::string InferAidanStopReason(const AidanPreset& preset, const std::vector<St
 
 }  // namespace noveltygrid
 
-#endif  // NOVELTYGRID_COORDINATOR_REDUCE_AIDAN_IMPORT_H_
+#endif  // NOVELTYGRID_COORDINATOR_BENCHMARKS_AIDANBENCH_AIDAN_IMPORT_H_

@@ -1,4 +1,4 @@
-#include "coordinator/reduce/aidan_import.h"
+#include "coordinator/benchmarks/aidanbench/aidan_import.h"
 
 #include <algorithm>
 #include <cmath>

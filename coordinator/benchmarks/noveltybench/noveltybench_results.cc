@@ -1,4 +1,4 @@
-#include "coordinator/report/noveltybench_results.h"
+#include "coordinator/benchmarks/noveltybench/noveltybench_results.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -10,8 +10,8 @@
 #include "absl/strings/str_format.h"
 #include "common/records.h"
 #include "common/status_macros.h"
-#include "coordinator/report/leaderboard.h"
 #include "coordinator/report/results_writer.h"
+#include "coordinator/report/text_table.h"
 
 namespace noveltygrid {
 namespace {

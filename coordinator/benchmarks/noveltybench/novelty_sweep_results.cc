@@ -1,4 +1,4 @@
-#include "coordinator/report/novelty_sweep_results.h"
+#include "coordinator/benchmarks/noveltybench/novelty_sweep_results.h"
 
 #include <algorithm>
 #include <optional>

@@ -17,8 +17,8 @@
 // holds every mode's means, "by_dataset" (more than one dataset) the first mode's per dataset, and
 // "leaderboard_value" the reference's (curated * 100 + wildchat * 1000) / 1100 when both are present.
 // Pure functions; the same snapshot gives the same bytes.
-#ifndef NOVELTYGRID_COORDINATOR_REPORT_NOVELTY_SWEEP_RESULTS_H_
-#define NOVELTYGRID_COORDINATOR_REPORT_NOVELTY_SWEEP_RESULTS_H_
+#ifndef NOVELTYGRID_COORDINATOR_BENCHMARKS_NOVELTYBENCH_NOVELTY_SWEEP_RESULTS_H_
+#define NOVELTYGRID_COORDINATOR_BENCHMARKS_NOVELTYBENCH_NOVELTY_SWEEP_RESULTS_H_
 
 #include <string>
 #include <vector>
@@ -27,7 +27,7 @@
 #include "common/json_util.h"
 #include "common/records.h"
 #include "common/unit_settings.h"
-#include "coordinator/reduce/novelty_reducer.h"
+#include "coordinator/benchmarks/noveltybench/novelty_reducer.h"
 
 namespace noveltygrid {
 
@@ -52,4 +52,4 @@ std::optional<NoveltySettings> NoveltySettingsFromSummary(const Json& summary);
 
 }  // namespace noveltygrid
 
-#endif  // NOVELTYGRID_COORDINATOR_REPORT_NOVELTY_SWEEP_RESULTS_H_
+#endif  // NOVELTYGRID_COORDINATOR_BENCHMARKS_NOVELTYBENCH_NOVELTY_SWEEP_RESULTS_H_

@@ -16,8 +16,8 @@
 // their recorded class's first member because they open a class only under a new partition.
 // "distinct" counts classes. Every file is replaced atomically; the same input gives byte-identical
 // files. Stateless functions, safe from any thread.
-#ifndef NOVELTYGRID_COORDINATOR_REPORT_NOVELTYBENCH_RESULTS_H_
-#define NOVELTYGRID_COORDINATOR_REPORT_NOVELTYBENCH_RESULTS_H_
+#ifndef NOVELTYGRID_COORDINATOR_BENCHMARKS_NOVELTYBENCH_NOVELTYBENCH_RESULTS_H_
+#define NOVELTYGRID_COORDINATOR_BENCHMARKS_NOVELTYBENCH_NOVELTYBENCH_RESULTS_H_
 
 #include <optional>
 #include <string>
@@ -30,10 +30,10 @@
 #include "common/noveltybench/partition.h"
 #include "common/noveltybench/rows.h"
 #include "common/noveltybench/scoring.h"
+#include "coordinator/report/results_files.h"
 
 namespace noveltygrid {
 
-inline constexpr char kSamplesFileName[] = "samples.jsonl";
 inline constexpr char kAgreementFileName[] = "agreement.json";
 inline constexpr char kNoveltyLeaderboardTitle[] = "NoveltyBench leaderboard (mean utility at best temperature)";
 
@@ -123,4 +123,4 @@ absl::Status WriteAgreementFile(const std::string& dir, const Json& agreement);
 
 }  // namespace noveltygrid
 
-#endif  // NOVELTYGRID_COORDINATOR_REPORT_NOVELTYBENCH_RESULTS_H_
+#endif  // NOVELTYGRID_COORDINATOR_BENCHMARKS_NOVELTYBENCH_NOVELTYBENCH_RESULTS_H_

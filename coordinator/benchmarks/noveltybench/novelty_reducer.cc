@@ -1,4 +1,4 @@
-#include "coordinator/reduce/novelty_reducer.h"
+#include "coordinator/benchmarks/noveltybench/novelty_reducer.h"
 
 #include <algorithm>
 #include <functional>

@@ -17,8 +17,8 @@
 //                          plan.novelty_datasets);
 //   reducer.Add(std::move(result), call_stats);     // from any worker callback
 //   NoveltySnapshot snapshot = reducer.Snapshot();  // ordered; hand it to WriteSweepResults
-#ifndef NOVELTYGRID_COORDINATOR_REDUCE_NOVELTY_REDUCER_H_
-#define NOVELTYGRID_COORDINATOR_REDUCE_NOVELTY_REDUCER_H_
+#ifndef NOVELTYGRID_COORDINATOR_BENCHMARKS_NOVELTYBENCH_NOVELTY_REDUCER_H_
+#define NOVELTYGRID_COORDINATOR_BENCHMARKS_NOVELTYBENCH_NOVELTY_REDUCER_H_
 
 #include <map>
 #include <optional>
@@ -144,4 +144,4 @@ std::optional<NoveltyWeightedValue> LeaderboardValue(const std::vector<NoveltyGr
 
 }  // namespace noveltygrid
 
-#endif  // NOVELTYGRID_COORDINATOR_REDUCE_NOVELTY_REDUCER_H_
+#endif  // NOVELTYGRID_COORDINATOR_BENCHMARKS_NOVELTYBENCH_NOVELTY_REDUCER_H_

@@ -1,0 +1,118 @@
+#include "coordinator/benchmarks/aidanbench/aidan_results.h"
+
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "common/aidan_scoring.h"
+#include "common/records_json.h"
+#include "coordinator/benchmarks/aidanbench/aidan_leaderboard.h"
+
+namespace noveltygrid {
+
+namespace {
+
+Json OptionalNumber(const std::optional<double>& value) { return value.has_value() ? Json(*value) : Json(nullptr); }
+
+Json CellJson(const AidanCell& cell, const AidanPreset& preset) {
+  const AidanTotals& t = cell.totals;
+  Json j{{"valid_answers", t.valid_answers},   {"novelty_sum", t.novelty_sum}, {"coherence_sum", t.coherence_sum},
+         {"stored_answers", t.stored_answers}, {"questions", t.questions},     {"mmr_sum", t.mmr_sum}};
+  if (cell.has_llm_novelty) j["llm_novelty_sum"] = t.llm_novelty_sum;
+  j["errors"] = t.errors;
+  j["max_iterations"] = cell.max_iterations;
+  j["preset"] = preset.name;
+  return j;
+}
+
+Json RowJson(const AidanQuestionRow& row) {
+  return Json{{"model", row.model},
+              {"temperature", row.temperature},
+              {"question_id", row.question_id},
+              {"question", row.question},
+              {"iterations", row.iterations},
+              {"valid_answers", row.valid_answers},
+              {"avg_coherence", OptionalNumber(row.avg_coherence)},
+              {"avg_novelty", OptionalNumber(row.avg_novelty)},
+              {"avg_mmr", OptionalNumber(row.avg_mmr)},
+              {"stop_reason", row.stop_reason},
+              {"error", row.error},
+              {"unit_id", row.unit_id}};
+}
+
+}  // namespace
+
+std::string AidanAnswersJsonl(const AidanSnapshot& snapshot) {
+  std::string out;
+  for (const UnitResult& unit : snapshot.units) {
+    const UnitSpec& u = unit.unit;
+    for (const StepRecord& a : unit.answers) {
+      Json line{{"benchmark", kAidanBench},
+                {"model", u.model},
+                {"temperature", u.temperature},
+                {"question_id", u.item_id},
+                {"question", u.item_text}};
+      // The answer's own fields, named once in records_json; "error" goes last.
+      const Json fields = StepToJson(a);
+      for (const auto& [key, value] : fields.items()) {
+        if (key != "error") line[key] = value;
+      }
+      line["mmr"] = AidanMmr(snapshot.preset, a);
+      line["unit_id"] = u.id;
+      if (!a.error.empty()) line["error"] = a.error;
+      absl::StrAppend(&out, DumpJson(line), "\n");
+    }
+  }
+  return out;
+}
+
+std::string AidanBenchResults::RowsFileName() const { return kAnswersFileName; }
+
+std::string AidanBenchResults::RowsJsonl() const { return AidanAnswersJsonl(snapshot_); }
+
+Json AidanBenchResults::Section() const {
+  Json cells = Json::object();
+  for (const AidanCell& cell : snapshot_.cells) {
+    cells[cell.model][FormatTemperature(cell.temperature)] = CellJson(cell, snapshot_.preset);
+  }
+  return cells;
+}
+
+Json AidanBenchResults::Leaderboard() const {
+  Json board = Json::array();
+  for (const AidanBest& best : snapshot_.leaderboard) {
+    board.push_back(Json{{"model", best.model},
+                         {"best_temperature", best.temperature},
+                         {"valid_answers", best.totals.valid_answers},
+                         {"novelty_sum", best.totals.novelty_sum}});
+  }
+  return board;
+}
+
+std::optional<Json> AidanBenchResults::Questions() const {
+  Json rows = Json::array();
+  for (const AidanQuestionRow& row : snapshot_.rows) rows.push_back(RowJson(row));
+  return rows;
+}
+
+std::string AidanBenchResults::LeaderboardText(bool simulated) const { return FormatLeaderboard(snapshot_, simulated); }
+
+absl::Status WriteResultsFolder(const std::string& dir, const AidanSnapshot& snapshot, const ResultsOptions& options) {
+  const AidanBenchResults part(snapshot);
+  return WriteSweepResults(dir, {&part}, options);
+}
+
+absl::Status WriteSummaryFiles(const std::string& dir, const AidanSnapshot& snapshot, const ResultsOptions& options) {
+  const AidanBenchResults part(snapshot);
+  return WriteSweepSummaryFiles(dir, {&part}, options);
+}
+
+Json SummaryJson(const AidanSnapshot& snapshot, const ResultsOptions& options) {
+  const AidanBenchResults part(snapshot);
+  return SweepSummaryJson({&part}, options);
+}
+
+std::string FormatLeaderboard(const AidanSnapshot& snapshot, const ResultsOptions& options) {
+  return FormatLeaderboard(snapshot, !options.simulated_models.empty());
+}
+
+}  // namespace noveltygrid

@@ -1,0 +1,77 @@
+// AidanBench's part of a results folder (../shared/CONTRACT.md), from an AidanReducer snapshot:
+//
+//   answers.jsonl   one line per answer, units in canonical order, answers in loop order:
+//                   {"benchmark","model","temperature","question_id","question","answer_num","answer",
+//                    "coherence","novelty","valid",["llm_novelty"],"mmr","unit_id",["error"]}
+//   summary.json    "aidanbench": {MODEL: {TEMP: cell totals}}, "leaderboard"."aidanbench" (best
+//                   temperature per model) and "questions"."aidanbench" (the paper's Table 1, one row
+//                   per unit)
+//   leaderboard.txt the AidanBench table (FormatLeaderboard)
+//
+// Pure functions over a snapshot; the same snapshot gives the same bytes.
+#ifndef NOVELTYGRID_COORDINATOR_BENCHMARKS_AIDANBENCH_AIDAN_RESULTS_H_
+#define NOVELTYGRID_COORDINATOR_BENCHMARKS_AIDANBENCH_AIDAN_RESULTS_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "coordinator/benchmarks/benchmark_results.h"
+#include "coordinator/benchmarks/aidanbench/aidan_reducer.h"
+#include "coordinator/report/results_writer.h"
+
+namespace noveltygrid {
+
+class AidanBenchResults : public BenchmarkResults {
+ public:
+  explicit AidanBenchResults(AidanSnapshot snapshot) : snapshot_(std::move(snapshot)) {}
+
+  const AidanSnapshot& snapshot() const { return snapshot_; }
+
+  std::string name() const override { return kAidanBench; }
+  std::string RowsFileName() const override;
+  std::string RowsJsonl() const override;
+  Json Section() const override;
+  Json Leaderboard() const override;
+  std::optional<Json> Questions() const override;
+  std::string LeaderboardText(bool simulated) const override;
+  std::vector<std::string> Models() const override { return snapshot_.models; }
+  std::vector<std::string> HelperModels() const override { return {}; }
+  const CallStats& calls() const override { return snapshot_.calls; }
+  const Json& run() const override { return snapshot_.run; }
+
+ private:
+  AidanSnapshot snapshot_;
+};
+
+// An AidanReducer behind the BenchmarkReducer interface.
+class AidanBenchReducer : public BenchmarkReducer {
+ public:
+  AidanBenchReducer(AidanPreset preset, std::vector<std::string> models, std::vector<double> temperatures)
+      : reducer_(std::move(preset), std::move(models), std::move(temperatures)) {}
+
+  bool Add(UnitResult result, const CallStats& calls) override { return reducer_.Add(std::move(result), calls); }
+  void AddCalls(const CallStats& calls) override { reducer_.AddCalls(calls); }
+  void SetRunInfo(Json run) override { reducer_.SetRunInfo(std::move(run)); }
+  std::unique_ptr<BenchmarkResults> Results() const override {
+    return std::make_unique<AidanBenchResults>(reducer_.Snapshot());
+  }
+
+ private:
+  AidanReducer reducer_;
+};
+
+// answers.jsonl's contents.
+std::string AidanAnswersJsonl(const AidanSnapshot& snapshot);
+
+// The results folder of AidanBench alone (what `import aidanbench` writes): results_writer.h's
+// functions for one AidanBenchResults part.
+absl::Status WriteResultsFolder(const std::string& dir, const AidanSnapshot& snapshot, const ResultsOptions& options);
+absl::Status WriteSummaryFiles(const std::string& dir, const AidanSnapshot& snapshot, const ResultsOptions& options);
+Json SummaryJson(const AidanSnapshot& snapshot, const ResultsOptions& options);
+// FormatLeaderboard, marked simulated when `options` names simulated models.
+std::string FormatLeaderboard(const AidanSnapshot& snapshot, const ResultsOptions& options);
+
+}  // namespace noveltygrid
+
+#endif  // NOVELTYGRID_COORDINATOR_BENCHMARKS_AIDANBENCH_AIDAN_RESULTS_H_

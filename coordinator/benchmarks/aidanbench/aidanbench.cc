@@ -1,0 +1,44 @@
+#include "coordinator/benchmarks/aidanbench/aidanbench.h"
+
+#include "coordinator/benchmarks/aidanbench/aidan_results.h"
+#include "proto/wire.h"
+
+namespace noveltygrid {
+
+AidanBenchmark::AidanBenchmark(const SweepConfig& config)
+    : settings_(MakeAidanSettings(config)),
+      settings_hash_(AidanSettingsHash(settings_)),
+      temperatures_(config.aidanbench->temperatures),
+      questions_(config.aidanbench->questions) {
+  ToProto(settings_, &proto_);
+}
+
+void AidanBenchmark::PlanUnits(const std::vector<std::string>& models, std::vector<UnitSpec>& units,
+                               StableHasher& fingerprint) const {
+  fingerprint.Add(settings_hash_);
+  for (const std::string& model : models) {
+    for (double temperature : temperatures_) {
+      for (const Question& q : questions_) {
+        UnitSpec unit;
+        unit.index = static_cast<int>(units.size());
+        unit.benchmark = kAidanBench;
+        unit.model = model;
+        unit.temperature = temperature;
+        unit.item_id = q.id;
+        unit.item_text = q.text;
+        unit.id = HexId(
+            StableHasher().Add(unit.benchmark).Add(model).Add(temperature).Add(q.id).Add(q.text).Add(settings_hash_).Finish());
+        fingerprint.Add(unit.id);
+        units.push_back(std::move(unit));
+      }
+    }
+  }
+}
+
+void AidanBenchmark::AttachSettings(v1::Lease& lease) const { *lease.mutable_aidan() = proto_; }
+
+std::unique_ptr<BenchmarkReducer> AidanBenchmark::MakeReducer(const std::vector<std::string>& models) const {
+  return std::make_unique<AidanBenchReducer>(settings_.preset, models, temperatures_);
+}
+
+}  // namespace noveltygrid

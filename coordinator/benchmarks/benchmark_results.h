@@ -1,0 +1,60 @@
+// The results half of the Benchmark plug-in (benchmark.h): what a benchmark's reducer produces and
+// the results writer (coordinator/report) consumes, without the planning and protocol parts.
+//
+// Thread-safety: a BenchmarkReducer may be called from any thread; BenchmarkResults are values.
+#ifndef NOVELTYGRID_COORDINATOR_BENCHMARKS_BENCHMARK_RESULTS_H_
+#define NOVELTYGRID_COORDINATOR_BENCHMARKS_BENCHMARK_RESULTS_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/json_util.h"
+#include "common/records.h"
+
+namespace noveltygrid {
+
+// A benchmark's part of the results folder, taken from its reducer at one moment (or rebuilt from a
+// folder): its rows file, its sections of summary.json and its leaderboard table.
+class BenchmarkResults {
+ public:
+  virtual ~BenchmarkResults() = default;
+
+  // The benchmark's name: its key in summary.json ("aidanbench").
+  virtual std::string name() const = 0;
+  // The rows file (answers.jsonl, samples.jsonl) and its contents.
+  virtual std::string RowsFileName() const = 0;
+  virtual std::string RowsJsonl() const = 0;
+  // summary.json's [name], "leaderboard"[name] and, for a benchmark with a per-item table,
+  // "questions"[name].
+  virtual Json Section() const = 0;
+  virtual Json Leaderboard() const = 0;
+  virtual std::optional<Json> Questions() const { return std::nullopt; }
+  // Its table in leaderboard.txt.
+  virtual std::string LeaderboardText(bool simulated) const = 0;
+  // Models with results (config order), and the helper models that scored them (whose simulated ids
+  // make every number simulated).
+  virtual std::vector<std::string> Models() const = 0;
+  virtual std::vector<std::string> HelperModels() const = 0;
+  // Run-dependent: call statistics of the results, and free-form run information.
+  virtual const CallStats& calls() const = 0;
+  virtual const Json& run() const = 0;
+};
+
+// Aggregates one benchmark's committed units as they arrive (see the implementations for the rules:
+// first result per unit id kept, output independent of arrival order).
+class BenchmarkReducer {
+ public:
+  virtual ~BenchmarkReducer() = default;
+  // False (the result dropped, its calls still merged) when the unit was already added.
+  virtual bool Add(UnitResult result, const CallStats& calls) = 0;
+  // Merges call statistics not tied to a result, and replaces the "run" information.
+  virtual void AddCalls(const CallStats& calls) = 0;
+  virtual void SetRunInfo(Json run) = 0;
+  virtual std::unique_ptr<BenchmarkResults> Results() const = 0;
+};
+
+}  // namespace noveltygrid
+
+#endif  // NOVELTYGRID_COORDINATOR_BENCHMARKS_BENCHMARK_RESULTS_H_

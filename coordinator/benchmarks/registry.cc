@@ -1,0 +1,49 @@
+#include "coordinator/benchmarks/registry.h"
+
+#include "coordinator/benchmarks/aidanbench/aidan_rebuild.h"
+#include "coordinator/benchmarks/aidanbench/aidanbench.h"
+#include "coordinator/benchmarks/noveltybench/novelty_rebuild.h"
+#include "coordinator/benchmarks/noveltybench/noveltybench.h"
+#include "common/records_json.h"
+#include "coordinator/report/results_files.h"
+
+namespace noveltygrid {
+
+const std::vector<BenchmarkEntry>& BenchmarkRegistry() {
+  static const std::vector<BenchmarkEntry>* const registry = new std::vector<BenchmarkEntry>{
+      {kAidanBench, kAnswersFileName, "stop reasons are inferred from the last answers",
+       [](const SweepConfig& config) -> std::unique_ptr<Benchmark> {
+         if (!config.aidanbench.has_value()) return nullptr;
+         return std::make_unique<AidanBenchmark>(config);
+       },
+       RebuildAidanResults},
+      {kNoveltyBench, kSamplesFileName, "NoveltyBench settings are assumed",
+       [](const SweepConfig& config) -> std::unique_ptr<Benchmark> {
+         if (!config.noveltybench.has_value()) return nullptr;
+         return std::make_unique<NoveltyBenchmark>(config);
+       },
+       RebuildNoveltyResults},
+  };
+  return *registry;
+}
+
+void KeepCallsAndRun(const RebuildRequest& request, BenchmarkReducer& reducer) {
+  if (!request.keep_calls) return;
+  Json run = Json::object();
+  if (request.old_summary != nullptr && request.old_summary->is_object()) {
+    const Json& summary = *request.old_summary;
+    if (auto calls = summary.find("calls"); calls != summary.end()) reducer.AddCalls(CallStatsFromJson(*calls));
+    if (auto old_run = summary.find("run"); old_run != summary.end() && old_run->is_object()) run = *old_run;
+  }
+  reducer.SetRunInfo(std::move(run));
+}
+
+std::vector<std::shared_ptr<const Benchmark>> MakeBenchmarks(const SweepConfig& config) {
+  std::vector<std::shared_ptr<const Benchmark>> benchmarks;
+  for (const BenchmarkEntry& entry : BenchmarkRegistry()) {
+    if (std::unique_ptr<Benchmark> b = entry.make(config)) benchmarks.push_back(std::move(b));
+  }
+  return benchmarks;
+}
+
+}  // namespace noveltygrid

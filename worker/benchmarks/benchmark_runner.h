@@ -1,0 +1,51 @@
+// BenchmarkRunner: the worker's half of a benchmark plug-in (the coordinator's half is
+// coordinator/benchmarks/benchmark.h) -- runs one leased unit of that benchmark with the worker's
+// models, from a checkpoint, streaming every finished step. Implementations live in aidanbench/ and
+// noveltybench/ beside this file; registry.h makes them. The UnitExecutor hands each lease to the
+// runner named by its unit's benchmark and knows nothing else about benchmarks.
+//
+// Thread-safety: Start() and CheckModels() may be called from any thread.
+#ifndef NOVELTYGRID_WORKER_BENCHMARKS_BENCHMARK_RUNNER_H_
+#define NOVELTYGRID_WORKER_BENCHMARKS_BENCHMARK_RUNNER_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "common/config.h"
+#include "noveltygrid/v1/coordinator.pb.h"
+#include "worker/cache/embedding_cache.h"
+#include "worker/cache/equivalence_cache.h"
+#include "worker/engines/aidanbench_engine.h"
+#include "worker/engines/noveltybench_engine.h"
+#include "worker/model_registry.h"
+
+namespace noveltygrid {
+
+// What runners build their units' models from, and the caches they share (not owned; the caches may
+// be null).
+struct RunnerContext {
+  ModelRegistry* models = nullptr;
+  EmbeddingCache* embedding_cache = nullptr;
+  EquivalenceCache* equivalence_cache = nullptr;
+};
+
+class BenchmarkRunner {
+ public:
+  virtual ~BenchmarkRunner() = default;
+
+  virtual std::string name() const = 0;
+  // Starts `lease`'s unit (its settings are the lease's) from `checkpoint` (empty for a fresh unit);
+  // returns at once. OK: `done` is called exactly once, later or before Start returns, on any thread;
+  // `on_step` fires after each finished step (false abandons the unit: it ends with kStopCancelled);
+  // `still_leased` (may be empty) is asked between phases that have no step. An error: the unit did not
+  // start (a model this worker cannot build, settings it cannot read) and `done` is never called.
+  virtual absl::Status Start(const v1::Lease& lease, UnitCheckpoint checkpoint, StepObserver on_step,
+                             UnitDoneCallback done, LeaseCheck still_leased) = 0;
+  // Builds now every helper model the sweep's units of this benchmark call, so that an id no worker can
+  // serve fails before any work. OK when the config has no section for this benchmark.
+  virtual absl::Status CheckModels(const SweepConfig& config) = 0;
+};
+
+}  // namespace noveltygrid
+
+#endif  // NOVELTYGRID_WORKER_BENCHMARKS_BENCHMARK_RUNNER_H_

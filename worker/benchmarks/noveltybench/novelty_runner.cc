@@ -1,0 +1,60 @@
+#include "worker/benchmarks/noveltybench/novelty_runner.h"
+
+#include <memory>
+#include <utility>
+
+#include "proto/wire.h"
+
+namespace noveltygrid {
+
+absl::StatusOr<NoveltyModels> NoveltyRunner::ModelsFor(const NoveltySettings& settings, const std::string& generator) {
+  auto endpoint = [&settings](const std::string& name) { return FindEndpoint(settings.endpoints, name); };
+  ModelRegistry* registry = context_.models;
+  NoveltyModels models;
+  models.cache = context_.equivalence_cache;
+  absl::Status status;
+  auto take = [&status](auto made, auto*& into) {
+    if (made.ok()) {
+      into = *made;
+    } else if (status.ok()) {
+      status = made.status();
+    }
+  };
+  if (!generator.empty()) take(registry->Chat(generator, endpoint(generator)), models.generator);
+  const std::string& pm = settings.partition_model;
+  if (settings.partitioner == kPartitionerClassifier) take(registry->Classifier(pm, endpoint(pm)), models.classifier);
+  if (settings.partitioner == kPartitionerEmbedding) take(registry->Embedding(pm, endpoint(pm)), models.embedder);
+  if (settings.partitioner == kPartitionerLlm) take(registry->Chat(pm, endpoint(pm)), models.equivalence_judge);
+  const std::string& qm = settings.quality_model;
+  if (settings.quality == kQualityReward) take(registry->Reward(qm, endpoint(qm)), models.reward);
+  if (settings.quality == kQualityLlm) take(registry->Chat(qm, endpoint(qm)), models.quality_judge);
+  if (!status.ok()) return status;
+  return models;
+}
+
+absl::Status NoveltyRunner::Start(const v1::Lease& lease, UnitCheckpoint checkpoint, StepObserver on_step,
+                                  UnitDoneCallback done, LeaseCheck still_leased) {
+  auto settings = std::make_shared<const NoveltySettings>(FromProto(lease.novelty()));
+  absl::StatusOr<NoveltyModels> models = ModelsFor(*settings, lease.unit().model());
+  if (!models.ok()) return models.status();
+  // Generations are steps without an embedding.
+  auto observer = [on_step = std::move(on_step)](const StepRecord& sample, const CallStats& calls) {
+    static const Embedding kNone;
+    return on_step(StepEvent{sample, kNone, calls});
+  };
+  // The unit points into the settings (prompt wording); keep them alive until it is done.
+  const NoveltySettings* raw = settings.get();
+  RunNoveltyUnit(*raw, *models, FromProto(lease.unit()), std::move(checkpoint.answers), std::move(observer),
+                 [keep = std::move(settings), done = std::move(done)](UnitResult result, CallStats calls) mutable {
+                   std::move(done)(std::move(result), std::move(calls));
+                 },
+                 std::move(still_leased));
+  return absl::OkStatus();
+}
+
+absl::Status NoveltyRunner::CheckModels(const SweepConfig& config) {
+  if (!config.noveltybench.has_value()) return absl::OkStatus();
+  return ModelsFor(MakeNoveltySettings(config), /*generator=*/"").status();
+}
+
+}  // namespace noveltygrid
