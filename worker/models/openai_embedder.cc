@@ -1,0 +1,310 @@
+// OpenAiEmbedder (openai_models.h): the embeddings request body, the reply parser (float arrays and
+// base64 float32) and the coalescing of concurrent Embed calls into batches.
+#include "worker/models/openai_models.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "worker/http/json_reader.h"
+#include "worker/models/openai_reply_fields.h"
+
+namespace noveltygrid {
+namespace {
+
+using openai_reply::BadReply;
+using openai_reply::ReadInteger;
+using openai_reply::ReadUsage;
+
+// Canonical base64 (padded, no whitespace, zero padding bits) of whole float32 values, decoded straight
+// into `out` (little-endian, as every provider sends). False -- `out` then unspecified -- for anything
+// else, which goes to absl::Base64Unescape so that its rules decide; on canonical input both agree.
+bool DecodeCanonicalBase64Floats(absl::string_view text, Embedding* out) {
+  static constexpr std::array<int8_t, 256> kValue = [] {
+    std::array<int8_t, 256> table{};
+    table.fill(-1);
+    const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (int i = 0; i < 64; ++i) table[static_cast<unsigned char>(alphabet[i])] = static_cast<int8_t>(i);
+    return table;
+  }();
+  const size_t n = text.size();
+  if (n == 0 || n % 4 != 0) return false;
+  const size_t padding = text[n - 1] != '=' ? 0 : text[n - 2] != '=' ? 1 : 2;
+  const size_t size = n / 4 * 3 - padding;
+  if (size == 0 || size % sizeof(float) != 0) return false;
+  out->resize(size / sizeof(float));
+  auto* bytes = reinterpret_cast<unsigned char*>(out->data());
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  const auto value = [&](size_t i) -> int32_t { return kValue[s[i]]; };
+  size_t o = 0;
+  const size_t whole = padding == 0 ? n : n - 4;  // the last group decoded apart when padded
+  for (size_t i = 0; i < whole; i += 4) {
+    const int32_t a = value(i), b = value(i + 1), c = value(i + 2), d = value(i + 3);
+    if ((a | b | c | d) < 0) return false;
+    const uint32_t group = static_cast<uint32_t>(a << 18 | b << 12 | c << 6 | d);
+    bytes[o++] = static_cast<unsigned char>(group >> 16);
+    bytes[o++] = static_cast<unsigned char>(group >> 8);
+    bytes[o++] = static_cast<unsigned char>(group);
+  }
+  if (padding > 0) {
+    const size_t i = n - 4;
+    const int32_t a = value(i), b = value(i + 1), c = padding == 2 ? 0 : value(i + 2);
+    if ((a | b | c) < 0) return false;
+    const uint32_t group = static_cast<uint32_t>(a << 18 | b << 12 | c << 6);
+    if ((group & (padding == 2 ? 0xFFFFu : 0xFFu)) != 0) return false;  // padding bits must be zero
+    bytes[o++] = static_cast<unsigned char>(group >> 16);
+    if (padding == 1) bytes[o++] = static_cast<unsigned char>(group >> 8);
+  }
+  return o == size;
+}
+
+}  // namespace
+
+OpenAiEmbedder::OpenAiEmbedder(ModelEndpoint endpoint, ProviderChannel* channel, HttpClient* timers)
+    : endpoint_(std::move(endpoint)),
+      channel_(channel),
+      timers_(timers),
+      self_(std::make_shared<OpenAiEmbedder*>(this)) {}
+
+OpenAiEmbedder::~OpenAiEmbedder() = default;
+
+absl::StatusOr<std::vector<Embedding>> OpenAiEmbedder::ParseReply(absl::string_view body, size_t count,
+                                                                  int64_t* prompt_tokens) {
+  // Items are judged one by one as they are read, in the order a tree walk judged them; the first
+  // problem is kept and reported once the count is known to match (the count is checked first).
+  std::vector<Embedding> vectors(count);
+  std::vector<bool> seen(count, false);
+  std::optional<absl::Status> problem;
+  bool has_items = false;  // false: no "data" array
+  size_t items = 0;
+  int64_t tokens = 0;
+  std::string text;  // a base64 string with escapes, decoded
+  std::string bytes;
+  const auto fail = [&](const std::string& what) {
+    if (!problem.has_value()) problem = BadReply("embeddings", what);
+  };
+  // One item (the reader at its value), as item number `position`.
+  const auto read_item = [&](JsonReader& r, size_t position) {
+    if (r.Peek() != JsonReader::Type::kObject) {
+      r.Skip();
+      return fail("a data item is not an object");
+    }
+    std::optional<int64_t> index;
+    Embedding out;
+    enum { kNone, kString, kArray, kOther } kind = kNone;
+    bool base64_ok = false, numbers_ok = true;
+    r.BeginObject();
+    absl::string_view key;
+    while (r.NextMember(&key)) {
+      if (key == "index") {
+        index = ReadInteger(r);
+      } else if (key == "embedding") {
+        out.clear();
+        numbers_ok = true;
+        switch (r.Peek()) {
+          case JsonReader::Type::kString: {
+            kind = kString;
+            absl::string_view raw;
+            bool escaped = false;
+            if (!r.ReadRawString(&raw, &escaped)) break;
+            if (escaped) {
+              if (!JsonReader::Unescape(raw, &text)) break;
+              raw = text;
+            }
+            if (DecodeCanonicalBase64Floats(raw, &out)) {
+              base64_ok = true;
+              break;
+            }
+            base64_ok = absl::Base64Unescape(raw, &bytes) && !bytes.empty() && bytes.size() % sizeof(float) == 0;
+            if (base64_ok) {
+              out.resize(bytes.size() / sizeof(float));
+              std::memcpy(out.data(), bytes.data(), bytes.size());  // little-endian float32, as every provider sends
+            } else {
+              out.clear();
+            }
+            break;
+          }
+          case JsonReader::Type::kArray: {
+            kind = kArray;
+            r.BeginArray();
+            while (r.NextElement()) {
+              if (r.Peek() != JsonReader::Type::kNumber) {
+                numbers_ok = false;
+                r.Skip();
+                continue;
+              }
+              double value;
+              bool is_integer;
+              int64_t integer;
+              if (!r.ReadNumber(&value, &is_integer, &integer)) break;
+              out.push_back(is_integer ? static_cast<float>(integer) : static_cast<float>(value));
+            }
+            break;
+          }
+          default:
+            kind = kOther;
+            r.Skip();
+        }
+      } else {
+        r.Skip();
+      }
+    }
+    if (problem.has_value() || !r.ok()) return;
+    const int64_t i = index.value_or(static_cast<int64_t>(position));
+    if (i < 0 || static_cast<size_t>(i) >= count || seen[i]) {
+      return fail(absl::StrCat("index ", i, " is out of range or repeated"));
+    }
+    if (kind == kNone) return fail("a data item has no \"embedding\"");
+    if (kind == kString && !base64_ok) return fail("a base64 embedding does not decode to float32 values");
+    if (kind == kArray && !numbers_ok) return fail("an embedding holds a non-number");
+    if (kind == kOther || (kind == kArray && out.empty())) {
+      return fail("an embedding is neither a float array nor base64");
+    }
+    for (float v : out) {
+      if (!std::isfinite(v)) return fail("an embedding holds a non-finite value");
+    }
+    if (out.size() != vectors[0].size() && !vectors[0].empty()) return fail("vectors of different sizes in one reply");
+    vectors[i] = std::move(out);
+    seen[i] = true;
+  };
+
+  JsonReader r(body);
+  if (r.Peek() == JsonReader::Type::kObject) {
+    r.BeginObject();
+    absl::string_view key;
+    while (r.NextMember(&key)) {
+      if (key == "data") {  // a repeated key: the last one counts, as in a parsed tree
+        has_items = false;
+        problem.reset();
+        std::fill(seen.begin(), seen.end(), false);
+        for (Embedding& v : vectors) v.clear();
+        if (r.Peek() != JsonReader::Type::kArray) {
+          r.Skip();
+          continue;
+        }
+        has_items = true;
+        items = 0;
+        r.BeginArray();
+        while (r.NextElement()) {
+          // Past `count` items only the count matters: skip them.
+          if (items < count) {
+            read_item(r, items);
+          } else {
+            r.Skip();
+          }
+          ++items;
+        }
+      } else if (key == "usage") {
+        tokens = ReadUsage(r, "prompt_tokens");
+      } else {
+        r.Skip();
+      }
+    }
+  } else {
+    r.Skip();
+  }
+  if (!r.AtEnd()) return BadReply("embeddings", "malformed JSON");
+  if (!has_items) return BadReply("embeddings", "no \"data\" array");
+  if (items != count) return BadReply("embeddings", absl::StrCat(items, " vectors for ", count, " inputs"));
+  if (problem.has_value()) return *problem;
+  if (prompt_tokens != nullptr) *prompt_tokens = tokens;
+  return vectors;
+}
+
+std::string OpenAiEmbedder::RequestBody(const std::vector<std::string>& texts) const {
+  size_t size = 96 + endpoint_.remote_model.size();
+  for (const std::string& t : texts) size += t.size() + 8;
+  std::string body;
+  body.reserve(size);
+  body.append("{\"model\":");
+  AppendJsonString(endpoint_.remote_model, &body);
+  body.append(",\"input\":[");
+  for (size_t i = 0; i < texts.size(); ++i) {
+    if (i > 0) body.push_back(',');
+    AppendJsonString(texts[i], &body);
+  }
+  body.push_back(']');
+  if (endpoint_.provider.embed_encoding == "base64") body.append(",\"encoding_format\":\"base64\"");
+  if (endpoint_.dimensions > 0) absl::StrAppend(&body, ",\"dimensions\":", endpoint_.dimensions);
+  body.push_back('}');
+  return body;
+}
+
+void OpenAiEmbedder::Embed(std::vector<std::string> texts, EmbedCallback done) {
+  const size_t batch_limit = static_cast<size_t>(std::max(1, endpoint_.provider.embed_batch));
+  Batch ready;
+  bool start_timer = false;
+  uint64_t generation = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    const bool was_empty = pending_.waiters.empty();
+    pending_.waiters.push_back({texts.size(), std::move(done)});
+    for (std::string& t : texts) pending_.texts.push_back(std::move(t));
+    if (pending_.texts.size() >= batch_limit || endpoint_.provider.embed_wait <= absl::ZeroDuration()) {
+      ready = std::move(pending_);
+      pending_ = Batch();
+      ++generation_;
+    } else if (was_empty) {
+      start_timer = true;
+      generation = generation_;
+    }
+  }
+  if (!ready.waiters.empty()) return Send(std::move(ready));
+  if (start_timer) {
+    timers_->RunAfter(endpoint_.provider.embed_wait, [weak = std::weak_ptr<OpenAiEmbedder*>(self_), generation] {
+      if (std::shared_ptr<OpenAiEmbedder*> self = weak.lock()) (*self)->FlushIfCurrent(generation);
+    });
+  }
+}
+
+void OpenAiEmbedder::FlushIfCurrent(uint64_t generation) {
+  Batch ready;
+  {
+    absl::MutexLock lock(&mu_);
+    if (generation != generation_ || pending_.waiters.empty()) return;  // already sent as a full batch
+    ready = std::move(pending_);
+    pending_ = Batch();
+    ++generation_;
+  }
+  Send(std::move(ready));
+}
+
+void OpenAiEmbedder::Send(Batch batch) {
+  const size_t count = batch.texts.size();
+  std::string body = RequestBody(batch.texts);
+  auto waiters = std::make_shared<std::vector<Waiter>>(std::move(batch.waiters));
+  channel_->PostText(
+      "/embeddings", std::move(body), [count, waiters](absl::StatusOr<std::string> reply, CallInfo info) mutable {
+        int64_t tokens = 0;
+        absl::StatusOr<std::vector<Embedding>> vectors =
+            reply.ok() ? ParseReply(*reply, count, &tokens) : absl::StatusOr<std::vector<Embedding>>(reply.status());
+        // Hand each caller its slice; tokens split by share of the texts (remainder to the last).
+        size_t offset = 0;
+        int64_t given = 0;
+        for (size_t w = 0; w < waiters->size(); ++w) {
+          Waiter& waiter = (*waiters)[w];
+          if (!vectors.ok()) {
+            std::move(waiter.done)(vectors.status());
+            continue;
+          }
+          EmbedReply out;
+          out.vectors.assign(std::make_move_iterator(vectors->begin() + offset),
+                             std::make_move_iterator(vectors->begin() + offset + waiter.texts));
+          offset += waiter.texts;
+          out.prompt_tokens =
+              count == 0 ? 0 : tokens * static_cast<int64_t>(waiter.texts) / static_cast<int64_t>(count);
+          given += out.prompt_tokens;
+          if (w + 1 == waiters->size()) out.prompt_tokens += tokens - given;
+          out.retries = info.retries();
+          std::move(waiter.done)(std::move(out));
+        }
+      });
+}
+
+}  // namespace noveltygrid
