@@ -3,8 +3,6 @@
 #ifndef NOVELTYGRID_TESTS_SIM_SERVER_SIM_SERVER_FIXTURE_H_
 #define NOVELTYGRID_TESTS_SIM_SERVER_SIM_SERVER_FIXTURE_H_
 
-#include "sim_server/sim_server.h"
-
 #include <httplib.h>
 
 #include <cstdlib>
@@ -18,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "sim_server/sim_server.h"
 #include "tests/sim_server/raw_http_client.h"
 
 namespace noveltygrid::sim_server_testing {

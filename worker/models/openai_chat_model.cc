@@ -1,6 +1,4 @@
 // OpenAiChatModel (openai_models.h): the chat completions request body and reply parser.
-#include "worker/models/openai_models.h"
-
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -8,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "worker/http/json_reader.h"
+#include "worker/models/openai_models.h"
 #include "worker/models/openai_reply_fields.h"
 
 namespace noveltygrid {

@@ -1,7 +1,5 @@
 // OpenAiEmbedder (openai_models.h): the embeddings request body, the reply parser (float arrays and
 // base64 float32) and the coalescing of concurrent Embed calls into batches.
-#include "worker/models/openai_models.h"
-
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -13,6 +11,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "worker/http/json_reader.h"
+#include "worker/models/openai_models.h"
 #include "worker/models/openai_reply_fields.h"
 
 namespace noveltygrid {

@@ -4,8 +4,6 @@
 #ifndef NOVELTYGRID_TESTS_WORKER_HTTP_PROVIDER_CHANNEL_FIXTURE_H_
 #define NOVELTYGRID_TESTS_WORKER_HTTP_PROVIDER_CHANNEL_FIXTURE_H_
 
-#include "worker/http/provider_channel.h"
-
 #include <unistd.h>
 
 #include <cstdio>
@@ -24,6 +22,7 @@
 #include "gtest/gtest.h"
 #include "sim_server/sim_server.h"
 #include "tests/worker/http/test_http_server.h"
+#include "worker/http/provider_channel.h"
 #include "worker/http/token_estimate.h"
 
 namespace noveltygrid::provider_channel_testing {
