@@ -4,40 +4,31 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <deque>
-#include <functional>
-#include <queue>
 #include <thread>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/event/event_loop.h"
 
 namespace noveltygrid::sim_http {
 namespace {
 
 constexpr size_t kReadChunk = 64u << 10;
-constexpr int kMaxEvents = 256;
 constexpr int kMaxAcceptsPerWake = 256;  // then serve the other events before accepting more
 constexpr int kListenBacklog = 4096;     // capped by net.core.somaxconn
 constexpr int kMaxIovecs = 64;
 constexpr size_t kCompactInputBytes = 64u << 10;
-// epoll_event.data tags; a connection's tag is (serial << 32 | fd) and never equals these.
-constexpr uint64_t kListenTag = ~uint64_t{0};
-constexpr uint64_t kWakeTag = ~uint64_t{0} - 1;
-
-int64_t NowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
+// The listening socket's event-loop tag; a connection's tag is (serial << 32 | fd) and never equals it
+// (nor event::EventLoop::kReservedTag).
+constexpr uint64_t kListenTag = ~uint64_t{0} - 1;
 
 absl::string_view ReasonPhrase(int status) {
   switch (status) {
@@ -84,45 +75,45 @@ std::string HttpResponseHead(const HttpResponse& response, absl::string_view con
   return head;
 }
 
-// One event-loop thread: its epoll set, its connections and its timers (all owned by the thread once
-// it runs), an eventfd that Stop writes to.
-class EpollHttpServer::Loop {
+// One event-loop thread: an event::EventLoop (epoll set, timers, the wake-up Stop uses), and the
+// connections it accepted (all owned by the thread once it runs).
+class EpollHttpServer::Loop : public event::EventLoop::Handler {
  public:
   Loop(EpollHttpServer* server, int listen_fd, HttpParseLimits limits)
       : server_(server), listen_fd_(listen_fd), limits_(limits), scratch_(kReadChunk) {}
 
-  ~Loop() {
-    Join();
-    if (epoll_fd_ >= 0) ::close(epoll_fd_);
-    if (wake_fd_ >= 0) ::close(wake_fd_);
-  }
+  ~Loop() override { Join(); }
 
   absl::Status Init() {
-    epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
-    wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (epoll_fd_ < 0 || wake_fd_ < 0) return absl::InternalError(absl::StrCat("epoll/eventfd: ", ErrnoText(errno)));
-    epoll_event wake{};
-    wake.events = EPOLLIN;
-    wake.data.u64 = kWakeTag;
-    epoll_event listen{};
-    listen.events = EPOLLIN | EPOLLEXCLUSIVE;  // a new connection wakes one loop, not all
-    listen.data.u64 = kListenTag;
-    if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &wake) != 0 ||
-        ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listen_fd_, &listen) != 0) {
-      return absl::InternalError(absl::StrCat("epoll_ctl: ", ErrnoText(errno)));
+    absl::StatusOr<std::unique_ptr<event::EventLoop>> loop = event::EventLoop::Create(this, {});
+    if (!loop.ok()) return loop.status();
+    loop_ = std::move(*loop);
+    // EPOLLEXCLUSIVE: a new connection wakes one loop, not all.
+    if (!loop_->Watch(listen_fd_, EPOLLIN | EPOLLEXCLUSIVE, kListenTag)) {
+      return absl::InternalError(absl::StrCat("epoll_ctl on the listening socket: ", ErrnoText(errno)));
     }
     return absl::OkStatus();
   }
 
   void Run() {
-    thread_ = std::thread([this] { Loop::Serve(); });
+    thread_ = std::thread([this] {
+      loop_->Run();
+      Shutdown();
+    });
   }
-  void Wake() {
-    const uint64_t one = 1;
-    [[maybe_unused]] ssize_t n = ::write(wake_fd_, &one, sizeof one);
+  void Quit() {
+    if (loop_ != nullptr) loop_->Quit();
   }
   void Join() {
     if (thread_.joinable()) thread_.join();
+  }
+
+  void OnReady(uint64_t tag, uint32_t events) override {
+    if (tag == kListenTag) {
+      Accept();
+    } else if (Conn* conn = Find(static_cast<int>(tag & 0xffffffffu), static_cast<uint32_t>(tag >> 32))) {
+      OnEvent(*conn, events);
+    }
   }
 
  private:
@@ -147,45 +138,12 @@ class EpollHttpServer::Loop {
     std::deque<std::string> out;  // queued response bytes; the first chunk is sent up to out_offset
     size_t out_offset = 0;
   };
-  struct Timer {
-    int64_t due_ns;
-    int fd;
-    uint32_t serial;
-    bool operator>(const Timer& other) const { return due_ns > other.due_ns; }
-  };
-
   size_t InputCap() const { return limits_.max_header_bytes + limits_.max_body_bytes + kReadChunk; }
 
   Conn* Find(int fd, uint32_t serial) {
     if (fd < 0 || static_cast<size_t>(fd) >= conns_.size()) return nullptr;
     Conn* conn = conns_[fd].get();
     return conn != nullptr && conn->serial == serial ? conn : nullptr;
-  }
-
-  void Serve() {
-    epoll_event events[kMaxEvents];
-    for (;;) {
-      int timeout_ms = -1;
-      if (!timers_.empty()) {
-        const int64_t wait_ns = timers_.top().due_ns - NowNs();
-        timeout_ms = wait_ns <= 0 ? 0 : static_cast<int>((wait_ns + 999'999) / 1'000'000);
-      }
-      const int n = ::epoll_wait(epoll_fd_, events, kMaxEvents, timeout_ms);
-      if (n < 0 && errno != EINTR) break;
-      for (int i = 0; i < n; ++i) {
-        const uint64_t tag = events[i].data.u64;
-        if (tag == kListenTag) {
-          Accept();
-        } else if (tag == kWakeTag) {
-          Shutdown();
-          return;
-        } else if (Conn* conn = Find(static_cast<int>(tag & 0xffffffffu), static_cast<uint32_t>(tag >> 32))) {
-          OnEvent(*conn, events[i].events);
-        }
-      }
-      FireTimers(NowNs());
-    }
-    Shutdown();
   }
 
   void Accept() {
@@ -202,10 +160,8 @@ class EpollHttpServer::Loop {
       auto conn = std::make_unique<Conn>(limits_);
       conn->fd = fd;
       conn->serial = ++next_serial_;
-      epoll_event event{};
-      event.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
-      event.data.u64 = (static_cast<uint64_t>(conn->serial) << 32) | static_cast<uint32_t>(fd);
-      if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &event) != 0) {
+      const uint64_t tag = (static_cast<uint64_t>(conn->serial) << 32) | static_cast<uint32_t>(fd);
+      if (!loop_->Watch(fd, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, tag)) {
         ::close(fd);
         continue;
       }
@@ -288,7 +244,8 @@ class EpollHttpServer::Loop {
       } else {
         conn.pending = std::move(reply.respond);
         conn.pending_framing = framing;
-        timers_.push(Timer{NowNs() + absl::ToInt64Nanoseconds(reply.delay), conn.fd, conn.serial});
+        // Two words of captures: stored in the timer itself, no allocation.
+        loop_->After(reply.delay, [this, fd = conn.fd, serial = conn.serial] { OnTimer(fd, serial); });
       }
     }
     if (conn.in_start == conn.in.size()) {
@@ -346,18 +303,15 @@ class EpollHttpServer::Loop {
     return true;
   }
 
-  void FireTimers(int64_t now_ns) {
-    while (!timers_.empty() && timers_.top().due_ns <= now_ns) {
-      const Timer timer = timers_.top();
-      timers_.pop();
-      Conn* conn = Find(timer.fd, timer.serial);
-      if (conn == nullptr || !conn->pending) continue;  // the client left
-      absl::AnyInvocable<HttpResponse(bool)> respond = std::move(conn->pending);
-      conn->pending = nullptr;
-      Queue(*conn, respond(false), conn->pending_framing);
-      respond = nullptr;  // releases what it holds before the next request is handled
-      Service(*conn);
-    }
+  // The delay of the request waiting on connection (fd, serial) is over.
+  void OnTimer(int fd, uint32_t serial) {
+    Conn* conn = Find(fd, serial);
+    if (conn == nullptr || !conn->pending) return;  // the client left
+    absl::AnyInvocable<HttpResponse(bool)> respond = std::move(conn->pending);
+    conn->pending = nullptr;
+    Queue(*conn, respond(false), conn->pending_framing);
+    respond = nullptr;  // releases what it holds before the next request is handled
+    Service(*conn);
   }
 
   // Answers the waiting requests (stopping = true), writes what the sockets take, closes everything.
@@ -373,7 +327,7 @@ class EpollHttpServer::Loop {
       }
       Close(*conn);
     }
-    timers_ = {};
+    // Timers still pending find no connection; they go with loop_, unfired.
   }
 
   void Close(Conn& conn) {
@@ -385,14 +339,12 @@ class EpollHttpServer::Loop {
   EpollHttpServer* const server_;
   const int listen_fd_;
   const HttpParseLimits limits_;
-  int epoll_fd_ = -1;
-  int wake_fd_ = -1;
+  std::unique_ptr<event::EventLoop> loop_;
   std::thread thread_;
 
   // Owned by the loop thread while it runs.
   std::vector<std::unique_ptr<Conn>> conns_;  // by fd
   uint32_t next_serial_ = 0;
-  std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;  // may hold stale entries
   std::vector<char> scratch_;
 };
 
@@ -459,7 +411,7 @@ absl::StatusOr<int> EpollHttpServer::Start(const EpollHttpServerOptions& options
 }
 
 void EpollHttpServer::Stop() {
-  for (auto& loop : loops_) loop->Wake();
+  for (auto& loop : loops_) loop->Quit();
   for (auto& loop : loops_) loop->Join();
   loops_.clear();
   if (listen_fd_ >= 0) ::close(listen_fd_);

@@ -2,11 +2,11 @@
 // serve-sim's load: thousands of keep-alive connections whose requests each wait a simulated latency before a cheap
 // reply.
 //
-// Each of `loops` event-loop threads owns an epoll set, the connections it accepted from the one
-// shared listening socket (EPOLLEXCLUSIVE, so a new connection wakes one loop), and a min-heap of
-// timers. A request is parsed incrementally (HttpRequestParser), handed to the handler, which returns
-// at once with a delay and a `respond` callback; the loop runs `respond` when the delay is over (the
-// epoll_wait timeout is the earliest due timer, rounded up to the millisecond), so a waiting request
+// Each of `loops` threads runs an event::EventLoop (common/event: epoll set, timers, wake-up) and owns
+// the connections it accepted from the one shared listening socket (EPOLLEXCLUSIVE, so a new connection
+// wakes one loop). A request is parsed incrementally (HttpRequestParser), handed to the handler, which returns
+// at once with a delay and a `respond` callback; the loop runs `respond` when the delay is over (a loop
+// timer; epoll_wait sleeps until the earliest one, rounded up to the millisecond), so a waiting request
 // costs no thread and no CPU. Responses are written with sendmsg (partial writes resumed on EPOLLOUT).
 // One request per connection is handled at a time; pipelined requests wait in the input buffer and
 // are answered in order. Sockets are non-blocking, edge-triggered, TCP_NODELAY.

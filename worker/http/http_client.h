@@ -1,4 +1,5 @@
-// HttpClient: many HTTP requests in flight on one event-loop thread (libcurl's multi interface).
+// HttpClient: many HTTP requests in flight on one event-loop thread (libcurl's multi interface on a
+// common/event EventLoop).
 //
 // Send() returns at once; the loop thread drives every transfer (keep-alive connection reuse, HTTP/2
 // multiplexing where the server offers it over TLS, per-request timeouts) and the callback runs on

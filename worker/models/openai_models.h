@@ -11,7 +11,8 @@
 // embed_batch of them are waiting or embed_wait has passed since the first, then go out as one request;
 // each caller gets its own vectors (in its order) and its share of the usage.
 //
-// Thread-safe; callbacks run on the executor.
+// Thread-safe; callbacks run on the executor. Implemented in openai_chat_model.cc and
+// openai_embedder.cc; the reply fields both read are in openai_reply_fields.h.
 #ifndef NOVELTYGRID_WORKER_MODELS_OPENAI_MODELS_H_
 #define NOVELTYGRID_WORKER_MODELS_OPENAI_MODELS_H_
 

@@ -1,0 +1,195 @@
+#include "worker/http/curl_transfer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+
+namespace noveltygrid {
+namespace curl_http {
+namespace {
+
+constexpr uint64_t kMaxBodyReserve = 64 << 20;  // a Content-Length beyond this is not trusted for reserve()
+
+size_t OnBody(char* data, size_t size, size_t count, void* user) {
+  static_cast<Transfer*>(user)->response.body.append(data, size * count);
+  return size * count;
+}
+
+size_t OnHeader(char* data, size_t size, size_t count, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  const size_t n = size * count;
+  absl::string_view line(data, n);
+  if (absl::StartsWith(line, "HTTP/")) {  // a new response (after 100 Continue or a redirect): start over
+    t->response.content_type.clear();
+    t->retry_after.clear();
+    t->retry_after_ms.clear();
+    return n;
+  }
+  const size_t colon = line.find(':');
+  if (colon == absl::string_view::npos) return n;
+  const absl::string_view name = absl::StripAsciiWhitespace(line.substr(0, colon));
+  const absl::string_view value = absl::StripAsciiWhitespace(line.substr(colon + 1));
+  if (absl::EqualsIgnoreCase(name, "content-type")) {
+    t->response.content_type = std::string(value);
+  } else if (absl::EqualsIgnoreCase(name, "content-length")) {
+    // Room for the whole body at once rather than a string grown (and copied) chunk by chunk.
+    uint64_t length = 0;
+    if (absl::SimpleAtoi(value, &length) && length <= kMaxBodyReserve) t->response.body.reserve(length);
+  } else if (absl::EqualsIgnoreCase(name, "retry-after")) {
+    t->retry_after = std::string(value);
+  } else if (absl::EqualsIgnoreCase(name, "retry-after-ms")) {
+    t->retry_after_ms = std::string(value);
+  }
+  return n;
+}
+
+}  // namespace
+
+// scheme://host[:port]/path -- without userinfo and query string, which may carry credentials.
+std::string RedactUrl(absl::string_view url) {
+  url = url.substr(0, url.find_first_of("?#"));
+  const size_t scheme_end = url.find("://");
+  const size_t authority = scheme_end == absl::string_view::npos ? 0 : scheme_end + 3;
+  const size_t path = url.find('/', authority);
+  const size_t at = url.substr(0, path).find('@', authority);
+  if (at == absl::string_view::npos) return std::string(url);
+  return absl::StrCat(url.substr(0, authority), url.substr(at + 1));
+}
+
+// The one place curl errors become Status. `detail` is curl's error buffer (no request headers).
+absl::Status CurlError(CURLcode code, const char* detail, const HttpRequest& request) {
+  std::string message = absl::StrCat(request.method, " ", RedactUrl(request.url), ": ", curl_easy_strerror(code));
+  if (detail != nullptr && detail[0] != '\0') absl::StrAppend(&message, " (", detail, ")");
+  switch (code) {
+    case CURLE_OPERATION_TIMEDOUT:
+      return absl::DeadlineExceededError(message);
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_SSL_CONNECT_ERROR:  // a handshake cut short: may be the network
+    case CURLE_SSL_SHUTDOWN_FAILED:
+    case CURLE_SSL_INVALIDCERTSTATUS:  // an OCSP answer that did not come
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+    case CURLE_HTTP3:
+    case CURLE_QUIC_CONNECT_ERROR:
+      return absl::UnavailableError(message);
+    // Certificates this machine cannot verify or present: its CA bundle, pinning or client
+    // certificate is wrong, and no retry will change that.
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_CRL_BADFILE:
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+    case CURLE_SSL_CLIENTCERT:
+    case CURLE_SSL_CIPHER:
+      return absl::UnauthenticatedError(message);
+    default:
+      return absl::InternalError(message);
+  }
+}
+
+long ToMillis(absl::Duration d) {
+  const int64_t ms = absl::ToInt64Milliseconds(absl::Ceil(d, absl::Milliseconds(1)));
+  return static_cast<long>(std::clamp<int64_t>(ms, 1, 0x7fffffff));
+}
+
+void Transfer::Prepare(std::shared_ptr<const HttpRequest> next, HttpCallback callback, const std::string& user_agent,
+                       CURLU* parsed_url) {
+  request = std::move(next);
+  done = std::move(callback);
+  const HttpRequest& r = *request;
+  CURL* e = easy;
+  SetHeaders(r.headers, user_agent);
+  curl_easy_setopt(e, CURLOPT_URL, r.url.c_str());
+  curl_easy_setopt(e, CURLOPT_CURLU, parsed_url);  // null: curl parses CURLOPT_URL itself
+  curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, ToMillis(r.timeout));
+  curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, ToMillis(r.connect_timeout));
+  curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers);
+  if (r.method == "GET") {
+    curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+    curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, nullptr);
+  } else {
+    curl_easy_setopt(e, CURLOPT_POST, 1L);
+    curl_easy_setopt(e, CURLOPT_POSTFIELDS, r.body.data());
+    curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
+    curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r.method == "POST" ? nullptr : r.method.c_str());
+  }
+}
+
+void Transfer::SetHeaders(const std::vector<std::string>& wanted, const std::string& user_agent) {
+  if (headers != nullptr && wanted == headers_source) return;
+  curl_slist_free_all(headers);
+  headers = nullptr;
+  bool has_agent = false;
+  for (const std::string& header : wanted) {
+    headers = curl_slist_append(headers, header.c_str());
+    has_agent = has_agent || absl::StartsWithIgnoreCase(header, "user-agent:");
+  }
+  if (!has_agent) headers = curl_slist_append(headers, user_agent.c_str());
+  headers = curl_slist_append(headers, "Expect:");  // no 100-continue round trip for big bodies
+  headers_source = wanted;
+}
+
+void Transfer::InstallCallbacks() {
+  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, error);
+  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &OnBody);
+  curl_easy_setopt(easy, CURLOPT_WRITEDATA, this);
+  curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &OnHeader);
+  curl_easy_setopt(easy, CURLOPT_HEADERDATA, this);
+}
+
+HttpResponse Transfer::TakeResponse() {
+  long status = 0;
+  curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+  HttpResponse taken = std::move(response);
+  taken.status = static_cast<int>(status);
+  std::optional<absl::Duration> hint;
+  if (!retry_after_ms.empty()) {
+    double ms = 0;
+    if (absl::SimpleAtod(retry_after_ms, &ms) && std::isfinite(ms) && ms >= 0) hint = absl::Milliseconds(ms);
+  }
+  if (!hint.has_value() && !retry_after.empty()) hint = ParseRetryAfter(retry_after, absl::Now());
+  taken.retry_after = hint;
+  return taken;
+}
+
+void Transfer::Clear() {
+  request.reset();
+  done = nullptr;
+  response = HttpResponse();
+  retry_after.clear();
+  retry_after_ms.clear();
+  error[0] = '\0';
+}
+
+}  // namespace curl_http
+
+std::optional<absl::Duration> ParseRetryAfter(const std::string& value, absl::Time now) {
+  const absl::string_view v = absl::StripAsciiWhitespace(value);
+  if (v.empty()) return std::nullopt;
+  if (absl::ascii_isdigit(static_cast<unsigned char>(v[0])) || v[0] == '.') {
+    double seconds = 0;
+    if (!absl::SimpleAtod(v, &seconds) || !std::isfinite(seconds) || seconds < 0) return std::nullopt;
+    return absl::Seconds(seconds);
+  }
+  const std::string date(v);
+  const time_t when = curl_getdate(date.c_str(), nullptr);
+  if (when == -1) return std::nullopt;
+  return std::max(absl::FromTimeT(when) - now, absl::ZeroDuration());
+}
+
+}  // namespace noveltygrid
