@@ -1,10 +1,10 @@
 #include "coordinator/benchmarks/registry.h"
 
+#include "common/records_json.h"
 #include "coordinator/benchmarks/aidanbench/aidan_rebuild.h"
 #include "coordinator/benchmarks/aidanbench/aidanbench.h"
 #include "coordinator/benchmarks/noveltybench/novelty_rebuild.h"
 #include "coordinator/benchmarks/noveltybench/noveltybench.h"
-#include "common/records_json.h"
 #include "coordinator/report/results_files.h"
 
 namespace noveltygrid {

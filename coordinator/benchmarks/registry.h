@@ -20,15 +20,15 @@ namespace noveltygrid {
 
 // What `report DIR` hands each benchmark whose rows file DIR holds.
 struct RebuildRequest {
-  std::string rows_path;        // DIR/<rows file>
-  const Json* old_summary;      // DIR/summary.json as it was; null when missing or unreadable
-  bool keep_calls = false;      // carry "calls" and "run" over from it (the first benchmark rebuilt does)
+  std::string rows_path;              // DIR/<rows file>
+  const Json* old_summary;            // DIR/summary.json as it was; null when missing or unreadable
+  bool keep_calls = false;            // carry "calls" and "run" over from it (the first benchmark rebuilt does)
   std::optional<AidanPreset> preset;  // `report --preset`: AidanBench re-marks validity with it
 };
 
 struct BenchmarkEntry {
-  std::string name;       // the config section, UnitSpec.benchmark and summary.json's key
-  std::string rows_file;  // its file in the results folder
+  std::string name;             // the config section, UnitSpec.benchmark and summary.json's key
+  std::string rows_file;        // its file in the results folder
   std::string without_summary;  // what its rebuild assumes when the folder has no summary.json
   // The benchmark of a sweep; nullptr when the config has no such section.
   std::function<std::unique_ptr<Benchmark>(const SweepConfig&)> make;

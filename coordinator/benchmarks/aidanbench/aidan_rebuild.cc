@@ -10,8 +10,8 @@
 #include "common/records_json.h"
 #include "common/status_macros.h"
 #include "common/text.h"
-#include "coordinator/benchmarks/aidanbench/aidan_results.h"
 #include "coordinator/benchmarks/aidanbench/aidan_import.h"
+#include "coordinator/benchmarks/aidanbench/aidan_results.h"
 #include "coordinator/report/results_files.h"
 
 namespace noveltygrid {
@@ -108,7 +108,7 @@ absl::StatusOr<std::vector<UnitResult>> ReadAidanAnswersFile(const std::string& 
 }
 
 absl::StatusOr<std::unique_ptr<BenchmarkResults>> RebuildAidanResults(const RebuildRequest& request,
-                                                                       std::vector<std::string>& notes) {
+                                                                      std::vector<std::string>& notes) {
   const std::string& answers_path = request.rows_path;
   const std::optional<AidanPreset>& preset = request.preset;
   AidanPrior prior = request.old_summary != nullptr ? ReadAidanPrior(*request.old_summary) : AidanPrior{};
@@ -158,7 +158,7 @@ absl::StatusOr<std::unique_ptr<BenchmarkResults>> RebuildAidanResults(const Rebu
     AppendUnique(temperatures, unit.unit.temperature);
   }
 
-  AidanBenchReducer reducer(chosen, models, temperatures);
+  AidanReducer reducer(chosen, models, temperatures);
   for (UnitResult& unit : units) reducer.Add(std::move(unit), {});
   KeepCallsAndRun(request, reducer);
   std::unique_ptr<BenchmarkResults> results = reducer.Results();

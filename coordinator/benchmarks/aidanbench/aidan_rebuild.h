@@ -25,7 +25,7 @@ absl::StatusOr<std::vector<UnitResult>> ReadAidanAnswersFile(const std::string& 
 // answers.jsonl re-read, re-scored under `request.preset` (or the recorded one) and rewritten when its
 // derived fields (valid, mmr, order) change.
 absl::StatusOr<std::unique_ptr<BenchmarkResults>> RebuildAidanResults(const RebuildRequest& request,
-                                                                       std::vector<std::string>& notes);
+                                                                      std::vector<std::string>& notes);
 
 }  // namespace noveltygrid
 

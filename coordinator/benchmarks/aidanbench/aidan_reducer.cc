@@ -8,12 +8,6 @@ namespace noveltygrid {
 
 namespace {
 
-// Position of `value` in `order`; values not listed rank after every listed one.
-template <typename T>
-size_t RankOf(const std::vector<T>& order, const T& value) {
-  return static_cast<size_t>(std::find(order.begin(), order.end(), value) - order.begin());
-}
-
 std::optional<double> Average(double sum, long long count) {
   if (count == 0) return std::nullopt;
   return sum / static_cast<double>(count);
@@ -30,55 +24,23 @@ bool AidanReducer::Add(UnitResult result, const CallStats& calls) {
   AidanTotals totals = ScoreAidanQuestion(preset_, result.answers);
   if (!result.error.empty()) totals.errors = 1;
 
-  absl::MutexLock lock(&mu_);
-  MergeCallStats(calls, calls_);
-  auto [it, inserted] = entries_.try_emplace(result.unit.id);
-  if (!inserted) return false;
-  it->second.result = std::move(result);
-  it->second.totals = totals;
-  return true;
-}
-
-void AidanReducer::AddCalls(const CallStats& calls) {
-  absl::MutexLock lock(&mu_);
-  MergeCallStats(calls, calls_);
-}
-
-bool AidanReducer::Contains(const std::string& unit_id) const {
-  absl::MutexLock lock(&mu_);
-  return entries_.count(unit_id) > 0;
-}
-
-int AidanReducer::UnitCount() const {
-  absl::MutexLock lock(&mu_);
-  return static_cast<int>(entries_.size());
-}
-
-void AidanReducer::SetRunInfo(Json run) {
-  absl::MutexLock lock(&mu_);
-  run_ = std::move(run);
+  const std::string id = result.unit.id;
+  return Keep(id, AidanEntry{std::move(result), totals}, calls);
 }
 
 AidanSnapshot AidanReducer::Snapshot() const {
   AidanSnapshot snap;
   snap.preset = preset_;
-  std::vector<Entry> entries;
-  {
-    absl::MutexLock lock(&mu_);
-    entries.reserve(entries_.size());
-    for (const auto& [id, entry] : entries_) entries.push_back(entry);
-    snap.calls = calls_;
-    snap.run = run_;
-  }
-
-  auto key = [this](const Entry& e) {
+  Contents contents = Sorted([this](const AidanEntry& e) {
     const UnitSpec& u = e.result.unit;
     return std::make_tuple(RankOf(models_, u.model), std::cref(u.model), RankOf(temperatures_, u.temperature),
                            u.temperature, u.index, std::cref(u.id));
-  };
-  std::sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) { return key(a) < key(b); });
+  });
+  snap.calls = std::move(contents.calls);
+  snap.run = std::move(contents.run);
+  const std::vector<AidanEntry>& entries = contents.entries;
 
-  for (const Entry& e : entries) {
+  for (const AidanEntry& e : entries) {
     const UnitSpec& u = e.result.unit;
     if (snap.models.empty() || snap.models.back() != u.model) snap.models.push_back(u.model);
     if (snap.cells.empty() || snap.cells.back().model != u.model || snap.cells.back().temperature != u.temperature) {

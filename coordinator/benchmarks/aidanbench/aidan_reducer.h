@@ -29,6 +29,7 @@
 #include "common/config.h"
 #include "common/json_util.h"
 #include "common/records.h"
+#include "coordinator/benchmarks/reduced_units.h"
 
 namespace noveltygrid {
 
@@ -79,45 +80,30 @@ struct AidanSnapshot {
   Json run = Json::object();           // free-form run information (run-dependent)
 };
 
-class AidanReducer {
+// One unit as kept: its result and its totals, computed on arrival.
+struct AidanEntry {
+  UnitResult result;
+  AidanTotals totals;  // of this question alone
+};
+
+class AidanReducer : public ReducedUnits<AidanEntry> {
  public:
   // `models` and `temperatures` fix the output order; results for others are accepted and sorted
   // after them (models by name, temperatures by value).
   AidanReducer(AidanPreset preset, std::vector<std::string> models, std::vector<double> temperatures);
 
-  AidanReducer(const AidanReducer&) = delete;
-  AidanReducer& operator=(const AidanReducer&) = delete;
-
-  // Accepts the first result for a unit id; returns false and drops the result for a unit id already
-  // accepted. `calls` are merged either way: a re-executed unit really made those requests.
-  bool Add(UnitResult result, const CallStats& calls = {});
-
-  // Merges call statistics not tied to a result (e.g. restored from an earlier summary).
-  void AddCalls(const CallStats& calls);
-
-  bool Contains(const std::string& unit_id) const;
-  int UnitCount() const;
-
-  // Replaces the "run" object written to summary.json (timings, workers, ...).
-  void SetRunInfo(Json run);
+  // Re-marks the answers' validity, scores the unit and keeps it (see ReducedUnits).
+  bool Add(UnitResult result, const CallStats& calls = {}) override;
 
   AidanSnapshot Snapshot() const;
+  // The snapshot as the results writer takes it (an AidanBenchResults).
+  std::unique_ptr<BenchmarkResults> Results() const override;
 
  private:
-  struct Entry {
-    UnitResult result;
-    AidanTotals totals;  // of this question alone, computed on arrival
-  };
-
   // Constant after construction.
   const AidanPreset preset_;
   const std::vector<std::string> models_;
   const std::vector<double> temperatures_;
-
-  mutable absl::Mutex mu_;
-  std::map<std::string, Entry> entries_ ABSL_GUARDED_BY(mu_);  // by unit id
-  CallStats calls_ ABSL_GUARDED_BY(mu_);
-  Json run_ ABSL_GUARDED_BY(mu_) = Json::object();
 };
 
 }  // namespace noveltygrid

@@ -65,6 +65,10 @@ std::string AidanAnswersJsonl(const AidanSnapshot& snapshot) {
   return out;
 }
 
+std::unique_ptr<BenchmarkResults> AidanReducer::Results() const {
+  return std::make_unique<AidanBenchResults>(Snapshot());
+}
+
 std::string AidanBenchResults::RowsFileName() const { return kAnswersFileName; }
 
 std::string AidanBenchResults::RowsJsonl() const { return AidanAnswersJsonl(snapshot_); }

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "coordinator/benchmarks/benchmark_results.h"
 #include "coordinator/benchmarks/aidanbench/aidan_reducer.h"
+#include "coordinator/benchmarks/benchmark_results.h"
 #include "coordinator/report/results_writer.h"
 
 namespace noveltygrid {
@@ -42,23 +42,6 @@ class AidanBenchResults : public BenchmarkResults {
 
  private:
   AidanSnapshot snapshot_;
-};
-
-// An AidanReducer behind the BenchmarkReducer interface.
-class AidanBenchReducer : public BenchmarkReducer {
- public:
-  AidanBenchReducer(AidanPreset preset, std::vector<std::string> models, std::vector<double> temperatures)
-      : reducer_(std::move(preset), std::move(models), std::move(temperatures)) {}
-
-  bool Add(UnitResult result, const CallStats& calls) override { return reducer_.Add(std::move(result), calls); }
-  void AddCalls(const CallStats& calls) override { reducer_.AddCalls(calls); }
-  void SetRunInfo(Json run) override { reducer_.SetRunInfo(std::move(run)); }
-  std::unique_ptr<BenchmarkResults> Results() const override {
-    return std::make_unique<AidanBenchResults>(reducer_.Snapshot());
-  }
-
- private:
-  AidanReducer reducer_;
 };
 
 // answers.jsonl's contents.

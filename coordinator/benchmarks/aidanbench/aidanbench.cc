@@ -26,8 +26,14 @@ void AidanBenchmark::PlanUnits(const std::vector<std::string>& models, std::vect
         unit.temperature = temperature;
         unit.item_id = q.id;
         unit.item_text = q.text;
-        unit.id = HexId(
-            StableHasher().Add(unit.benchmark).Add(model).Add(temperature).Add(q.id).Add(q.text).Add(settings_hash_).Finish());
+        unit.id = HexId(StableHasher()
+                            .Add(unit.benchmark)
+                            .Add(model)
+                            .Add(temperature)
+                            .Add(q.id)
+                            .Add(q.text)
+                            .Add(settings_hash_)
+                            .Finish());
         fingerprint.Add(unit.id);
         units.push_back(std::move(unit));
       }
@@ -38,7 +44,7 @@ void AidanBenchmark::PlanUnits(const std::vector<std::string>& models, std::vect
 void AidanBenchmark::AttachSettings(v1::Lease& lease) const { *lease.mutable_aidan() = proto_; }
 
 std::unique_ptr<BenchmarkReducer> AidanBenchmark::MakeReducer(const std::vector<std::string>& models) const {
-  return std::make_unique<AidanBenchReducer>(settings_.preset, models, temperatures_);
+  return std::make_unique<AidanReducer>(settings_.preset, models, temperatures_);
 }
 
 }  // namespace noveltygrid

@@ -6,14 +6,14 @@
 #include "common/append_unique.h"
 #include "common/json_util.h"
 #include "common/status_macros.h"
-#include "coordinator/benchmarks/noveltybench/noveltybench.h"
 #include "coordinator/benchmarks/noveltybench/novelty_sweep_results.h"
+#include "coordinator/benchmarks/noveltybench/noveltybench.h"
 #include "coordinator/report/results_files.h"
 
 namespace noveltygrid {
 
 absl::StatusOr<std::unique_ptr<BenchmarkResults>> RebuildNoveltyResults(const RebuildRequest& request,
-                                                                         std::vector<std::string>& notes) {
+                                                                        std::vector<std::string>& notes) {
   const std::string& samples_path = request.rows_path;
   ASSIGN_OR_RETURN(std::vector<UnitResult> units, ReadNoveltySweepSamples(samples_path));
   std::optional<NoveltySettings> settings =
@@ -32,7 +32,7 @@ absl::StatusOr<std::unique_ptr<BenchmarkResults>> RebuildNoveltyResults(const Re
     AppendUnique(modes, unit.unit.mode);
     AppendUnique(datasets, unit.unit.dataset);
   }
-  NoveltyBenchReducer reducer(*settings, models, temperatures, modes, datasets);
+  NoveltyReducer reducer(*settings, models, temperatures, modes, datasets);
   for (UnitResult& unit : units) reducer.Add(std::move(unit), {});
   KeepCallsAndRun(request, reducer);
   std::unique_ptr<BenchmarkResults> results = reducer.Results();

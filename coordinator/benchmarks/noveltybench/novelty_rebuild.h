@@ -17,7 +17,7 @@ namespace noveltygrid {
 // samples.jsonl re-read, re-scored with the recorded settings and rewritten when its scores or order
 // change.
 absl::StatusOr<std::unique_ptr<BenchmarkResults>> RebuildNoveltyResults(const RebuildRequest& request,
-                                                                         std::vector<std::string>& notes);
+                                                                        std::vector<std::string>& notes);
 
 }  // namespace noveltygrid
 

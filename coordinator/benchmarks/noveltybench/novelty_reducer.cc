@@ -11,12 +11,6 @@ namespace noveltygrid {
 
 namespace {
 
-// Position of `value` in `order`; values not listed rank after every listed one.
-template <typename T>
-size_t RankOf(const std::vector<T>& order, const T& value) {
-  return static_cast<size_t>(std::find(order.begin(), order.end(), value) - order.begin());
-}
-
 // The distinct values of `field` over `rows`, in `order` (unlisted ones after, by value).
 template <typename T, typename Field>
 std::vector<T> ValuesInOrder(const std::vector<NoveltyRowResult>& rows, const std::vector<T>& order, Field field) {
@@ -144,53 +138,22 @@ NoveltyReducer::NoveltyReducer(NoveltySettings settings, std::vector<std::string
 bool NoveltyReducer::Add(UnitResult result, const CallStats& calls) {
   // Scoring happens outside the lock; a duplicate wastes that work but never blocks other adds.
   NoveltyRowResult row = ScoreUnit(std::move(result), settings_.patience);
-  absl::MutexLock lock(&mu_);
-  MergeCallStats(calls, calls_);
-  auto [it, inserted] = rows_.try_emplace(row.result.unit.id);
-  if (!inserted) return false;
-  it->second = std::move(row);
-  return true;
-}
-
-void NoveltyReducer::AddCalls(const CallStats& calls) {
-  absl::MutexLock lock(&mu_);
-  MergeCallStats(calls, calls_);
-}
-
-bool NoveltyReducer::Contains(const std::string& unit_id) const {
-  absl::MutexLock lock(&mu_);
-  return rows_.count(unit_id) > 0;
-}
-
-int NoveltyReducer::UnitCount() const {
-  absl::MutexLock lock(&mu_);
-  return static_cast<int>(rows_.size());
-}
-
-void NoveltyReducer::SetRunInfo(Json run) {
-  absl::MutexLock lock(&mu_);
-  run_ = std::move(run);
+  const std::string id = row.result.unit.id;
+  return Keep(id, std::move(row), calls);
 }
 
 NoveltySnapshot NoveltyReducer::Snapshot() const {
   NoveltySnapshot snap;
   snap.settings = settings_;
-  {
-    absl::MutexLock lock(&mu_);
-    snap.rows.reserve(rows_.size());
-    for (const auto& [id, row] : rows_) snap.rows.push_back(row);
-    snap.calls = calls_;
-    snap.run = run_;
-  }
-
-  auto key = [this](const NoveltyRowResult& r) {
+  Contents contents = Sorted([this](const NoveltyRowResult& r) {
     const UnitSpec& u = r.result.unit;
     return std::make_tuple(RankOf(models_, u.model), std::cref(u.model), RankOf(temperatures_, u.temperature),
                            u.temperature, RankOf(modes_, u.mode), std::cref(u.mode), RankOf(datasets_, u.dataset),
                            std::cref(u.dataset), u.index, std::cref(u.id));
-  };
-  std::sort(snap.rows.begin(), snap.rows.end(),
-            [&](const NoveltyRowResult& a, const NoveltyRowResult& b) { return key(a) < key(b); });
+  });
+  snap.rows = std::move(contents.entries);
+  snap.calls = std::move(contents.calls);
+  snap.run = std::move(contents.run);
   if (snap.rows.empty()) return snap;
 
   snap.models = ValuesInOrder(snap.rows, models_, [](const UnitSpec& u) { return u.model; });

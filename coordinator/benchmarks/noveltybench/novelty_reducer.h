@@ -31,6 +31,7 @@
 #include "common/noveltybench/scoring.h"
 #include "common/records.h"
 #include "common/unit_settings.h"
+#include "coordinator/benchmarks/reduced_units.h"
 
 namespace noveltygrid {
 
@@ -94,30 +95,19 @@ struct NoveltySnapshot {
   Json run = Json::object();             // free-form run information (run-dependent)
 };
 
-class NoveltyReducer {
+class NoveltyReducer : public ReducedUnits<NoveltyRowResult> {
  public:
   // `settings` scores the rows (patience) and describes them in the summary. The four lists fix the
   // output order; results outside them are accepted and sorted after them (by value).
   NoveltyReducer(NoveltySettings settings, std::vector<std::string> models, std::vector<double> temperatures,
                  std::vector<std::string> modes, std::vector<std::string> datasets);
 
-  NoveltyReducer(const NoveltyReducer&) = delete;
-  NoveltyReducer& operator=(const NoveltyReducer&) = delete;
-
-  // Accepts the first result for a unit id; returns false and drops the result for a unit id already
-  // accepted. `calls` are merged either way: a re-executed unit really made those requests.
-  bool Add(UnitResult result, const CallStats& calls = {});
-
-  // Merges call statistics not tied to a result (e.g. restored from an earlier summary).
-  void AddCalls(const CallStats& calls);
-
-  bool Contains(const std::string& unit_id) const;
-  int UnitCount() const;
-
-  // Replaces the "run" object written to summary.json.
-  void SetRunInfo(Json run);
+  // Scores the unit and keeps it (see ReducedUnits).
+  bool Add(UnitResult result, const CallStats& calls = {}) override;
 
   NoveltySnapshot Snapshot() const;
+  // The snapshot as the results writer takes it (a NoveltyBenchResults).
+  std::unique_ptr<BenchmarkResults> Results() const override;
 
  private:
   // Constant after construction.
@@ -126,11 +116,6 @@ class NoveltyReducer {
   const std::vector<double> temperatures_;
   const std::vector<std::string> modes_;
   const std::vector<std::string> datasets_;
-
-  mutable absl::Mutex mu_;
-  std::map<std::string, NoveltyRowResult> rows_ ABSL_GUARDED_BY(mu_);  // by unit id
-  CallStats calls_ ABSL_GUARDED_BY(mu_);
-  Json run_ ABSL_GUARDED_BY(mu_) = Json::object();
 };
 
 // The scores of a NoveltyBench result: FailedPrecondition (its error) for a failed unit, InvalidArgument

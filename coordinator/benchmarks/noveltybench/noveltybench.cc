@@ -96,7 +96,11 @@ absl::Status NoveltyBenchmark::CheckResult(const UnitResult& result) const {
 }
 
 std::unique_ptr<BenchmarkReducer> NoveltyBenchmark::MakeReducer(const std::vector<std::string>& models) const {
-  return std::make_unique<NoveltyBenchReducer>(settings_, models, temperatures_, modes_, dataset_names());
+  return std::make_unique<NoveltyReducer>(settings_, models, temperatures_, modes_, dataset_names());
+}
+
+std::unique_ptr<BenchmarkResults> NoveltyReducer::Results() const {
+  return std::make_unique<NoveltyBenchResults>(Snapshot());
 }
 
 std::string NoveltyBenchResults::RowsFileName() const { return kSamplesFileName; }

@@ -66,25 +66,6 @@ class NoveltyBenchResults : public BenchmarkResults {
   NoveltySnapshot snapshot_;
 };
 
-// A NoveltyReducer behind the BenchmarkReducer interface.
-class NoveltyBenchReducer : public BenchmarkReducer {
- public:
-  NoveltyBenchReducer(NoveltySettings settings, std::vector<std::string> models, std::vector<double> temperatures,
-                      std::vector<std::string> modes, std::vector<std::string> datasets)
-      : reducer_(std::move(settings), std::move(models), std::move(temperatures), std::move(modes),
-                 std::move(datasets)) {}
-
-  bool Add(UnitResult result, const CallStats& calls) override { return reducer_.Add(std::move(result), calls); }
-  void AddCalls(const CallStats& calls) override { reducer_.AddCalls(calls); }
-  void SetRunInfo(Json run) override { reducer_.SetRunInfo(std::move(run)); }
-  std::unique_ptr<BenchmarkResults> Results() const override {
-    return std::make_unique<NoveltyBenchResults>(reducer_.Snapshot());
-  }
-
- private:
-  NoveltyReducer reducer_;
-};
-
 // The helper models of NoveltyBench settings: the partition model (none for unigram), the quality model.
 std::vector<std::string> NoveltyHelperModels(const NoveltySettings& settings);
 

@@ -44,11 +44,12 @@ absl::Status NoveltyRunner::Start(const v1::Lease& lease, UnitCheckpoint checkpo
   };
   // The unit points into the settings (prompt wording); keep them alive until it is done.
   const NoveltySettings* raw = settings.get();
-  RunNoveltyUnit(*raw, *models, FromProto(lease.unit()), std::move(checkpoint.answers), std::move(observer),
-                 [keep = std::move(settings), done = std::move(done)](UnitResult result, CallStats calls) mutable {
-                   std::move(done)(std::move(result), std::move(calls));
-                 },
-                 std::move(still_leased));
+  RunNoveltyUnit(
+      *raw, *models, FromProto(lease.unit()), std::move(checkpoint.answers), std::move(observer),
+      [keep = std::move(settings), done = std::move(done)](UnitResult result, CallStats calls) mutable {
+        std::move(done)(std::move(result), std::move(calls));
+      },
+      std::move(still_leased));
   return absl::OkStatus();
 }
 
