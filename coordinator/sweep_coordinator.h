@@ -99,6 +99,7 @@ class SweepCoordinator {
   std::unique_ptr<AidanReducer> reducer_;
   std::unique_ptr<NoveltyReducer> novelty_reducer_;
   std::unique_ptr<UnitScheduler> scheduler_;
+  std::unique_ptr<CoordinatorCore> core_;
   std::unique_ptr<CoordinatorService> service_;
   std::unique_ptr<grpc::Server> server_;
 
