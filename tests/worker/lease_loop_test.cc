@@ -25,14 +25,15 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
 
-constexpr absl::Duration kHeartbeat = absl::Seconds(2);    // the coordinator's heartbeat interval
+constexpr absl::Duration kHeartbeat = absl::Seconds(2);         // the coordinator's heartbeat interval
 constexpr absl::Duration kIdleRetry = absl::Milliseconds(500);  // its retry_after when nothing is free
 constexpr absl::Duration kMaxBackoff = absl::Seconds(1);
 
 class LeaseLoopTest : public ::testing::Test {
  protected:
   ~LeaseLoopTest() override {
-    if (run_thread_.joinable()) {
+    if (run_thread_.joinable()) {  // a test that did not finish: end its units, then the loop
+      runner_.CancelAll();
       loop_->Drain();
       run_thread_.join();
     }
@@ -108,10 +109,12 @@ TEST_F(LeaseLoopTest, LeasesReportsHeartbeatsAndCommitsAUnitOnce) {
   EXPECT_EQ(beat.capacity(), 2);
   EXPECT_FALSE(beat.draining());
 
+  // The beat also ended the loop's pause: wait until it pauses again, so that it asks next only after
+  // the commit is in.
+  clock_.AwaitDeadline(clock_.Now() + kIdleRetry);
   runner_.Finish(0, kStopIncoherent);
   client_->AwaitUntil([](const CallLog& log) { return log.completes.size() == 1; });
   // The sweep is complete once the commit is in: the next lease says so and Run() returns by itself.
-  clock_.AwaitDeadline(clock_.Now() + kIdleRetry);
   clock_.Advance(kIdleRetry);
   ASSERT_TRUE(Join().ok()) << run_status_;
   const CallLog log = client_->log();
@@ -140,6 +143,10 @@ TEST_F(LeaseLoopTest, WaitsForTheCoordinatorsRetryWhenNothingIsFree) {
   clock_.Advance(kIdleRetry);
   client_->AwaitUntil([leases](const CallLog& log) { return log.leases.size() > leases; });
   EXPECT_EQ(runner_.started(), 1);
+  runner_.Finish(0, kStopIncoherent);
+  client_->AwaitUntil([](const CallLog& log) { return log.completes.size() == 1; });
+  loop_->Drain();
+  ASSERT_TRUE(Join().ok()) << run_status_;
 }
 
 TEST_F(LeaseLoopTest, DrainHandsARunningUnitBackAfterTheGrace) {

@@ -67,8 +67,7 @@ class RecordingClient final : public CoordinatorClient {
                         absl::Time deadline) override {
     return Record(&CallLog::completes, request, response, inner_->Complete(request, response, deadline));
   }
-  absl::Status Release(const v1::ReleaseRequest& request, v1::ReleaseResponse* response,
-                       absl::Time deadline) override {
+  absl::Status Release(const v1::ReleaseRequest& request, v1::ReleaseResponse* response, absl::Time deadline) override {
     return Record(&CallLog::releases, request, response, inner_->Release(request, response, deadline));
   }
   absl::Status Status(const v1::StatusRequest& request, v1::StatusResponse* response, absl::Time deadline) override {
