@@ -46,6 +46,22 @@ CallStats Calls(int64_t requests) {
 
 std::string JournalPath(const TempDir& dir) { return (dir.path() / ".noveltygrid" / "journal.jsonl").string(); }
 
+// Opens the journal of `dir` for `plan`, commits `units` (one answer each) and closes it.
+void WriteJournal(const TempDir& dir, const std::string& plan, const std::vector<std::string>& units) {
+  std::vector<JournalEntry> committed;
+  absl::StatusOr<std::unique_ptr<ResultJournal>> journal = ResultJournal::Open(dir.path(), plan, &committed);
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  for (const std::string& unit : units) ASSERT_TRUE((*journal)->Append(Result(unit, 1), Calls(1)).ok());
+}
+
+// What reopening the journal of `dir` for `plan` finds committed.
+std::vector<JournalEntry> Reopened(const TempDir& dir, const std::string& plan) {
+  std::vector<JournalEntry> committed;
+  absl::StatusOr<std::unique_ptr<ResultJournal>> journal = ResultJournal::Open(dir.path(), plan, &committed);
+  EXPECT_TRUE(journal.ok()) << journal.status();
+  return committed;
+}
+
 TEST(ResultJournalTest, AppendedUnitsComeBackOnReopen) {
   TempDir dir;
   {
@@ -69,38 +85,24 @@ TEST(ResultJournalTest, AppendedUnitsComeBackOnReopen) {
   // Appending after a reopen continues the same journal.
   ASSERT_TRUE((*reopened)->Append(Result("u2", 1), Calls(1)).ok());
   reopened->reset();
-  std::vector<JournalEntry> again;
-  ASSERT_TRUE(ResultJournal::Open(dir.path(), "plan-1", &again).ok());
-  EXPECT_THAT(again, SizeIs(3));
+  EXPECT_THAT(Reopened(dir, "plan-1"), SizeIs(3));
 }
 
 TEST(ResultJournalTest, AJournalOfAnotherPlanIsRefused) {
   TempDir dir;
-  {
-    std::vector<JournalEntry> committed;
-    auto journal = ResultJournal::Open(dir.path(), "plan-1", &committed);
-    ASSERT_TRUE(journal.ok());
-    ASSERT_TRUE((*journal)->Append(Result("u0", 1), Calls(1)).ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(WriteJournal(dir, "plan-1", {"u0"}));
   std::vector<JournalEntry> committed;
   absl::StatusOr<std::unique_ptr<ResultJournal>> other = ResultJournal::Open(dir.path(), "plan-2", &committed);
   ASSERT_TRUE(absl::IsFailedPrecondition(other.status())) << other.status();
   EXPECT_THAT(std::string(other.status().message()), ::testing::HasSubstr("plan-1"));
   EXPECT_THAT(committed, IsEmpty());
   // Refusing it did not damage it.
-  std::vector<JournalEntry> kept;
-  ASSERT_TRUE(ResultJournal::Open(dir.path(), "plan-1", &kept).ok());
-  EXPECT_THAT(kept, SizeIs(1));
+  EXPECT_THAT(Reopened(dir, "plan-1"), SizeIs(1));
 }
 
 TEST(ResultJournalTest, ATornLastLineIsDroppedAndOverwritten) {
   TempDir dir;
-  {
-    std::vector<JournalEntry> committed;
-    auto journal = ResultJournal::Open(dir.path(), "plan-1", &committed);
-    ASSERT_TRUE(journal.ok());
-    ASSERT_TRUE((*journal)->Append(Result("u0", 1), Calls(1)).ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(WriteJournal(dir, "plan-1", {"u0"}));
   {
     std::ofstream out(JournalPath(dir), std::ios::app);
     out << R"({"result": {"unit": {"id": "u1")";  // a crash mid-write
@@ -112,8 +114,7 @@ TEST(ResultJournalTest, ATornLastLineIsDroppedAndOverwritten) {
   EXPECT_EQ(committed[0].result.unit.id, "u0");
   ASSERT_TRUE((*reopened)->Append(Result("u1", 2), Calls(1)).ok());
   reopened->reset();
-  std::vector<JournalEntry> after;
-  ASSERT_TRUE(ResultJournal::Open(dir.path(), "plan-1", &after).ok());
+  const std::vector<JournalEntry> after = Reopened(dir, "plan-1");
   ASSERT_THAT(after, SizeIs(2));
   EXPECT_EQ(after[1].result.unit.id, "u1");
   EXPECT_THAT(after[1].result.answers, SizeIs(2));
