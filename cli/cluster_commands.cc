@@ -236,7 +236,9 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
   // Units whose calls wait on past a provider limit must not keep a drained pod alive: after 5 s
   // more the process ends without them (they were handed back; see the _Exit below).
   options.abandon_after = absl::Seconds(5);
-  LeaseLoop loop(options, (*runtime)->executor(), (*runtime)->checkpoints());
+  absl::StatusOr<std::unique_ptr<CoordinatorClient>> client = ConnectCoordinator(options);
+  if (!client.ok()) return Fail("worker", client.status());
+  LeaseLoop loop(options, client->get(), (*runtime)->executor(), (*runtime)->checkpoints());
   HealthService health_service;
   std::unique_ptr<grpc::Server> health;
   if (args->Has("health-listen")) {

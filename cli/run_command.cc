@@ -133,7 +133,9 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
   worker_options.drain_grace = absl::ZeroDuration();
   worker_options.abandon_after = absl::Seconds(2);
   (*runtime)->Wire(worker_options);
-  LeaseLoop worker(worker_options, (*runtime)->executor(), (*runtime)->checkpoints());
+  absl::StatusOr<std::unique_ptr<CoordinatorClient>> client = ConnectCoordinator(worker_options);
+  if (!client.ok()) return Fail(client.status());
+  LeaseLoop worker(worker_options, client->get(), (*runtime)->executor(), (*runtime)->checkpoints());
   absl::Status worker_status;
   std::thread worker_thread([&] {
     worker_status = worker.Run();

@@ -58,9 +58,10 @@ absl::StatusOr<std::unique_ptr<SweepCoordinator>> SweepCoordinator::Start(const 
     ++self->commits_;  // wakes Wait(), which then sees the unit done
   };
   SweepCoordinator* self = c.get();
-  c->service_ = std::make_unique<CoordinatorService>(
+  c->core_ = std::make_unique<CoordinatorCore>(
       service_options, &c->plan_, c->scheduler_.get(),
       [self](UnitResult result, const CallStats& calls) { return self->Commit(std::move(result), calls); });
+  c->service_ = std::make_unique<CoordinatorService>(c->core_.get());
 
   absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials = MakeServerCredentials(o.tls);
   if (!credentials.ok()) return credentials.status();
@@ -159,7 +160,7 @@ void SweepCoordinator::Linger() {
   // cleanly), or the linger time is over, or Shutdown().
   const absl::Time until = clock_.Now() + options_.linger;
   while (clock_.Now() < until) {
-    std::set<std::string> told = service_->WorkersToldComplete();
+    std::set<std::string> told = core_->WorkersToldComplete();
     bool all_told = true;
     for (const WorkerCounts& w : scheduler_->Status().workers) {
       if (told.count(w.worker_id) == 0) all_told = false;

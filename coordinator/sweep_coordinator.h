@@ -94,6 +94,7 @@ class SweepCoordinator {
   std::unique_ptr<CommitLog> journal_;
   std::map<std::string, std::unique_ptr<BenchmarkReducer>> reducers_;  // by benchmark name
   std::unique_ptr<UnitScheduler> scheduler_;
+  std::unique_ptr<CoordinatorCore> core_;
   std::unique_ptr<CoordinatorService> service_;
   std::unique_ptr<grpc::Server> server_;
 

@@ -83,15 +83,20 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials
   return grpc::SslCredentials(options);
 }
 
-bool IsAuthorized(const grpc::ServerContextBase& context, const std::string& token) {
+std::string PresentedToken(const grpc::ServerContextBase& context) {
+  constexpr std::string_view kBearer = "Bearer ";
   const auto& metadata = context.client_metadata();
   auto it = metadata.find(kAuthMetadata);
-  if (it == metadata.end()) return false;
-  const std::string expected = "Bearer " + token;
-  const grpc::string_ref& got = it->second;
-  if (got.size() != expected.size()) return false;
+  if (it == metadata.end()) return "";
+  const std::string_view got(it->second.data(), it->second.size());
+  if (got.substr(0, kBearer.size()) != kBearer) return "";
+  return std::string(got.substr(kBearer.size()));
+}
+
+bool TokenMatches(std::string_view presented, std::string_view token) {
+  if (presented.empty() || presented.size() != token.size()) return false;
   unsigned char diff = 0;
-  for (size_t i = 0; i < expected.size(); ++i) diff |= static_cast<unsigned char>(got.data()[i] ^ expected[i]);
+  for (size_t i = 0; i < token.size(); ++i) diff |= static_cast<unsigned char>(presented[i] ^ token[i]);
   return diff == 0;
 }
 

@@ -37,8 +37,11 @@ struct TlsFiles {
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(const TlsFiles& tls);
 absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials(const TlsFiles& tls);
 
-// True when the call's metadata carries "Bearer <token>" (compared in constant time).
-bool IsAuthorized(const grpc::ServerContextBase& context, const std::string& token);
+// The token an incoming call presents ("authorization: Bearer TOKEN" metadata); empty when none.
+std::string PresentedToken(const grpc::ServerContextBase& context);
+
+// True when `presented` is the (non-empty) `token`, compared in constant time.
+bool TokenMatches(std::string_view presented, std::string_view token);
 
 // Adds the token to an outgoing call.
 void Authorize(grpc::ClientContext& context, const std::string& token);

@@ -8,7 +8,6 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "grpcpp/create_channel.h"
 #include "proto/limits.h"
 #include "proto/wire.h"
 
@@ -29,8 +28,13 @@ std::string DefaultWorkerId() {
   return absl::StrCat(host, "-", ::getpid());
 }
 
-LeaseLoop::LeaseLoop(WorkerOptions options, UnitExecutor* executor, CheckpointStore* checkpoints)
-    : options_(std::move(options)), executor_(executor), checkpoints_(checkpoints) {}
+LeaseLoop::LeaseLoop(WorkerOptions options, CoordinatorClient* client, UnitRunner* runner, CheckpointStore* checkpoints,
+                     const Clock* clock)
+    : options_(std::move(options)),
+      client_(client),
+      runner_(runner),
+      checkpoints_(checkpoints),
+      clock_(clock != nullptr ? clock : &system_clock_) {}
 
 LeaseLoop::~LeaseLoop() {
   {
@@ -51,12 +55,9 @@ void LeaseLoop::Drain() {
   draining_ = true;
 }
 
-std::unique_ptr<grpc::ClientContext> LeaseLoop::Context() const {
-  auto context = std::make_unique<grpc::ClientContext>();
+absl::Time LeaseLoop::Deadline() const {
   const absl::Time cap = absl::FromUnixNanos(rpc_deadline_cap_.load(std::memory_order_relaxed));
-  context->set_deadline(absl::ToChronoTime(std::min(absl::Now() + options_.rpc_timeout, cap)));
-  Authorize(*context, options_.token);
-  return context;
+  return std::min(clock_->Now() + options_.rpc_timeout, cap);
 }
 
 absl::Duration LeaseLoop::Backoff(int failures) const {
@@ -73,22 +74,10 @@ void LeaseLoop::Pause(absl::Duration d, bool wake_on_drain) {
   auto woken = [this, wake_on_drain]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return stopping_ || (wake_on_drain && (draining_ || !fatal_.ok()));
   };
-  mu_.AwaitWithTimeout(absl::Condition(&woken), d);
+  clock_->AwaitWithDeadline(mu_, absl::Condition(&woken), clock_->Now() + d);
 }
 
 absl::Status LeaseLoop::Run() {
-  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials = MakeChannelCredentials(options_.tls);
-  if (!credentials.ok()) return credentials.status();
-  grpc::ChannelArguments args;
-  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, kClientKeepaliveMs);
-  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, kKeepaliveTimeoutMs);
-  args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
-  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, static_cast<int>(absl::ToInt64Milliseconds(options_.max_backoff)));
-  args.SetMaxReceiveMessageSize(kMaxMessageBytes);
-  args.SetMaxSendMessageSize(kMaxMessageBytes);
-  channel_ = grpc::CreateCustomChannel(options_.coordinator, *credentials, args);
-  stub_ = v1::Coordinator::NewStub(channel_);
   heartbeat_thread_ = std::thread([this] { HeartbeatLoop(); });
   sender_thread_ = std::thread([this] { SendLoop(); });
 
@@ -109,20 +98,19 @@ absl::Status LeaseLoop::Run() {
     request.set_worker_id(options_.worker_id);
     request.set_max_units(free);
     v1::LeaseResponse response;
-    grpc::Status status = stub_->Lease(Context().get(), request, &response);
+    absl::Status status = client_->Lease(request, &response, Deadline());
     if (!status.ok()) {
-      if (status.error_code() == grpc::StatusCode::UNAUTHENTICATED ||
-          status.error_code() == grpc::StatusCode::PERMISSION_DENIED) {
+      if (absl::IsUnauthenticated(status) || absl::IsPermissionDenied(status)) {
         absl::MutexLock lock(&mu_);
-        fatal_ = absl::UnauthenticatedError(absl::StrCat("the coordinator at ", options_.coordinator,
-                                                         " refused this worker: ", status.error_message()));
+        fatal_ = absl::UnauthenticatedError(
+            absl::StrCat("the coordinator at ", options_.coordinator, " refused this worker: ", status.message()));
         break;
       }
       ++failures;
       const absl::Duration wait = Backoff(failures);
       if (failures == 1 || failures % 20 == 0) {
-        Log(absl::StrCat("coordinator ", options_.coordinator, " unreachable (", status.error_message(),
-                         "); retrying in ", absl::FormatDuration(wait)));
+        Log(absl::StrCat("coordinator ", options_.coordinator, " unreachable (", status.message(), "); retrying in ",
+                         absl::FormatDuration(wait)));
       }
       Pause(wait, /*wake_on_drain=*/true);
       continue;
@@ -155,14 +143,14 @@ absl::Status LeaseLoop::Run() {
 
   // Finish: let running units end (within the grace period when draining), hand back the rest, and
   // wait until every outgoing message is sent.
-  const absl::Time grace_end = absl::Now() + options_.drain_grace;
+  const absl::Time grace_end = clock_->Now() + options_.drain_grace;
   bool still_running;
   {
     absl::MutexLock lock(&mu_);
     if (draining_ && fatal_.ok()) {
       Log(absl::StrCat("draining: ", running_, " unit(s) running, grace ", absl::FormatDuration(options_.drain_grace)));
       auto idle = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return running_ == 0; };
-      mu_.AwaitWithDeadline(absl::Condition(&idle), grace_end);
+      clock_->AwaitWithDeadline(mu_, absl::Condition(&idle), grace_end);
     }
     for (auto& [lease_id, a] : active_) {
       if (!a.running || a.lost) continue;
@@ -182,9 +170,10 @@ absl::Status LeaseLoop::Run() {
   // (the leases then expire on the coordinator and the units run again elsewhere). With
   // abandon_after, units still running (their calls stuck behind a provider limit) stop the wait
   // sooner: they were handed back, and the caller ends the process without them.
-  absl::Time settle_end = std::max(grace_end, absl::Now()) + absl::Seconds(10);
-  if (still_running) settle_end = std::min(settle_end, absl::Now() + options_.abandon_after);
-  if (!mu_.AwaitWithDeadline(absl::Condition(&settled), settle_end) && running_ == 0) {
+  const absl::Time now = clock_->Now();
+  absl::Time settle_end = std::max(grace_end, now) + absl::Seconds(10);
+  if (still_running) settle_end = std::min(settle_end, now + options_.abandon_after);
+  if (!clock_->AwaitWithDeadline(mu_, absl::Condition(&settled), settle_end) && running_ == 0) {
     Log("some results could not be delivered; the coordinator will hand those units out again");
   }
   // No callback may outlive this object -- unless the caller ends the process instead (abandon_after).
@@ -197,7 +186,7 @@ absl::Status LeaseLoop::Run() {
   }
   stopping_ = true;
   // An RPC still in flight (the coordinator may hang) holds the joins below for at most a second.
-  rpc_deadline_cap_.store(absl::ToUnixNanos(absl::Now() + absl::Seconds(1)), std::memory_order_relaxed);
+  rpc_deadline_cap_.store(absl::ToUnixNanos(clock_->Now() + absl::Seconds(1)), std::memory_order_relaxed);
   if (complete) Log(absl::StrCat("sweep complete; committed ", stats_.units_committed, " unit(s)"));
   const absl::Status result = fatal_;
   lock.Release();
@@ -211,10 +200,7 @@ absl::Status LeaseLoop::Run() {
   leaving.set_worker_id(options_.worker_id);
   leaving.set_leaving(true);
   v1::HeartbeatResponse ignored;
-  grpc::ClientContext context;
-  context.set_deadline(absl::ToChronoTime(absl::Now() + std::min(options_.rpc_timeout, absl::Seconds(2))));
-  Authorize(context, options_.token);
-  stub_->Heartbeat(&context, leaving, &ignored);
+  client_->Heartbeat(leaving, &ignored, clock_->Now() + std::min(options_.rpc_timeout, absl::Seconds(2))).IgnoreError();
   return result;
 }
 
@@ -228,9 +214,6 @@ v1::ReleaseRequest LeaseLoop::MakeRelease(const std::string& lease_id, uint64_t 
 }
 
 void LeaseLoop::StartUnit(const v1::Lease& lease) {
-  const bool novelty = lease.unit().benchmark() == kNoveltyBench;
-  // Only the settings of the unit's benchmark travel with the lease.
-  absl::StatusOr<AidanSettings> settings = novelty ? AidanSettings{} : FromProto(lease.aidan());
   const std::string lease_id = lease.lease_id();
   UnitCheckpoint checkpoint;
   for (const v1::Step& a : lease.checkpoint()) {
@@ -247,12 +230,6 @@ void LeaseLoop::StartUnit(const v1::Lease& lease) {
     outgoing_.releases.push_back(MakeRelease(lease_id, lease.fencing_token(), "worker stopping"));
     return;
   }
-  if (!settings.ok()) {
-    Log(absl::StrCat("cannot run unit ", lease.unit().id(), ": ", settings.status().message()));
-    outgoing_.releases.push_back(
-        MakeRelease(lease_id, lease.fencing_token(), std::string(settings.status().message())));
-    return;
-  }
   Active& a = active_[lease_id];
   a.lease_id = lease_id;
   a.token = lease.fencing_token();
@@ -260,20 +237,15 @@ void LeaseLoop::StartUnit(const v1::Lease& lease) {
   a.steps_done = static_cast<int>(checkpoint.answers.size());
   ++running_;
   ++stats_.units_started;
-  // RunAidan may finish the unit before it returns (a checkpoint that already ends the loop), calling
+  // The runner may finish the unit before it returns (a checkpoint that already ends the loop), calling
   // OnDone on this thread: it must run without mu_ held.
   lock.Release();
   auto on_step = [this, lease_id](const StepEvent& step) { return OnStep(lease_id, step); };
   auto on_done = [this, lease_id](UnitResult result, CallStats calls) {
     OnDone(lease_id, std::move(result), std::move(calls));
   };
-  absl::Status started =
-      novelty
-          ? executor_->RunNovelty(std::make_shared<const NoveltySettings>(FromProto(lease.novelty())),
-                                  FromProto(lease.unit()), std::move(checkpoint), std::move(on_step),
-                                  std::move(on_done), [this, lease_id] { return StillLeased(lease_id); })
-          : executor_->RunAidan(std::make_shared<const AidanSettings>(std::move(*settings)), FromProto(lease.unit()),
-                                std::move(checkpoint), std::move(on_step), std::move(on_done));
+  absl::Status started = runner_->Start(lease, std::move(checkpoint), std::move(on_step), std::move(on_done),
+                                        [this, lease_id] { return StillLeased(lease_id); });
   if (!started.ok()) {
     // This worker cannot run the unit (e.g. a model it cannot build): hand it back for another worker,
     // and lease less eagerly for a while so that it does not spin on units it cannot run.
@@ -371,7 +343,7 @@ void LeaseLoop::HeartbeatLoop() {
       absl::MutexLock lock(&mu_);
       interval = heartbeat_interval_;
       auto woken = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || beat_now_; };
-      mu_.AwaitWithTimeout(absl::Condition(&woken), interval);
+      clock_->AwaitWithDeadline(mu_, absl::Condition(&woken), clock_->Now() + interval);
       if (stopping_) return;
       beat_now_ = false;
       request.set_worker_id(options_.worker_id);
@@ -387,7 +359,7 @@ void LeaseLoop::HeartbeatLoop() {
       request.set_draining(draining_);
     }
     v1::HeartbeatResponse response;
-    grpc::Status status = stub_->Heartbeat(Context().get(), request, &response);
+    absl::Status status = client_->Heartbeat(request, &response, Deadline());
     if (!status.ok()) continue;  // the lease loop reports unreachability; leases survive until they expire
     absl::MutexLock lock(&mu_);
     for (const std::string& lost : response.lost_lease_ids()) {
@@ -434,7 +406,7 @@ bool LeaseLoop::SendReports(std::map<std::string, std::vector<v1::Step>> steps) 
     if (request.leases_size() == 0) return;
     request.set_worker_id(options_.worker_id);
     v1::ReportResponse response;
-    grpc::Status status = stub_->Report(Context().get(), request, &response);
+    absl::Status status = client_->Report(request, &response, Deadline());
     absl::MutexLock lock(&mu_);
     if (!status.ok()) {
       delivered = false;
@@ -485,15 +457,14 @@ bool LeaseLoop::SendReports(std::map<std::string, std::vector<v1::Step>> steps) 
 void LeaseLoop::SendComplete(const v1::CompleteRequest& request) {
   for (int failures = 0;; ++failures) {
     v1::CompleteResponse response;
-    grpc::Status status = stub_->Complete(Context().get(), request, &response);
-    if (status.ok() || status.error_code() == grpc::StatusCode::NOT_FOUND ||
-        status.error_code() == grpc::StatusCode::UNAUTHENTICATED) {
+    absl::Status status = client_->Complete(request, &response, Deadline());
+    if (status.ok() || absl::IsNotFound(status) || absl::IsUnauthenticated(status)) {
       absl::MutexLock lock(&mu_);
       if (status.ok() && response.accepted()) {
         ++stats_.units_committed;
       } else {
         Log(absl::StrCat("result of unit ", request.unit_id(), " was refused (",
-                         status.ok() ? "the lease was taken back" : status.error_message(), ")"));
+                         status.ok() ? "the lease was taken back" : status.message(), ")"));
       }
       active_.erase(request.lease_id());
       return;
@@ -508,7 +479,7 @@ void LeaseLoop::SendComplete(const v1::CompleteRequest& request) {
 
 void LeaseLoop::SendRelease(const v1::ReleaseRequest& request) {
   v1::ReleaseResponse response;
-  grpc::Status status = stub_->Release(Context().get(), request, &response);
+  absl::Status status = client_->Release(request, &response, Deadline());
   absl::MutexLock lock(&mu_);
   if (status.ok()) ++stats_.units_released;
 }

@@ -2,12 +2,14 @@
 // finished step back (Report), keep the leases alive (Heartbeat) and commit each result (Complete).
 //
 // Threads: Run()'s thread leases; a heartbeat thread; a sender thread that owns every outgoing
-// Report/Complete/Release, so model callbacks never block on the network. Units run on the
-// UnitExecutor's executor. When the coordinator is unreachable the loop backs off (jittered,
-// exponential up to max_backoff) and keeps trying; a commit is retried until the coordinator accepts
-// or refuses it. Drain() (SIGTERM) stops leasing, lets running units finish within drain_grace, then
-// abandons the rest and hands their leases back (ending their model calls, WorkerOptions::abort_calls);
-// their reported steps stay with the coordinator. On its way out the worker tells the coordinator.
+// Report/Complete/Release, so model callbacks never block on the network. Units run wherever the
+// UnitRunner runs them (UnitExecutor: its thread pool). The coordinator is reached through a
+// CoordinatorClient (gRPC in a cluster, in-process in tests) and every pause, backoff, heartbeat
+// interval and grace period is measured on the injected Clock (a FakeClock in tests). When the coordinator is
+// unreachable the loop backs off (jittered, exponential up to max_backoff) and keeps trying; a commit is retried until
+// the coordinator accepts or refuses it. Drain() (SIGTERM) stops leasing, lets running units finish within drain_grace,
+// then abandons the rest and hands their leases back (ending their model calls, WorkerOptions::abort_calls); their
+// reported steps stay with the coordinator. On its way out the worker tells the coordinator.
 #ifndef NOVELTYGRID_WORKER_LEASE_LOOP_H_
 #define NOVELTYGRID_WORKER_LEASE_LOOP_H_
 
@@ -25,19 +27,21 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "noveltygrid/v1/coordinator.grpc.pb.h"
+#include "common/clock.h"
+#include "noveltygrid/v1/coordinator.pb.h"
+#include "proto/coordinator_client.h"
 #include "proto/security.h"
 #include "worker/checkpoint/checkpoint_store.h"
-#include "worker/unit_executor.h"
+#include "worker/unit_runner.h"
 
 namespace noveltygrid {
 
 struct WorkerOptions {
-  std::string coordinator;  // HOST:PORT
-  std::string token;
-  TlsFiles tls;
-  std::string worker_id;  // default: hostname-pid
-  int concurrency = 64;   // loops in flight
+  std::string coordinator;  // HOST:PORT (GrpcClientOptions; named in log messages)
+  std::string token;        // GrpcClientOptions
+  TlsFiles tls;             // GrpcClientOptions
+  std::string worker_id;    // default: hostname-pid
+  int concurrency = 64;     // loops in flight
   absl::Duration drain_grace = absl::Seconds(30);
   absl::Duration rpc_timeout = absl::Seconds(10);
   absl::Duration max_backoff = absl::Seconds(5);
@@ -62,9 +66,11 @@ struct WorkerOptions {
 
 class LeaseLoop {
  public:
-  // `checkpoints` (optional) persists every step so a unit resumes even if this worker dies before
-  // the coordinator has its reports.
-  LeaseLoop(WorkerOptions options, UnitExecutor* executor, CheckpointStore* checkpoints = nullptr);
+  // `client` and `runner` are not owned and must outlive the loop. `checkpoints` (optional) persists
+  // every step so a unit resumes even if this worker dies before the coordinator has its reports.
+  // `clock` (optional, not owned): the system clock when null.
+  LeaseLoop(WorkerOptions options, CoordinatorClient* client, UnitRunner* runner,
+            CheckpointStore* checkpoints = nullptr, const Clock* clock = nullptr);
   ~LeaseLoop();
 
   // Blocks until the sweep is complete and every result is committed, or until a drain finished.
@@ -115,7 +121,8 @@ class LeaseLoop {
   bool SendReports(std::map<std::string, std::vector<v1::Step>> steps);
   void SendComplete(const v1::CompleteRequest& request);
   void SendRelease(const v1::ReleaseRequest& request);
-  std::unique_ptr<grpc::ClientContext> Context() const;
+  // The deadline of an RPC started now.
+  absl::Time Deadline() const;
   // Waits up to `d`, or less when stopping (or draining or failed, if `wake_on_drain`).
   void Pause(absl::Duration d, bool wake_on_drain);
   absl::Duration Backoff(int failures) const;
@@ -123,10 +130,11 @@ class LeaseLoop {
 
   // Constant after construction.
   const WorkerOptions options_;
-  UnitExecutor* const executor_;
+  CoordinatorClient* const client_;
+  UnitRunner* const runner_;
   CheckpointStore* const checkpoints_;  // may be null
-  std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<v1::Coordinator::Stub> stub_;
+  const SystemClock system_clock_;
+  const Clock* const clock_;
 
   mutable absl::Mutex mu_;
   std::map<std::string, Active> active_ ABSL_GUARDED_BY(mu_);  // by lease id
@@ -137,10 +145,9 @@ class LeaseLoop {
   bool draining_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;  // threads exit
   absl::Duration heartbeat_interval_ ABSL_GUARDED_BY(mu_) = absl::Seconds(2);
-  bool beat_now_ ABSL_GUARDED_BY(mu_) = false;
-  bool lease_pause_ ABSL_GUARDED_BY(mu_) = false;  // a unit could not start: lease less eagerly
-  std::set<std::string> start_errors_
-      ABSL_GUARDED_BY(mu_);  // logged once each  // send a heartbeat without waiting for the interval
+  bool beat_now_ ABSL_GUARDED_BY(mu_) = false;               // send a heartbeat without waiting for the interval
+  bool lease_pause_ ABSL_GUARDED_BY(mu_) = false;            // a unit could not start: lease less eagerly
+  std::set<std::string> start_errors_ ABSL_GUARDED_BY(mu_);  // logged once each
   Outgoing outgoing_ ABSL_GUARDED_BY(mu_);
   int sending_ ABSL_GUARDED_BY(mu_) = 0;  // batches taken by the sender and not yet sent
   Stats stats_ ABSL_GUARDED_BY(mu_);

@@ -3,7 +3,22 @@
 #include <memory>
 #include <utility>
 
+#include "proto/wire.h"
+
 namespace noveltygrid {
+
+absl::Status UnitExecutor::Start(const v1::Lease& lease, UnitCheckpoint checkpoint, StepObserver on_step,
+                                 UnitDoneCallback done, LeaseCheck still_leased) {
+  const bool novelty = lease.unit().benchmark() == kNoveltyBench;
+  // Only the settings of the unit's benchmark travel with the lease.
+  absl::StatusOr<AidanSettings> settings = novelty ? AidanSettings{} : FromProto(lease.aidan());
+  if (!settings.ok()) return settings.status();
+  return novelty
+             ? RunNovelty(std::make_shared<const NoveltySettings>(FromProto(lease.novelty())), FromProto(lease.unit()),
+                          std::move(checkpoint), std::move(on_step), std::move(done), std::move(still_leased))
+             : RunAidan(std::make_shared<const AidanSettings>(std::move(*settings)), FromProto(lease.unit()),
+                        std::move(checkpoint), std::move(on_step), std::move(done));
+}
 
 absl::Status UnitExecutor::RunAidan(std::shared_ptr<const AidanSettings> shared_settings, UnitSpec unit,
                                     UnitCheckpoint checkpoint, StepObserver on_answer, UnitDoneCallback done) {

@@ -1,7 +1,8 @@
 // UnitExecutor: runs one leased unit with the right engine and the worker's models.
 //
 // This is where a unit is executed, whoever handed it out (the in-process run or a coordinator over
-// gRPC). Thread-safe; RunAidan() and RunNovelty() return at once and, once it returned OK, calls `done` exactly once.
+// gRPC). Thread-safe; Start(), RunAidan() and RunNovelty() return at once and, once they returned OK,
+// call `done` exactly once.
 #ifndef NOVELTYGRID_WORKER_UNIT_EXECUTOR_H_
 #define NOVELTYGRID_WORKER_UNIT_EXECUTOR_H_
 
@@ -15,15 +16,20 @@
 #include "worker/engines/aidanbench_engine.h"
 #include "worker/engines/noveltybench_engine.h"
 #include "worker/model_registry.h"
+#include "worker/unit_runner.h"
 
 namespace noveltygrid {
 
-class UnitExecutor {
+class UnitExecutor : public UnitRunner {
  public:
   // The caches (optional) are shared by every unit this executor runs.
   explicit UnitExecutor(ModelRegistry* models, EmbeddingCache* cache = nullptr,
                         EquivalenceCache* equivalence_cache = nullptr)
       : models_(models), cache_(cache), equivalence_cache_(equivalence_cache) {}
+
+  // Runs the leased unit with its benchmark's engine and the settings that came with the lease.
+  absl::Status Start(const v1::Lease& lease, UnitCheckpoint checkpoint, StepObserver on_step, UnitDoneCallback done,
+                     LeaseCheck still_leased) override;
 
   // Runs an AidanBench unit from `checkpoint` (empty for a fresh unit). When a model cannot be built
   // on this worker the unit does not start: the error is returned and `done` is never called (the

@@ -1,5 +1,7 @@
 #include "worker/worker_runtime.h"
 
+#include "proto/grpc_coordinator_client.h"
+
 namespace noveltygrid {
 
 absl::StatusOr<std::unique_ptr<WorkerRuntime>> WorkerRuntime::Create(const WorkerRuntimeOptions& options) {
@@ -58,6 +60,13 @@ absl::Status WorkerRuntime::CheckSweepModels(const SweepConfig& config) {
   if (absl::Status usable = CheckModels(chat_models, config.embedder, config.endpoints); !usable.ok()) return usable;
   if (!config.noveltybench.has_value()) return absl::OkStatus();
   return CheckNoveltyModels(MakeNoveltySettings(config));
+}
+
+absl::StatusOr<std::unique_ptr<CoordinatorClient>> ConnectCoordinator(const WorkerOptions& options) {
+  absl::StatusOr<std::unique_ptr<GrpcCoordinatorClient>> client =
+      GrpcCoordinatorClient::Create({options.coordinator, options.token, options.tls, options.max_backoff});
+  if (!client.ok()) return client.status();
+  return std::unique_ptr<CoordinatorClient>(std::move(*client));
 }
 
 absl::Status CheckSweepModelsWithoutKeys(SweepConfig config) {

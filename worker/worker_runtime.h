@@ -13,6 +13,7 @@
 #include "common/executor.h"
 #include "common/storage/store.h"
 #include "common/unit_settings.h"
+#include "proto/coordinator_client.h"
 #include "worker/cache/embedding_cache.h"
 #include "worker/cache/equivalence_cache.h"
 #include "worker/checkpoint/checkpoint_store.h"
@@ -65,6 +66,10 @@ class WorkerRuntime {
   std::unique_ptr<UnitExecutor> executor_;
   std::unique_ptr<ThreadPool> pool_;
 };
+
+// The coordinator `options` names (coordinator, token, tls, max_backoff), over gRPC: the client a
+// LeaseLoop of `noveltygrid worker` and `noveltygrid run` talks through. Fails only on unreadable TLS files.
+absl::StatusOr<std::unique_ptr<CoordinatorClient>> ConnectCoordinator(const WorkerOptions& options);
 
 // CheckSweepModels for a process that calls no model (the coordinator): an id no worker can build
 // (a mistyped sim: name, an id without an endpoint) fails at its start rather than on every worker.

@@ -1,20 +1,11 @@
 #include "coordinator/service/coordinator_service.h"
 
-#include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
-#include "proto/limits.h"
+#include "proto/grpc_status.h"
 #include "proto/security.h"
-#include "proto/wire.h"
 
 namespace noveltygrid {
 
-namespace {
-constexpr size_t kLeaseReplyBudgetBytes = kMaxMessageBytes / 4;
-}  // namespace
-
-CoordinatorService::CoordinatorService(CoordinatorServiceOptions options, const Plan* plan, UnitScheduler* scheduler,
-                                       CommitSink sink)
-    : options_(std::move(options)), plan_(plan), scheduler_(scheduler), sink_(std::move(sink)) {
+CoordinatorService::CoordinatorService(CoordinatorCore* core) : core_(core) {
   committer_ = std::thread([this] { CommitLoop(); });
 }
 
@@ -26,140 +17,48 @@ CoordinatorService::~CoordinatorService() {
   committer_.join();
 }
 
-std::set<std::string> CoordinatorService::WorkersToldComplete() const {
-  absl::MutexLock lock(&mu_);
-  return told_complete_;
-}
-
-grpc::ServerUnaryReactor* CoordinatorService::RejectUnlessAuthorized(grpc::CallbackServerContext* context) {
-  if (IsAuthorized(*context, options_.token)) return nullptr;
+grpc::ServerUnaryReactor* CoordinatorService::Finish(grpc::CallbackServerContext* context, const absl::Status& status) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  reactor->Finish(grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
-                               "missing or wrong shared token (NOVELTYGRID_TOKEN / --token-file)"));
+  reactor->Finish(ToGrpcStatus(status));
   return reactor;
 }
 
 grpc::ServerUnaryReactor* CoordinatorService::Lease(grpc::CallbackServerContext* context,
                                                     const v1::LeaseRequest* request, v1::LeaseResponse* response) {
-  if (auto* rejected = RejectUnlessAuthorized(context)) return rejected;
-  std::vector<LeaseGrant> grants = scheduler_->Lease(request->worker_id(), request->max_units());
-  size_t bytes = 0;
-  for (LeaseGrant& grant : grants) {
-    // Checkpoints with embeddings can be large: keep the reply well under the message limit and give
-    // back the leases that do not fit (the worker asks again for them).
-    if (response->leases_size() > 0 && bytes > kLeaseReplyBudgetBytes) {
-      scheduler_->Release(grant.lease_id, grant.fencing_token);
-      continue;
-    }
-    v1::Lease* lease = response->add_leases();
-    lease->set_lease_id(grant.lease_id);
-    lease->set_fencing_token(grant.fencing_token);
-    lease->set_deadline_unix_ms(absl::ToUnixMillis(grant.deadline));
-    ToProto(grant.unit, lease->mutable_unit());
-    // Every planned unit's benchmark is in the plan: the scheduler hands out only planned units.
-    plan_->Find(grant.unit.benchmark)->AttachSettings(*lease);
-    for (const CheckpointStep& step : grant.checkpoint) ToProto(step.answer, &step.embedding, lease->add_checkpoint());
-    bytes += lease->ByteSizeLong();
-  }
-  const bool complete = scheduler_->AllDone();
-  response->set_sweep_complete(complete);
-  if (complete) {
-    absl::MutexLock lock(&mu_);
-    told_complete_.insert(request->worker_id());
-  }
-  response->set_retry_after_ms(absl::ToInt64Milliseconds(options_.idle_retry));
-  response->set_heartbeat_interval_ms(absl::ToInt64Milliseconds(options_.heartbeat_interval));
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  reactor->Finish(grpc::Status::OK);
-  return reactor;
+  return Finish(context, core_->Lease(PresentedToken(*context), *request, response));
 }
 
 grpc::ServerUnaryReactor* CoordinatorService::Heartbeat(grpc::CallbackServerContext* context,
                                                         const v1::HeartbeatRequest* request,
                                                         v1::HeartbeatResponse* response) {
-  if (auto* rejected = RejectUnlessAuthorized(context)) return rejected;
-  if (request->leaving()) {
-    scheduler_->Leave(request->worker_id());
-    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    reactor->Finish(grpc::Status::OK);
-    return reactor;
-  }
-  std::vector<HeldLease> held;
-  for (const v1::LeaseProgress& p : request->leases()) held.push_back({p.lease_id(), p.fencing_token()});
-  WorkerInfo info{request->loops_in_flight(), request->capacity(), request->draining()};
-  for (std::string& lost : scheduler_->Heartbeat(request->worker_id(), held, info)) {
-    response->add_lost_lease_ids(std::move(lost));
-  }
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  reactor->Finish(grpc::Status::OK);
-  return reactor;
+  return Finish(context, core_->Heartbeat(PresentedToken(*context), *request, response));
 }
 
 grpc::ServerUnaryReactor* CoordinatorService::Report(grpc::CallbackServerContext* context,
                                                      const v1::ReportRequest* request, v1::ReportResponse* response) {
-  if (auto* rejected = RejectUnlessAuthorized(context)) return rejected;
-  for (const v1::LeaseSteps& lease : request->leases()) {
-    std::vector<CheckpointStep> steps;
-    steps.reserve(lease.steps_size());
-    for (const v1::Step& a : lease.steps()) steps.push_back({FromProto(a), EmbeddingFromProto(a)});
-    if (!scheduler_->Report(lease.lease_id(), lease.fencing_token(), std::move(steps))) {
-      response->add_rejected_lease_ids(lease.lease_id());
-    }
-  }
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  reactor->Finish(grpc::Status::OK);
-  return reactor;
+  return Finish(context, core_->Report(PresentedToken(*context), *request, response));
 }
 
 grpc::ServerUnaryReactor* CoordinatorService::Complete(grpc::CallbackServerContext* context,
                                                        const v1::CompleteRequest* request,
                                                        v1::CompleteResponse* response) {
-  if (auto* rejected = RejectUnlessAuthorized(context)) return rejected;
+  std::string token = PresentedToken(*context);
+  if (absl::Status authorized = core_->Authorize(token); !authorized.ok()) return Finish(context, authorized);
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   absl::MutexLock lock(&mu_);
-  commits_.push_back({reactor, request, response});
+  commits_.push_back({reactor, std::move(token), request, response});
   return reactor;
 }
 
 grpc::ServerUnaryReactor* CoordinatorService::Release(grpc::CallbackServerContext* context,
-                                                      const v1::ReleaseRequest* request, v1::ReleaseResponse*) {
-  if (auto* rejected = RejectUnlessAuthorized(context)) return rejected;
-  scheduler_->Release(request->lease_id(), request->fencing_token());
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  reactor->Finish(grpc::Status::OK);
-  return reactor;
+                                                      const v1::ReleaseRequest* request,
+                                                      v1::ReleaseResponse* response) {
+  return Finish(context, core_->Release(PresentedToken(*context), *request, response));
 }
 
-grpc::ServerUnaryReactor* CoordinatorService::Status(grpc::CallbackServerContext* context, const v1::StatusRequest*,
-                                                     v1::StatusResponse* response) {
-  if (auto* rejected = RejectUnlessAuthorized(context)) return rejected;
-  SchedulerStatus status = scheduler_->Status();
-  response->set_sweep(options_.sweep_name);
-  response->set_units_total(status.total);
-  response->set_units_done(status.done);
-  response->set_units_leased(status.leased);
-  response->set_units_pending(status.pending);
-  response->set_complete(status.done == status.total);
-  for (const ModelCounts& m : status.models) {
-    v1::ModelStatus* out = response->add_models();
-    out->set_model(m.model);
-    out->set_done(m.done);
-    out->set_leased(m.leased);
-    out->set_pending(m.pending);
-    out->set_failed(m.failed);
-  }
-  for (const WorkerCounts& w : status.workers) {
-    v1::WorkerStatus* out = response->add_workers();
-    out->set_worker_id(w.worker_id);
-    out->set_last_seen_ms_ago(absl::ToInt64Milliseconds(w.since_last_seen));
-    out->set_leases(w.leases);
-    out->set_loops_in_flight(w.info.loops_in_flight);
-    out->set_capacity(w.info.capacity);
-    out->set_draining(w.info.draining);
-  }
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  reactor->Finish(grpc::Status::OK);
-  return reactor;
+grpc::ServerUnaryReactor* CoordinatorService::Status(grpc::CallbackServerContext* context,
+                                                     const v1::StatusRequest* request, v1::StatusResponse* response) {
+  return Finish(context, core_->Status(PresentedToken(*context), *request, response));
 }
 
 void CoordinatorService::CommitLoop() {
@@ -170,47 +69,11 @@ void CoordinatorService::CommitLoop() {
       auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || !commits_.empty(); };
       mu_.Await(absl::Condition(&ready));
       if (commits_.empty()) return;
-      commit = commits_.front();
+      commit = std::move(commits_.front());
       commits_.pop_front();
     }
-    commit.reactor->Finish(CommitOne(*commit.request, commit.response));
+    commit.reactor->Finish(ToGrpcStatus(core_->Complete(commit.token, *commit.request, commit.response)));
   }
-}
-
-grpc::Status CoordinatorService::CommitOne(const v1::CompleteRequest& request, v1::CompleteResponse* response) {
-  switch (scheduler_->CheckCommit(request.lease_id(), request.fencing_token(), request.unit_id())) {
-    case CommitCheck::kDuplicate:
-      response->set_accepted(true);
-      response->set_duplicate(true);
-      return grpc::Status::OK;
-    case CommitCheck::kStaleToken:
-      response->set_accepted(false);
-      return grpc::Status::OK;
-    case CommitCheck::kUnknown:
-      return grpc::Status(grpc::StatusCode::NOT_FOUND,
-                          absl::StrCat("no lease ", request.lease_id(), " for unit ", request.unit_id()));
-    case CommitCheck::kAccepted:
-      break;
-  }
-  std::optional<UnitSpec> unit = scheduler_->UnitById(request.unit_id());
-  UnitResult result;
-  result.unit = *unit;
-  for (const v1::Step& a : request.answers()) result.answers.push_back(FromProto(a));
-  result.stop_reason = request.stop_reason();
-  result.error = request.error();
-  result.max_iterations = request.max_iterations();
-  if (request.has_novelty()) result.novelty = FromProto(request.novelty());
-  const bool failed = result.stop_reason == kStopError;
-  absl::Status persisted = sink_(std::move(result), FromProto(request.calls()));
-  if (!persisted.ok()) {
-    // The unit stays leased; the worker retries the commit or the lease expires and it runs again.
-    return grpc::Status(grpc::StatusCode::UNAVAILABLE,
-                        absl::StrCat("cannot persist the result: ", persisted.message()));
-  }
-  scheduler_->MarkDone(request.unit_id(), failed);
-  if (options_.on_marked_done) options_.on_marked_done();
-  response->set_accepted(true);
-  return grpc::Status::OK;
 }
 
 }  // namespace noveltygrid

@@ -1,45 +1,29 @@
-// CoordinatorService: the noveltygrid.v1.Coordinator gRPC service (callback API).
+// CoordinatorService: the noveltygrid.v1.Coordinator gRPC service (callback API), a thin adapter over
+// CoordinatorCore (coordinator_core.h): it takes the token from the call's metadata, calls the core
+// and finishes the call with the core's status.
 //
-// Lease, Heartbeat, Report, Release and Status are answered on the reactor thread: they only touch the
-// scheduler's in-memory state under its mutex. Complete persists a result (journal fsync, reducer),
+// Lease, Heartbeat, Report, Release and Status are answered on the reactor thread: the core only
+// touches the scheduler's in-memory state there. Complete persists a result (journal fsync, reducer),
 // which may block, so commits are queued to one committer thread that finishes the call when the
-// result is durable; commits are therefore also serialised, which keeps "check token -> persist ->
-// mark done" atomic. Every call is refused with UNAUTHENTICATED unless it carries the shared token.
+// result is durable; a reactor thread never blocks.
 #ifndef NOVELTYGRID_COORDINATOR_SERVICE_COORDINATOR_SERVICE_H_
 #define NOVELTYGRID_COORDINATOR_SERVICE_COORDINATOR_SERVICE_H_
 
 #include <deque>
-#include <functional>
-#include <set>
 #include <string>
 #include <thread>
 
 #include "absl/synchronization/mutex.h"
-#include "coordinator/lease/unit_scheduler.h"
-#include "coordinator/plan/planner.h"
+#include "coordinator/service/coordinator_core.h"
 #include "noveltygrid/v1/coordinator.grpc.pb.h"
 
 namespace noveltygrid {
 
-// Where committed results go (journal + reducer). Called on the committer thread only.
-using CommitSink = std::function<absl::Status(UnitResult result, const CallStats& calls)>;
-
-struct CoordinatorServiceOptions {
-  std::string token;
-  std::string sweep_name;
-  absl::Duration heartbeat_interval = absl::Seconds(2);
-  absl::Duration idle_retry = absl::Milliseconds(500);  // how long a worker waits when nothing is free
-  std::function<void()> on_marked_done;                 // after a commit is persisted AND the unit is marked done
-};
-
 class CoordinatorService final : public v1::Coordinator::CallbackService {
  public:
-  // `plan` (not owned) supplies each unit's benchmark settings for its leases.
-  CoordinatorService(CoordinatorServiceOptions options, const Plan* plan, UnitScheduler* scheduler, CommitSink sink);
+  // `core` is not owned and must outlive the service.
+  explicit CoordinatorService(CoordinatorCore* core);
   ~CoordinatorService() override;
-
-  // Workers that have been told the sweep is complete.
-  std::set<std::string> WorkersToldComplete() const;
 
   grpc::ServerUnaryReactor* Lease(grpc::CallbackServerContext* context, const v1::LeaseRequest* request,
                                   v1::LeaseResponse* response) override;
@@ -57,25 +41,20 @@ class CoordinatorService final : public v1::Coordinator::CallbackService {
  private:
   struct PendingCommit {
     grpc::ServerUnaryReactor* reactor;
+    std::string token;
     const v1::CompleteRequest* request;
     v1::CompleteResponse* response;
   };
 
-  // Returns a reactor already finished with UNAUTHENTICATED, or nullptr when the call may proceed.
-  grpc::ServerUnaryReactor* RejectUnlessAuthorized(grpc::CallbackServerContext* context);
+  // A reactor finished with `status`.
+  static grpc::ServerUnaryReactor* Finish(grpc::CallbackServerContext* context, const absl::Status& status);
   void CommitLoop();
-  grpc::Status CommitOne(const v1::CompleteRequest& request, v1::CompleteResponse* response);
 
-  // Constant after construction.
-  const CoordinatorServiceOptions options_;
-  const Plan* const plan_;
-  UnitScheduler* const scheduler_;
-  const CommitSink sink_;
+  CoordinatorCore* const core_;
 
-  mutable absl::Mutex mu_;
+  absl::Mutex mu_;
   std::deque<PendingCommit> commits_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
-  std::set<std::string> told_complete_ ABSL_GUARDED_BY(mu_);
   std::thread committer_;
 };
 

@@ -1,0 +1,168 @@
+#include "coordinator/service/coordinator_core.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "proto/limits.h"
+#include "proto/security.h"
+#include "proto/wire.h"
+
+namespace noveltygrid {
+
+namespace {
+constexpr size_t kLeaseReplyBudgetBytes = kMaxMessageBytes / 4;
+}  // namespace
+
+CoordinatorCore::CoordinatorCore(CoordinatorServiceOptions options, const Plan* plan, UnitScheduler* scheduler,
+                                 CommitSink sink)
+    : options_(std::move(options)), plan_(plan), scheduler_(scheduler), sink_(std::move(sink)) {}
+
+std::set<std::string> CoordinatorCore::WorkersToldComplete() const {
+  absl::MutexLock lock(&mu_);
+  return told_complete_;
+}
+
+absl::Status CoordinatorCore::Authorize(std::string_view token) const {
+  if (TokenMatches(token, options_.token)) return absl::OkStatus();
+  return absl::UnauthenticatedError("missing or wrong shared token (NOVELTYGRID_TOKEN / --token-file)");
+}
+
+absl::Status CoordinatorCore::Lease(std::string_view token, const v1::LeaseRequest& request,
+                                    v1::LeaseResponse* response) {
+  if (absl::Status authorized = Authorize(token); !authorized.ok()) return authorized;
+  std::vector<LeaseGrant> grants = scheduler_->Lease(request.worker_id(), request.max_units());
+  size_t bytes = 0;
+  for (LeaseGrant& grant : grants) {
+    // Checkpoints with embeddings can be large: keep the reply well under the message limit and give
+    // back the leases that do not fit (the worker asks again for them).
+    if (response->leases_size() > 0 && bytes > kLeaseReplyBudgetBytes) {
+      scheduler_->Release(grant.lease_id, grant.fencing_token);
+      continue;
+    }
+    v1::Lease* lease = response->add_leases();
+    lease->set_lease_id(grant.lease_id);
+    lease->set_fencing_token(grant.fencing_token);
+    lease->set_deadline_unix_ms(absl::ToUnixMillis(grant.deadline));
+    ToProto(grant.unit, lease->mutable_unit());
+    // The scheduler hands out planned units only, and each planned unit's benchmark is in the plan.
+    plan_->Find(grant.unit.benchmark)->AttachSettings(*lease);
+    for (const CheckpointStep& step : grant.checkpoint) ToProto(step.answer, &step.embedding, lease->add_checkpoint());
+    bytes += lease->ByteSizeLong();
+  }
+  const bool complete = scheduler_->AllDone();
+  response->set_sweep_complete(complete);
+  if (complete) {
+    absl::MutexLock lock(&mu_);
+    told_complete_.insert(request.worker_id());
+  }
+  response->set_retry_after_ms(absl::ToInt64Milliseconds(options_.idle_retry));
+  response->set_heartbeat_interval_ms(absl::ToInt64Milliseconds(options_.heartbeat_interval));
+  return absl::OkStatus();
+}
+
+absl::Status CoordinatorCore::Heartbeat(std::string_view token, const v1::HeartbeatRequest& request,
+                                        v1::HeartbeatResponse* response) {
+  if (absl::Status authorized = Authorize(token); !authorized.ok()) return authorized;
+  if (request.leaving()) {
+    scheduler_->Leave(request.worker_id());
+    return absl::OkStatus();
+  }
+  std::vector<HeldLease> held;
+  for (const v1::LeaseProgress& p : request.leases()) held.push_back({p.lease_id(), p.fencing_token()});
+  WorkerInfo info{request.loops_in_flight(), request.capacity(), request.draining()};
+  for (std::string& lost : scheduler_->Heartbeat(request.worker_id(), held, info)) {
+    response->add_lost_lease_ids(std::move(lost));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CoordinatorCore::Report(std::string_view token, const v1::ReportRequest& request,
+                                     v1::ReportResponse* response) {
+  if (absl::Status authorized = Authorize(token); !authorized.ok()) return authorized;
+  for (const v1::LeaseSteps& lease : request.leases()) {
+    std::vector<CheckpointStep> steps;
+    steps.reserve(lease.steps_size());
+    for (const v1::Step& a : lease.steps()) steps.push_back({FromProto(a), EmbeddingFromProto(a)});
+    if (!scheduler_->Report(lease.lease_id(), lease.fencing_token(), std::move(steps))) {
+      response->add_rejected_lease_ids(lease.lease_id());
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CoordinatorCore::Release(std::string_view token, const v1::ReleaseRequest& request, v1::ReleaseResponse*) {
+  if (absl::Status authorized = Authorize(token); !authorized.ok()) return authorized;
+  scheduler_->Release(request.lease_id(), request.fencing_token());
+  return absl::OkStatus();
+}
+
+absl::Status CoordinatorCore::Status(std::string_view token, const v1::StatusRequest&, v1::StatusResponse* response) {
+  if (absl::Status authorized = Authorize(token); !authorized.ok()) return authorized;
+  SchedulerStatus status = scheduler_->Status();
+  response->set_sweep(options_.sweep_name);
+  response->set_units_total(status.total);
+  response->set_units_done(status.done);
+  response->set_units_leased(status.leased);
+  response->set_units_pending(status.pending);
+  response->set_complete(status.done == status.total);
+  for (const ModelCounts& m : status.models) {
+    v1::ModelStatus* out = response->add_models();
+    out->set_model(m.model);
+    out->set_done(m.done);
+    out->set_leased(m.leased);
+    out->set_pending(m.pending);
+    out->set_failed(m.failed);
+  }
+  for (const WorkerCounts& w : status.workers) {
+    v1::WorkerStatus* out = response->add_workers();
+    out->set_worker_id(w.worker_id);
+    out->set_last_seen_ms_ago(absl::ToInt64Milliseconds(w.since_last_seen));
+    out->set_leases(w.leases);
+    out->set_loops_in_flight(w.info.loops_in_flight);
+    out->set_capacity(w.info.capacity);
+    out->set_draining(w.info.draining);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CoordinatorCore::Complete(std::string_view token, const v1::CompleteRequest& request,
+                                       v1::CompleteResponse* response) {
+  if (absl::Status authorized = Authorize(token); !authorized.ok()) return authorized;
+  absl::MutexLock lock(&commit_mu_);
+  return CommitLocked(request, response);
+}
+
+absl::Status CoordinatorCore::CommitLocked(const v1::CompleteRequest& request, v1::CompleteResponse* response) {
+  switch (scheduler_->CheckCommit(request.lease_id(), request.fencing_token(), request.unit_id())) {
+    case CommitCheck::kDuplicate:
+      response->set_accepted(true);
+      response->set_duplicate(true);
+      return absl::OkStatus();
+    case CommitCheck::kStaleToken:
+      response->set_accepted(false);
+      return absl::OkStatus();
+    case CommitCheck::kUnknown:
+      return absl::NotFoundError(absl::StrCat("no lease ", request.lease_id(), " for unit ", request.unit_id()));
+    case CommitCheck::kAccepted:
+      break;
+  }
+  std::optional<UnitSpec> unit = scheduler_->UnitById(request.unit_id());
+  UnitResult result;
+  result.unit = *unit;
+  for (const v1::Step& a : request.answers()) result.answers.push_back(FromProto(a));
+  result.stop_reason = request.stop_reason();
+  result.error = request.error();
+  result.max_iterations = request.max_iterations();
+  if (request.has_novelty()) result.novelty = FromProto(request.novelty());
+  const bool failed = result.stop_reason == kStopError;
+  absl::Status persisted = sink_(std::move(result), FromProto(request.calls()));
+  if (!persisted.ok()) {
+    // The unit stays leased; the worker retries the commit or the lease expires and it runs again.
+    return absl::UnavailableError(absl::StrCat("cannot persist the result: ", persisted.message()));
+  }
+  scheduler_->MarkDone(request.unit_id(), failed);
+  if (options_.on_marked_done) options_.on_marked_done();
+  response->set_accepted(true);
+  return absl::OkStatus();
+}
+
+}  // namespace noveltygrid

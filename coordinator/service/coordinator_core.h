@@ -1,0 +1,76 @@
+// CoordinatorCore: what the noveltygrid.v1.Coordinator service does, without a transport. Each method
+// takes the caller's token and a request, fills the response and returns absl::Status with the codes
+// the gRPC service answers with. CoordinatorService (coordinator_service.h) is the thin gRPC callback
+// adapter over it; InProcessCoordinatorClient (in_process_client.h) calls it directly.
+//
+// Thread-safe. Lease, Heartbeat, Report, Release and Status only touch the scheduler's in-memory state
+// and return at once. Complete persists a result through the CommitSink (journal fsync, reducer) before
+// it returns OK, so it may block; commits are serialised, which keeps "check token -> persist -> mark
+// done" atomic. Every call is refused with UNAUTHENTICATED unless it carries the shared token.
+#ifndef NOVELTYGRID_COORDINATOR_SERVICE_COORDINATOR_CORE_H_
+#define NOVELTYGRID_COORDINATOR_SERVICE_COORDINATOR_CORE_H_
+
+#include <functional>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "coordinator/lease/unit_scheduler.h"
+#include "coordinator/plan/planner.h"
+#include "noveltygrid/v1/coordinator.pb.h"
+
+namespace noveltygrid {
+
+// Where committed results go (journal + reducer). Called by one commit at a time.
+using CommitSink = std::function<absl::Status(UnitResult result, const CallStats& calls)>;
+
+struct CoordinatorServiceOptions {
+  std::string token;
+  std::string sweep_name;
+  absl::Duration heartbeat_interval = absl::Seconds(2);
+  absl::Duration idle_retry = absl::Milliseconds(500);  // how long a worker waits when nothing is free
+  std::function<void()> on_marked_done;                 // after a commit is persisted AND the unit is marked done
+};
+
+class CoordinatorCore {
+ public:
+  // `scheduler` is not owned.
+  // `plan` (not owned) supplies each unit's benchmark settings for its leases.
+  CoordinatorCore(CoordinatorServiceOptions options, const Plan* plan, UnitScheduler* scheduler, CommitSink sink);
+
+  // OK when `token` is the shared token (compared in constant time), else UNAUTHENTICATED.
+  absl::Status Authorize(std::string_view token) const;
+
+  absl::Status Lease(std::string_view token, const v1::LeaseRequest& request, v1::LeaseResponse* response);
+  absl::Status Heartbeat(std::string_view token, const v1::HeartbeatRequest& request, v1::HeartbeatResponse* response);
+  absl::Status Report(std::string_view token, const v1::ReportRequest& request, v1::ReportResponse* response);
+  // OK: the result is durable and the unit done (accepted), or a duplicate (accepted, duplicate), or
+  // refused for a stale fencing token (not accepted). NOT_FOUND for an unknown lease; UNAVAILABLE when
+  // the result cannot be persisted (the worker retries).
+  absl::Status Complete(std::string_view token, const v1::CompleteRequest& request, v1::CompleteResponse* response);
+  absl::Status Release(std::string_view token, const v1::ReleaseRequest& request, v1::ReleaseResponse* response);
+  absl::Status Status(std::string_view token, const v1::StatusRequest& request, v1::StatusResponse* response);
+
+  // Workers that have been told the sweep is complete.
+  std::set<std::string> WorkersToldComplete() const;
+
+ private:
+  absl::Status CommitLocked(const v1::CompleteRequest& request, v1::CompleteResponse* response)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
+
+  // Constant after construction.
+  const CoordinatorServiceOptions options_;
+  const Plan* const plan_;  // each unit's benchmark settings for its leases
+  UnitScheduler* const scheduler_;
+  const CommitSink sink_;
+
+  absl::Mutex commit_mu_;  // held through a whole commit
+  mutable absl::Mutex mu_;
+  std::set<std::string> told_complete_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace noveltygrid
+
+#endif  // NOVELTYGRID_COORDINATOR_SERVICE_COORDINATOR_CORE_H_

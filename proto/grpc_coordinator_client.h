@@ -1,0 +1,54 @@
+// GrpcCoordinatorClient: CoordinatorClient over a gRPC channel -- the cluster path of `noveltygrid
+// worker` and of the in-process worker of `noveltygrid run`.
+//
+// One channel with keepalive (proto/limits.h), reconnect backoff capped at `max_backoff`, the message
+// size limit, optional TLS, and the shared token as "authorization: Bearer" metadata on every call;
+// each call carries its deadline. grpc::Status is converted in proto/grpc_status.h. Thread-safe.
+#ifndef NOVELTYGRID_PROTO_GRPC_COORDINATOR_CLIENT_H_
+#define NOVELTYGRID_PROTO_GRPC_COORDINATOR_CLIENT_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "noveltygrid/v1/coordinator.grpc.pb.h"
+#include "proto/coordinator_client.h"
+#include "proto/security.h"
+
+namespace noveltygrid {
+
+struct GrpcClientOptions {
+  std::string address;  // HOST:PORT
+  std::string token;
+  TlsFiles tls;
+  absl::Duration max_backoff = absl::Seconds(5);  // the longest reconnect backoff
+};
+
+class GrpcCoordinatorClient final : public CoordinatorClient {
+ public:
+  // Fails only when the TLS files cannot be read; the channel connects lazily.
+  static absl::StatusOr<std::unique_ptr<GrpcCoordinatorClient>> Create(const GrpcClientOptions& options);
+
+  absl::Status Lease(const v1::LeaseRequest& request, v1::LeaseResponse* response, absl::Time deadline) override;
+  absl::Status Heartbeat(const v1::HeartbeatRequest& request, v1::HeartbeatResponse* response,
+                         absl::Time deadline) override;
+  absl::Status Report(const v1::ReportRequest& request, v1::ReportResponse* response, absl::Time deadline) override;
+  absl::Status Complete(const v1::CompleteRequest& request, v1::CompleteResponse* response,
+                        absl::Time deadline) override;
+  absl::Status Release(const v1::ReleaseRequest& request, v1::ReleaseResponse* response, absl::Time deadline) override;
+  absl::Status Status(const v1::StatusRequest& request, v1::StatusResponse* response, absl::Time deadline) override;
+
+ private:
+  GrpcCoordinatorClient(std::string token, std::shared_ptr<grpc::Channel> channel)
+      : token_(std::move(token)), channel_(std::move(channel)), stub_(v1::Coordinator::NewStub(channel_)) {}
+  // A context with the deadline and the token.
+  std::unique_ptr<grpc::ClientContext> Context(absl::Time deadline) const;
+
+  const std::string token_;
+  const std::shared_ptr<grpc::Channel> channel_;
+  const std::unique_ptr<v1::Coordinator::Stub> stub_;
+};
+
+}  // namespace noveltygrid
+
+#endif  // NOVELTYGRID_PROTO_GRPC_COORDINATOR_CLIENT_H_

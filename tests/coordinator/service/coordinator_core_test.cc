@@ -1,0 +1,285 @@
+// CoordinatorCore: the coordinator service's logic without gRPC -- leases, heartbeats, reports,
+// commits (fencing, duplicates, durability), releases, status and the shared token -- and the
+// in-process client over it.
+#include "coordinator/service/coordinator_core.h"
+
+#include <string>
+
+#include "coordinator/service/in_process_client.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/coordinator/service/test_coordinator.h"
+
+namespace noveltygrid::testing {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+class CoordinatorCoreTest : public ::testing::Test {
+ protected:
+  v1::Lease LeaseOne(const std::string& worker = "w1") {
+    v1::LeaseRequest request;
+    request.set_worker_id(worker);
+    request.set_max_units(1);
+    v1::LeaseResponse response;
+    EXPECT_TRUE(core().Lease(kToken, request, &response).ok());
+    EXPECT_EQ(response.leases_size(), 1);
+    return response.leases_size() == 1 ? response.leases(0) : v1::Lease();
+  }
+
+  static v1::CompleteRequest CompleteOf(const v1::Lease& lease, int answers = 2) {
+    v1::CompleteRequest request;
+    request.set_worker_id("w1");
+    request.set_lease_id(lease.lease_id());
+    request.set_fencing_token(lease.fencing_token());
+    request.set_unit_id(lease.unit().id());
+    for (int i = 1; i <= answers; ++i) {
+      v1::Step* step = request.add_answers();
+      step->set_answer_num(i);
+      step->set_answer(absl::StrCat("answer ", i));
+    }
+    request.set_stop_reason(kStopIncoherent);
+    return request;
+  }
+
+  static v1::ReportRequest ReportOf(const v1::Lease& lease, int first, int last) {
+    v1::ReportRequest request;
+    request.set_worker_id("w1");
+    v1::LeaseSteps* steps = request.add_leases();
+    steps->set_lease_id(lease.lease_id());
+    steps->set_fencing_token(lease.fencing_token());
+    for (int i = first; i <= last; ++i) {
+      v1::Step* step = steps->add_steps();
+      step->set_answer_num(i);
+      step->set_answer(absl::StrCat("answer ", i));
+    }
+    return request;
+  }
+
+  absl::Status ReleaseLease(const v1::Lease& lease) {
+    v1::ReleaseRequest request;
+    request.set_worker_id("w1");
+    request.set_lease_id(lease.lease_id());
+    request.set_fencing_token(lease.fencing_token());
+    request.set_reason("test");
+    v1::ReleaseResponse response;
+    return core().Release(kToken, request, &response);
+  }
+
+  v1::StatusResponse StatusNow() {
+    v1::StatusResponse status;
+    EXPECT_TRUE(core().Status(kToken, v1::StatusRequest(), &status).ok());
+    return status;
+  }
+
+  CoordinatorCore& core() { return coordinator_.core(); }
+
+  FakeClock clock_;
+  TestCoordinator coordinator_{2, &clock_};
+};
+
+TEST_F(CoordinatorCoreTest, LeaseCarriesTheUnitItsSettingsAndTheIntervals) {
+  v1::LeaseRequest request;
+  request.set_worker_id("w1");
+  request.set_max_units(5);
+  v1::LeaseResponse response;
+  ASSERT_TRUE(core().Lease(kToken, request, &response).ok());
+  ASSERT_EQ(response.leases_size(), 2);
+  EXPECT_EQ(response.leases(0).unit().id(), "u0");
+  EXPECT_EQ(response.leases(1).unit().id(), "u1");
+  EXPECT_TRUE(response.leases(0).has_aidan());
+  EXPECT_EQ(response.leases(0).aidan().judge(), "judge");
+  EXPECT_FALSE(response.leases(0).has_novelty());
+  EXPECT_GT(response.leases(0).fencing_token(), 0u);
+  EXPECT_FALSE(response.sweep_complete());
+  EXPECT_EQ(response.heartbeat_interval_ms(), 2000);
+  EXPECT_EQ(response.retry_after_ms(), 500);
+  EXPECT_EQ(StatusNow().units_leased(), 2);
+}
+
+TEST_F(CoordinatorCoreTest, WrongOrMissingTokenIsRefusedAndChangesNothing) {
+  for (const std::string token : {"wrong!", "", "s3cre", "s3cret "}) {
+    v1::LeaseRequest lease;
+    lease.set_worker_id("w1");
+    lease.set_max_units(1);
+    v1::LeaseResponse lease_response;
+    EXPECT_TRUE(absl::IsUnauthenticated(core().Lease(token, lease, &lease_response))) << token;
+    EXPECT_EQ(lease_response.leases_size(), 0);
+    v1::HeartbeatResponse heartbeat;
+    EXPECT_TRUE(absl::IsUnauthenticated(core().Heartbeat(token, v1::HeartbeatRequest(), &heartbeat)));
+    v1::ReportResponse report;
+    EXPECT_TRUE(absl::IsUnauthenticated(core().Report(token, v1::ReportRequest(), &report)));
+    v1::CompleteResponse complete;
+    EXPECT_TRUE(absl::IsUnauthenticated(core().Complete(token, v1::CompleteRequest(), &complete)));
+    v1::ReleaseResponse release;
+    EXPECT_TRUE(absl::IsUnauthenticated(core().Release(token, v1::ReleaseRequest(), &release)));
+    v1::StatusResponse status;
+    EXPECT_TRUE(absl::IsUnauthenticated(core().Status(token, v1::StatusRequest(), &status)));
+  }
+  EXPECT_EQ(StatusNow().units_pending(), 2);
+  EXPECT_TRUE(StatusNow().workers().empty());
+}
+
+TEST_F(CoordinatorCoreTest, HeartbeatKeepsHeldLeasesAndNamesLostOnes) {
+  const v1::Lease lease = LeaseOne();
+  v1::HeartbeatRequest request;
+  request.set_worker_id("w1");
+  request.set_capacity(4);
+  request.set_loops_in_flight(1);
+  v1::LeaseProgress* held = request.add_leases();
+  held->set_lease_id(lease.lease_id());
+  held->set_fencing_token(lease.fencing_token());
+  v1::LeaseProgress* gone = request.add_leases();
+  gone->set_lease_id("no-such-lease");
+  gone->set_fencing_token(7);
+  // Past the lease ttl (30 s) in steps the heartbeats cover: the lease stays.
+  for (int i = 0; i < 4; ++i) {
+    clock_.Advance(absl::Seconds(10));
+    v1::HeartbeatResponse response;
+    ASSERT_TRUE(core().Heartbeat(kToken, request, &response).ok());
+    EXPECT_THAT(response.lost_lease_ids(), ElementsAre("no-such-lease"));
+  }
+  v1::StatusResponse status = StatusNow();
+  EXPECT_EQ(status.units_leased(), 1);
+  ASSERT_EQ(status.workers_size(), 1);
+  EXPECT_EQ(status.workers(0).capacity(), 4);
+  EXPECT_EQ(status.workers(0).loops_in_flight(), 1);
+}
+
+TEST_F(CoordinatorCoreTest, LeavingWorkerHandsItsLeasesBack) {
+  LeaseOne();
+  v1::HeartbeatRequest leaving;
+  leaving.set_worker_id("w1");
+  leaving.set_leaving(true);
+  v1::HeartbeatResponse response;
+  ASSERT_TRUE(core().Heartbeat(kToken, leaving, &response).ok());
+  EXPECT_EQ(StatusNow().units_leased(), 0);
+  EXPECT_EQ(StatusNow().units_pending(), 2);
+  EXPECT_TRUE(StatusNow().workers().empty());
+}
+
+TEST_F(CoordinatorCoreTest, ReportedStepsComeBackWithTheNextLeaseOfTheUnit) {
+  const v1::Lease first = LeaseOne();
+  v1::ReportResponse report;
+  ASSERT_TRUE(core().Report(kToken, ReportOf(first, 1, 2), &report).ok());
+  EXPECT_THAT(report.rejected_lease_ids(), IsEmpty());
+  ASSERT_TRUE(ReleaseLease(first).ok());
+
+  const v1::Lease second = LeaseOne("w2");
+  EXPECT_EQ(second.unit().id(), first.unit().id());
+  EXPECT_GT(second.fencing_token(), first.fencing_token());
+  ASSERT_EQ(second.checkpoint_size(), 2);
+  EXPECT_EQ(second.checkpoint(1).answer(), "answer 2");
+  // The old lease's reports are refused now.
+  v1::ReportResponse stale;
+  ASSERT_TRUE(core().Report(kToken, ReportOf(first, 3, 3), &stale).ok());
+  EXPECT_THAT(stale.rejected_lease_ids(), ElementsAre(first.lease_id()));
+}
+
+TEST_F(CoordinatorCoreTest, CompleteIsDurableOnceAndADuplicateIsAcknowledgedAndIgnored) {
+  const v1::Lease lease = LeaseOne();
+  v1::CompleteResponse response;
+  ASSERT_TRUE(core().Complete(kToken, CompleteOf(lease), &response).ok());
+  EXPECT_TRUE(response.accepted());
+  EXPECT_FALSE(response.duplicate());
+  ASSERT_EQ(coordinator_.committed().size(), 1u);
+  EXPECT_EQ(coordinator_.committed()[0].unit.id, lease.unit().id());
+  EXPECT_EQ(coordinator_.committed()[0].unit.item_text, "question 0");  // the plan's copy
+  EXPECT_EQ(coordinator_.committed()[0].answers.size(), 2u);
+  EXPECT_EQ(coordinator_.marked_done(), 1);
+  EXPECT_EQ(StatusNow().units_done(), 1);
+
+  v1::CompleteResponse again;
+  ASSERT_TRUE(core().Complete(kToken, CompleteOf(lease), &again).ok());
+  EXPECT_TRUE(again.accepted());
+  EXPECT_TRUE(again.duplicate());
+  EXPECT_EQ(coordinator_.committed().size(), 1u);
+  EXPECT_EQ(coordinator_.marked_done(), 1);
+}
+
+TEST_F(CoordinatorCoreTest, StaleFencingTokenIsRefused) {
+  const v1::Lease first = LeaseOne();
+  ASSERT_TRUE(ReleaseLease(first).ok());
+  const v1::Lease second = LeaseOne("w2");
+  ASSERT_EQ(second.unit().id(), first.unit().id());
+
+  v1::CompleteResponse response;
+  ASSERT_TRUE(core().Complete(kToken, CompleteOf(first), &response).ok());
+  EXPECT_FALSE(response.accepted());
+  EXPECT_THAT(coordinator_.committed(), IsEmpty());
+  // The current holder still commits.
+  v1::CompleteResponse current;
+  ASSERT_TRUE(core().Complete(kToken, CompleteOf(second), &current).ok());
+  EXPECT_TRUE(current.accepted());
+  EXPECT_EQ(coordinator_.committed().size(), 1u);
+}
+
+TEST_F(CoordinatorCoreTest, CommitOfAnUnknownUnitIsNotFound) {
+  v1::Lease lease = LeaseOne();
+  lease.mutable_unit()->set_id("no-such-unit");
+  v1::CompleteResponse response;
+  EXPECT_TRUE(absl::IsNotFound(core().Complete(kToken, CompleteOf(lease), &response)));
+  EXPECT_THAT(coordinator_.committed(), IsEmpty());
+}
+
+TEST_F(CoordinatorCoreTest, CommitThatCannotBePersistedIsUnavailableAndTheUnitStaysLeased) {
+  const v1::Lease lease = LeaseOne();
+  coordinator_.FailPersist(true);
+  v1::CompleteResponse response;
+  const absl::Status failed = core().Complete(kToken, CompleteOf(lease), &response);
+  EXPECT_TRUE(absl::IsUnavailable(failed)) << failed;
+  EXPECT_FALSE(response.accepted());
+  EXPECT_EQ(StatusNow().units_leased(), 1);
+  EXPECT_EQ(coordinator_.marked_done(), 0);
+
+  coordinator_.FailPersist(false);
+  v1::CompleteResponse retried;
+  ASSERT_TRUE(core().Complete(kToken, CompleteOf(lease), &retried).ok());
+  EXPECT_TRUE(retried.accepted());
+  EXPECT_EQ(StatusNow().units_done(), 1);
+}
+
+TEST_F(CoordinatorCoreTest, AWorkerLeasingAfterTheLastCommitIsToldTheSweepIsComplete) {
+  for (int i = 0; i < 2; ++i) {
+    v1::CompleteResponse response;
+    ASSERT_TRUE(core().Complete(kToken, CompleteOf(LeaseOne()), &response).ok());
+  }
+  EXPECT_THAT(core().WorkersToldComplete(), IsEmpty());
+  v1::LeaseRequest request;
+  request.set_worker_id("w1");
+  request.set_max_units(1);
+  v1::LeaseResponse response;
+  ASSERT_TRUE(core().Lease(kToken, request, &response).ok());
+  EXPECT_EQ(response.leases_size(), 0);
+  EXPECT_TRUE(response.sweep_complete());
+  EXPECT_THAT(core().WorkersToldComplete(), ElementsAre("w1"));
+  v1::StatusResponse status = StatusNow();
+  EXPECT_TRUE(status.complete());
+  EXPECT_EQ(status.sweep(), "test-sweep");
+  ASSERT_EQ(status.models_size(), 1);
+  EXPECT_EQ(status.models(0).done(), 2);
+}
+
+TEST_F(CoordinatorCoreTest, InProcessClientPresentsItsTokenAndCanBeSwitchedAway) {
+  InProcessCoordinatorClient client(&core(), kToken);
+  v1::LeaseRequest request;
+  request.set_worker_id("w1");
+  request.set_max_units(1);
+  v1::LeaseResponse response;
+  ASSERT_TRUE(client.Lease(request, &response, absl::InfiniteFuture()).ok());
+  EXPECT_EQ(response.leases_size(), 1);
+
+  client.SetReachable(false);
+  v1::LeaseResponse away;
+  EXPECT_TRUE(absl::IsUnavailable(client.Lease(request, &away, absl::InfiniteFuture())));
+  EXPECT_EQ(away.leases_size(), 0);
+  EXPECT_EQ(StatusNow().units_leased(), 1);  // the call never reached the coordinator
+
+  InProcessCoordinatorClient intruder(&core(), "guess");
+  v1::StatusResponse status;
+  EXPECT_TRUE(absl::IsUnauthenticated(intruder.Status(v1::StatusRequest(), &status, absl::InfiniteFuture())));
+}
+
+}  // namespace
+}  // namespace noveltygrid::testing

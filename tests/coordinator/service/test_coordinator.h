@@ -1,0 +1,108 @@
+// TestCoordinator: a real CoordinatorCore over a real UnitScheduler on a FakeClock, with a commit sink
+// that records what it persists (and can be made to fail), for the coordinator service tests and the
+// lease loop tests (through InProcessCoordinatorClient).
+#ifndef NOVELTYGRID_TESTS_COORDINATOR_SERVICE_TEST_COORDINATOR_H_
+#define NOVELTYGRID_TESTS_COORDINATOR_SERVICE_TEST_COORDINATOR_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "common/clock.h"
+#include "coordinator/benchmarks/benchmark.h"
+#include "coordinator/lease/unit_scheduler.h"
+#include "coordinator/plan/planner.h"
+#include "coordinator/service/coordinator_core.h"
+
+namespace noveltygrid::testing {
+
+inline constexpr char kToken[] = "s3cret";
+
+// `n` AidanBench units of model "m", ids "u0", "u1", ...
+inline std::vector<UnitSpec> TestUnits(int n) {
+  std::vector<UnitSpec> units;
+  for (int i = 0; i < n; ++i) {
+    UnitSpec unit;
+    unit.id = absl::StrCat("u", i);
+    unit.index = i;
+    unit.benchmark = kAidanBench;
+    unit.model = "m";
+    unit.item_id = absl::StrCat("q", i);
+    unit.item_text = absl::StrCat("question ", i);
+    units.push_back(unit);
+  }
+  return units;
+}
+
+// The plan's one benchmark: units named kAidanBench, leased with settings naming judge "judge" and
+// embedder "embedder".
+class TestBenchmark : public Benchmark {
+ public:
+  std::string name() const override { return kAidanBench; }
+  void PlanUnits(const std::vector<std::string>&, std::vector<UnitSpec>&, StableHasher&) const override {}
+  std::vector<std::string> HelperModels() const override { return {"judge", "embedder"}; }
+  void AttachSettings(v1::Lease& lease) const override {
+    lease.mutable_aidan()->set_judge("judge");
+    lease.mutable_aidan()->set_embedder("embedder");
+  }
+  absl::Status CheckResult(const UnitResult&) const override { return absl::OkStatus(); }
+  std::unique_ptr<BenchmarkReducer> MakeReducer(const std::vector<std::string>&) const override { return nullptr; }
+};
+
+class TestCoordinator {
+ public:
+  explicit TestCoordinator(int units, FakeClock* clock, SchedulerOptions scheduler_options = {})
+      : scheduler_(TestUnits(units), {"m"}, scheduler_options, clock) {
+    CoordinatorServiceOptions options;
+    options.token = kToken;
+    options.sweep_name = "test-sweep";
+    options.on_marked_done = [this] {
+      absl::MutexLock lock(&mu_);
+      ++marked_done_;
+    };
+    plan_.units = TestUnits(units);
+    plan_.models = {"m"};
+    plan_.benchmarks.push_back(std::make_shared<TestBenchmark>());
+    core_ = std::make_unique<CoordinatorCore>(options, &plan_, &scheduler_,
+                                              [this](UnitResult result, const CallStats&) { return Persist(result); });
+  }
+
+  CoordinatorCore& core() { return *core_; }
+  UnitScheduler& scheduler() { return scheduler_; }
+
+  // While set, persisting fails (as when the journal's disk is full).
+  void FailPersist(bool fail) {
+    absl::MutexLock lock(&mu_);
+    fail_persist_ = fail;
+  }
+  std::vector<UnitResult> committed() const {
+    absl::MutexLock lock(&mu_);
+    return committed_;
+  }
+  int marked_done() const {
+    absl::MutexLock lock(&mu_);
+    return marked_done_;
+  }
+
+ private:
+  absl::Status Persist(const UnitResult& result) {
+    absl::MutexLock lock(&mu_);
+    if (fail_persist_) return absl::InternalError("disk full");
+    committed_.push_back(result);
+    return absl::OkStatus();
+  }
+
+  Plan plan_;
+  UnitScheduler scheduler_;
+  std::unique_ptr<CoordinatorCore> core_;
+  mutable absl::Mutex mu_;
+  bool fail_persist_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<UnitResult> committed_ ABSL_GUARDED_BY(mu_);
+  int marked_done_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace noveltygrid::testing
+
+#endif  // NOVELTYGRID_TESTS_COORDINATOR_SERVICE_TEST_COORDINATOR_H_

@@ -1,0 +1,322 @@
+// LeaseLoop against the real coordinator logic (CoordinatorCore through InProcessCoordinatorClient,
+// wrapped in a RecordingClient), on a FakeClock, with a FakeUnitRunner whose units the test finishes
+// by hand. Nothing sleeps: the test waits for calls (RecordingClient::AwaitUntil), for started units
+// (FakeUnitRunner::AwaitStarted) and for the loop's threads to wait on the clock (FakeClock::AwaitDeadline
+// / AwaitWaiters) before it advances time.
+#include "worker/lease_loop.h"
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "common/storage/memory_store.h"
+#include "coordinator/service/in_process_client.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/coordinator/service/test_coordinator.h"
+#include "tests/worker/fake_unit_runner.h"
+#include "tests/worker/recording_client.h"
+
+namespace noveltygrid::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+
+constexpr absl::Duration kHeartbeat = absl::Seconds(2);         // the coordinator's heartbeat interval
+constexpr absl::Duration kIdleRetry = absl::Milliseconds(500);  // its retry_after when nothing is free
+constexpr absl::Duration kMaxBackoff = absl::Seconds(1);
+
+class LeaseLoopTest : public ::testing::Test {
+ protected:
+  ~LeaseLoopTest() override {
+    if (run_thread_.joinable()) {  // a test that did not finish: end its units, then the loop
+      runner_.CancelAll();
+      loop_->Drain();
+      run_thread_.join();
+    }
+  }
+
+  // Starts Run() on its own thread, against a coordinator of `units` units.
+  void Start(int units, int concurrency, const std::string& token = kToken, bool reachable = true) {
+    coordinator_ = std::make_unique<TestCoordinator>(units, &clock_);
+    in_process_ = std::make_unique<InProcessCoordinatorClient>(&coordinator_->core(), token);
+    in_process_->SetReachable(reachable);
+    client_ = std::make_unique<RecordingClient>(in_process_.get());
+    WorkerOptions options;
+    options.coordinator = "in-process";
+    options.worker_id = "w1";
+    options.concurrency = concurrency;
+    options.drain_grace = absl::Seconds(30);
+    options.max_backoff = kMaxBackoff;
+    options.log = false;
+    options.abort_calls = [this] {
+      ++aborts_;
+      runner_.CancelAll();
+    };
+    loop_ = std::make_unique<LeaseLoop>(options, client_.get(), &runner_, checkpoints_.get(), &clock_);
+    run_thread_ = std::thread([this] { run_status_ = loop_->Run(); });
+  }
+
+  absl::Status Join() {
+    run_thread_.join();
+    return run_status_;
+  }
+
+  // Waits until the heartbeat thread waits for its interval, then lets it beat once.
+  void Beat() {
+    clock_.AwaitDeadline(clock_.Now() + kHeartbeat);
+    const size_t before = client_->log().heartbeats.size();
+    clock_.Advance(kHeartbeat);
+    client_->AwaitUntil([before](const CallLog& log) { return log.heartbeats.size() > before; });
+  }
+
+  FakeClock clock_;
+  std::unique_ptr<TestCoordinator> coordinator_;
+  std::unique_ptr<InProcessCoordinatorClient> in_process_;
+  std::unique_ptr<RecordingClient> client_;
+  FakeUnitRunner runner_;
+  InMemoryStore store_;
+  std::unique_ptr<CheckpointStore> checkpoints_;
+  std::unique_ptr<LeaseLoop> loop_;
+  std::thread run_thread_;
+  absl::Status run_status_;
+  std::atomic<int> aborts_{0};
+};
+
+TEST_F(LeaseLoopTest, LeasesReportsHeartbeatsAndCommitsAUnitOnce) {
+  // Two slots for one unit: while it runs, the loop keeps asking for more every retry_after.
+  Start(/*units=*/1, /*concurrency=*/2);
+  runner_.AwaitStarted(1);
+  EXPECT_EQ(runner_.unit(0).lease.unit().id(), "u0");
+  EXPECT_TRUE(runner_.unit(0).lease.has_aidan());
+  EXPECT_THAT(runner_.unit(0).checkpoint.answers, IsEmpty());
+  EXPECT_TRUE(runner_.unit(0).still_leased());
+
+  EXPECT_TRUE(runner_.Step(0));
+  EXPECT_TRUE(runner_.Step(0));
+  client_->AwaitUntil([](const CallLog& log) { return log.StepsAccepted() == 2; });
+  for (const auto& report : client_->log().reports) EXPECT_THAT(report.response.rejected_lease_ids(), IsEmpty());
+
+  Beat();
+  const v1::HeartbeatRequest beat = client_->log().heartbeats.back().request;
+  ASSERT_THAT(beat.leases(), SizeIs(1));
+  EXPECT_EQ(beat.leases(0).lease_id(), runner_.unit(0).lease.lease_id());
+  EXPECT_EQ(beat.leases(0).steps_done(), 2);
+  EXPECT_EQ(beat.loops_in_flight(), 1);
+  EXPECT_EQ(beat.capacity(), 2);
+  EXPECT_FALSE(beat.draining());
+
+  // The beat also ended the loop's pause: wait until it pauses again, so that it asks next only after
+  // the commit is in.
+  clock_.AwaitDeadline(clock_.Now() + kIdleRetry);
+  runner_.Finish(0, kStopIncoherent);
+  client_->AwaitUntil([](const CallLog& log) { return log.completes.size() == 1; });
+  // The sweep is complete once the commit is in: the next lease says so and Run() returns by itself.
+  clock_.Advance(kIdleRetry);
+  ASSERT_TRUE(Join().ok()) << run_status_;
+  const CallLog log = client_->log();
+  ASSERT_THAT(log.completes, SizeIs(1));
+  EXPECT_TRUE(log.completes[0].response.accepted());
+  EXPECT_EQ(log.completes[0].request.answers_size(), 2);
+  ASSERT_THAT(coordinator_->committed(), SizeIs(1));
+  EXPECT_EQ(coordinator_->committed()[0].unit.id, "u0");
+  EXPECT_EQ(coordinator_->committed()[0].answers.size(), 2u);
+  EXPECT_TRUE(log.leases.back().response.sweep_complete());
+  EXPECT_TRUE(log.heartbeats.back().request.leaving());  // the goodbye
+  const LeaseLoop::Stats stats = loop_->stats();
+  EXPECT_EQ(stats.units_started, 1);
+  EXPECT_EQ(stats.units_committed, 1);
+  EXPECT_EQ(stats.steps_reported, 2);
+  EXPECT_EQ(stats.units_released, 0);
+}
+
+TEST_F(LeaseLoopTest, WaitsForTheCoordinatorsRetryWhenNothingIsFree) {
+  Start(/*units=*/1, /*concurrency=*/2);
+  runner_.AwaitStarted(1);
+  // One unit running, one slot free: the loop asks again only after retry_after.
+  clock_.AwaitDeadline(clock_.Now() + kIdleRetry);
+  const size_t leases = client_->log().leases.size();
+  EXPECT_EQ(leases, 2u);
+  clock_.Advance(kIdleRetry);
+  client_->AwaitUntil([leases](const CallLog& log) { return log.leases.size() > leases; });
+  EXPECT_EQ(runner_.started(), 1);
+  runner_.Finish(0, kStopIncoherent);
+  client_->AwaitUntil([](const CallLog& log) { return log.completes.size() == 1; });
+  loop_->Drain();
+  ASSERT_TRUE(Join().ok()) << run_status_;
+}
+
+TEST_F(LeaseLoopTest, DrainHandsARunningUnitBackAfterTheGrace) {
+  Start(/*units=*/1, /*concurrency=*/1);
+  runner_.AwaitStarted(1);
+  EXPECT_TRUE(runner_.Step(0));
+  client_->AwaitUntil([](const CallLog& log) { return log.StepsAccepted() == 1; });
+  loop_->Drain();
+  // Within the grace the unit keeps running and keeps its lease.
+  clock_.AwaitDeadline(clock_.Now() + absl::Seconds(30));
+  EXPECT_THAT(client_->log().releases, IsEmpty());
+  EXPECT_EQ(aborts_.load(), 0);
+  EXPECT_TRUE(runner_.unit(0).still_leased());
+  clock_.Advance(absl::Seconds(30));
+  ASSERT_TRUE(Join().ok()) << run_status_;
+
+  EXPECT_EQ(aborts_.load(), 1);  // the unit's calls were ended
+  const CallLog log = client_->log();
+  ASSERT_THAT(log.releases, SizeIs(1));
+  EXPECT_EQ(log.releases[0].request.lease_id(), runner_.unit(0).lease.lease_id());
+  EXPECT_EQ(log.releases[0].request.reason(), "worker draining");
+  EXPECT_THAT(log.completes, IsEmpty());
+  EXPECT_THAT(coordinator_->committed(), IsEmpty());
+  EXPECT_EQ(loop_->stats().units_released, 1);
+  // Back to pending, its reported step kept for the next worker.
+  std::vector<LeaseGrant> again = coordinator_->scheduler().Lease("w2", 1);
+  ASSERT_THAT(again, SizeIs(1));
+  EXPECT_THAT(again[0].checkpoint, SizeIs(1));
+}
+
+TEST_F(LeaseLoopTest, DrainWaitsForAUnitThatFinishesWithinTheGrace) {
+  Start(/*units=*/1, /*concurrency=*/1);
+  runner_.AwaitStarted(1);
+  loop_->Drain();
+  clock_.AwaitDeadline(clock_.Now() + absl::Seconds(30));
+  EXPECT_TRUE(runner_.Step(0));
+  runner_.Finish(0, kStopRepetitive);
+  ASSERT_TRUE(Join().ok()) << run_status_;
+  EXPECT_EQ(aborts_.load(), 0);
+  EXPECT_THAT(client_->log().releases, IsEmpty());
+  ASSERT_THAT(coordinator_->committed(), SizeIs(1));
+  EXPECT_EQ(coordinator_->committed()[0].stop_reason, kStopRepetitive);
+}
+
+TEST_F(LeaseLoopTest, ALeaseTheCoordinatorTookBackIsAbandonedAndNotCommitted) {
+  Start(/*units=*/1, /*concurrency=*/1);
+  runner_.AwaitStarted(1);
+  const v1::Lease lease = runner_.unit(0).lease;
+  // The coordinator takes the lease back (it expired there) and hands the unit to another worker.
+  coordinator_->scheduler().Release(lease.lease_id(), lease.fencing_token());
+  ASSERT_THAT(coordinator_->scheduler().Lease("w2", 1), SizeIs(1));
+  Beat();
+  EXPECT_THAT(client_->log().heartbeats.back().response.lost_lease_ids(), ::testing::ElementsAre(lease.lease_id()));
+  // The heartbeat thread waits again only after it has taken note.
+  clock_.AwaitDeadline(clock_.Now() + kHeartbeat);
+  EXPECT_FALSE(runner_.unit(0).still_leased());
+  EXPECT_FALSE(runner_.Step(0));  // the unit is told to stop
+  runner_.Finish(0, kStopIncoherent);
+  loop_->Drain();
+  ASSERT_TRUE(Join().ok()) << run_status_;
+  EXPECT_THAT(client_->log().completes, IsEmpty());
+  EXPECT_THAT(client_->log().releases, IsEmpty());
+  EXPECT_THAT(coordinator_->committed(), IsEmpty());
+  EXPECT_EQ(client_->log().StepsAccepted(), 0);
+  EXPECT_EQ(loop_->stats().units_committed, 0);
+}
+
+TEST_F(LeaseLoopTest, KeepsLeasingWithBackoffUntilTheCoordinatorIsBack) {
+  Start(/*units=*/1, /*concurrency=*/1, kToken, /*reachable=*/false);
+  // Run() backs off on the clock (next to the heartbeat thread) and asks nothing until it moves.
+  clock_.AwaitWaiters(2);
+  ASSERT_THAT(client_->log().leases, SizeIs(1));
+  EXPECT_TRUE(absl::IsUnavailable(client_->log().leases[0].status));
+  clock_.Advance(kMaxBackoff);
+  client_->AwaitUntil([](const CallLog& log) { return log.leases.size() == 2; });
+  clock_.AwaitWaiters(2);
+  EXPECT_THAT(client_->log().leases, SizeIs(2));
+  EXPECT_EQ(runner_.started(), 0);
+
+  in_process_->SetReachable(true);
+  clock_.Advance(kMaxBackoff);
+  runner_.AwaitStarted(1);
+  EXPECT_TRUE(client_->log().leases.back().status.ok());
+  runner_.Finish(0, kStopIncoherent);
+  client_->AwaitUntil([](const CallLog& log) { return log.completes.size() == 1; });
+  loop_->Drain();
+  ASSERT_TRUE(Join().ok()) << run_status_;
+  EXPECT_THAT(coordinator_->committed(), SizeIs(1));
+}
+
+TEST_F(LeaseLoopTest, BacksOffWhileTheCoordinatorIsAwayAndRetriesTheCommitUntilAccepted) {
+  Start(/*units=*/1, /*concurrency=*/1);
+  runner_.AwaitStarted(1);
+  EXPECT_TRUE(runner_.Step(0));
+  client_->AwaitUntil([](const CallLog& log) { return log.StepsAccepted() == 1; });
+  in_process_->SetReachable(false);
+  runner_.Finish(0, kStopIncoherent);
+  client_->AwaitUntil([](const CallLog& log) { return !log.completes.empty(); });
+  // The lease loop (asking for more) and the sender (retrying the commit) back off on the clock,
+  // next to the heartbeat thread; no call is repeated until the clock moves.
+  clock_.AwaitWaiters(3);
+  CallLog log = client_->log();
+  ASSERT_THAT(log.completes, SizeIs(1));
+  EXPECT_TRUE(absl::IsUnavailable(log.completes[0].status));
+  const size_t leases = log.leases.size();
+  EXPECT_TRUE(absl::IsUnavailable(log.leases.back().status));
+  EXPECT_THAT(coordinator_->committed(), IsEmpty());
+
+  clock_.Advance(kMaxBackoff);  // still away: each retries once
+  client_->AwaitUntil([leases](const CallLog& log) { return log.completes.size() == 2 && log.leases.size() > leases; });
+  clock_.AwaitWaiters(3);
+  EXPECT_THAT(coordinator_->committed(), IsEmpty());
+
+  in_process_->SetReachable(true);
+  clock_.Advance(kMaxBackoff);
+  client_->AwaitUntil([](const CallLog& log) { return log.completes.size() == 3; });
+  log = client_->log();
+  EXPECT_TRUE(log.completes[2].status.ok());
+  EXPECT_TRUE(log.completes[2].response.accepted());
+  ASSERT_THAT(coordinator_->committed(), SizeIs(1));
+  loop_->Drain();
+  ASSERT_TRUE(Join().ok()) << run_status_;
+  EXPECT_EQ(loop_->stats().units_committed, 1);
+  EXPECT_THAT(coordinator_->committed(), SizeIs(1));
+}
+
+TEST_F(LeaseLoopTest, ARefusedTokenEndsRunWithAnError) {
+  Start(/*units=*/1, /*concurrency=*/1, /*token=*/"not-the-token");
+  const absl::Status status = Join();
+  EXPECT_TRUE(absl::IsUnauthenticated(status)) << status;
+  EXPECT_THAT(std::string(status.message()), HasSubstr("refused this worker"));
+  EXPECT_EQ(runner_.started(), 0);
+  EXPECT_THAT(client_->log().leases, SizeIs(1));  // not retried
+}
+
+TEST_F(LeaseLoopTest, AUnitThatCannotStartHereIsHandedBack) {
+  runner_.FailStarts(absl::FailedPreconditionError("no model m on this worker"));
+  Start(/*units=*/1, /*concurrency=*/1);
+  client_->AwaitUntil([](const CallLog& log) { return !log.releases.empty(); });
+  const CallLog log = client_->log();
+  EXPECT_EQ(log.releases[0].request.reason(), "no model m on this worker");
+  EXPECT_TRUE(log.releases[0].status.ok());
+  EXPECT_EQ(coordinator_->scheduler().Status().pending, 1);
+  loop_->Drain();
+  ASSERT_TRUE(Join().ok()) << run_status_;
+  EXPECT_EQ(runner_.started(), 0);
+}
+
+TEST_F(LeaseLoopTest, AUnitResumesFromTheLongerOfTheLeaseAndTheStoredCheckpoint) {
+  checkpoints_ = std::make_unique<CheckpointStore>(&store_);
+  StepRecord step;
+  for (int n = 1; n <= 3; ++n) {
+    step.answer_num = n;
+    step.answer = absl::StrCat("stored ", n);
+    checkpoints_->Append("u0", step, {1.0f});
+  }
+  Start(/*units=*/1, /*concurrency=*/1);
+  runner_.AwaitStarted(1);
+  ASSERT_THAT(runner_.unit(0).checkpoint.answers, SizeIs(3));
+  EXPECT_EQ(runner_.unit(0).checkpoint.answers[2].answer, "stored 3");
+  // Each new step is persisted before it is reported.
+  EXPECT_TRUE(runner_.Step(0));
+  EXPECT_THAT(checkpoints_->Load("u0").answers, SizeIs(4));
+  runner_.Finish(0, kStopIncoherent);
+  client_->AwaitUntil([](const CallLog& log) { return log.completes.size() == 1; });
+  loop_->Drain();
+  ASSERT_TRUE(Join().ok()) << run_status_;
+  ASSERT_THAT(coordinator_->committed(), SizeIs(1));
+  EXPECT_EQ(coordinator_->committed()[0].answers.size(), 4u);
+}
+
+}  // namespace
+}  // namespace noveltygrid::testing
