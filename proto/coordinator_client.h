@@ -23,15 +23,13 @@ class CoordinatorClient {
   virtual absl::Status Lease(const v1::LeaseRequest& request, v1::LeaseResponse* response, absl::Time deadline) = 0;
   virtual absl::Status Heartbeat(const v1::HeartbeatRequest& request, v1::HeartbeatResponse* response,
                                  absl::Time deadline) = 0;
-  virtual absl::Status Report(const v1::ReportRequest& request, v1::ReportResponse* response,
-                              absl::Time deadline) = 0;
+  virtual absl::Status Report(const v1::ReportRequest& request, v1::ReportResponse* response, absl::Time deadline) = 0;
   // OK means the result is durable on the coordinator (or was refused: see response->accepted()).
   virtual absl::Status Complete(const v1::CompleteRequest& request, v1::CompleteResponse* response,
                                 absl::Time deadline) = 0;
   virtual absl::Status Release(const v1::ReleaseRequest& request, v1::ReleaseResponse* response,
                                absl::Time deadline) = 0;
-  virtual absl::Status Status(const v1::StatusRequest& request, v1::StatusResponse* response,
-                              absl::Time deadline) = 0;
+  virtual absl::Status Status(const v1::StatusRequest& request, v1::StatusResponse* response, absl::Time deadline) = 0;
 };
 
 }  // namespace noveltygrid

@@ -6,8 +6,7 @@
 
 namespace noveltygrid {
 
-absl::StatusOr<std::unique_ptr<GrpcCoordinatorClient>> GrpcCoordinatorClient::Create(
-    const GrpcClientOptions& options) {
+absl::StatusOr<std::unique_ptr<GrpcCoordinatorClient>> GrpcCoordinatorClient::Create(const GrpcClientOptions& options) {
   absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials = MakeChannelCredentials(options.tls);
   if (!credentials.ok()) return credentials.status();
   grpc::ChannelArguments args;

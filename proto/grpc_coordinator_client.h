@@ -35,8 +35,7 @@ class GrpcCoordinatorClient final : public CoordinatorClient {
   absl::Status Report(const v1::ReportRequest& request, v1::ReportResponse* response, absl::Time deadline) override;
   absl::Status Complete(const v1::CompleteRequest& request, v1::CompleteResponse* response,
                         absl::Time deadline) override;
-  absl::Status Release(const v1::ReleaseRequest& request, v1::ReleaseResponse* response,
-                       absl::Time deadline) override;
+  absl::Status Release(const v1::ReleaseRequest& request, v1::ReleaseResponse* response, absl::Time deadline) override;
   absl::Status Status(const v1::StatusRequest& request, v1::StatusResponse* response, absl::Time deadline) override;
 
  private:

@@ -95,8 +95,7 @@ absl::Status CoordinatorCore::Report(std::string_view token, const v1::ReportReq
   return absl::OkStatus();
 }
 
-absl::Status CoordinatorCore::Release(std::string_view token, const v1::ReleaseRequest& request,
-                                      v1::ReleaseResponse*) {
+absl::Status CoordinatorCore::Release(std::string_view token, const v1::ReleaseRequest& request, v1::ReleaseResponse*) {
   if (absl::Status authorized = Authorize(token); !authorized.ok()) return authorized;
   scheduler_->Release(request.lease_id(), request.fencing_token());
   return absl::OkStatus();

@@ -44,8 +44,7 @@ class CoordinatorCore {
   absl::Status Authorize(std::string_view token) const;
 
   absl::Status Lease(std::string_view token, const v1::LeaseRequest& request, v1::LeaseResponse* response);
-  absl::Status Heartbeat(std::string_view token, const v1::HeartbeatRequest& request,
-                         v1::HeartbeatResponse* response);
+  absl::Status Heartbeat(std::string_view token, const v1::HeartbeatRequest& request, v1::HeartbeatResponse* response);
   absl::Status Report(std::string_view token, const v1::ReportRequest& request, v1::ReportResponse* response);
   // OK: the result is durable and the unit done (accepted), or a duplicate (accepted, duplicate), or
   // refused for a stale fencing token (not accepted). NOT_FOUND for an unknown lease; UNAVAILABLE when

@@ -37,14 +37,13 @@
 
 namespace noveltygrid::testing {
 
-
 using Stream = Process::Stream;
 
 inline constexpr char kListening[] = "noveltygrid coordinator: listening on ";
 inline constexpr char kPaperQuestions65[] = NOVELTYGRID_SOURCE_DIR "/datasets/aidanbench/questions-paper-65.jsonl";
 // Fast recovery from a vanished worker, for the tests that make one vanish.
 inline const std::vector<std::string> kQuickRecovery = {"--lease-ttl-ms", "2000",           "--worker-timeout-ms",
-                                                 "1500",           "--heartbeat-ms", "300"};
+                                                        "1500",           "--heartbeat-ms", "300"};
 
 inline std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -79,7 +78,7 @@ inline nlohmann::json Calls(const std::string& dir, const std::string& key) {
 
 // Calls `done` until it holds or `timeout` passes; true if it held. The pause only spaces the polls.
 inline bool PollFor(const std::function<bool()>& done, absl::Duration timeout = absl::Seconds(60),
-             absl::Duration pause = absl::Milliseconds(5)) {
+                    absl::Duration pause = absl::Milliseconds(5)) {
   const absl::Time deadline = absl::Now() + timeout;
   while (absl::Now() < deadline) {
     if (done()) return true;
