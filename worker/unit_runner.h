@@ -11,8 +11,7 @@
 
 #include "absl/status/status.h"
 #include "noveltygrid/v1/coordinator.pb.h"
-#include "worker/engines/aidanbench_engine.h"
-#include "worker/engines/noveltybench_engine.h"
+#include "worker/unit_events.h"
 
 namespace noveltygrid {
 

@@ -19,7 +19,8 @@ absl::StatusOr<std::unique_ptr<WorkerRuntime>> WorkerRuntime::Create(const Worke
   r->pool_ = std::make_unique<ThreadPool>(std::max(1, options.threads));
   r->providers_ = std::make_unique<ProviderHub>(ProviderHubOptions{r->pool_.get(), options.redis_url, options.env});
   r->models_ = std::make_unique<ModelRegistry>(ModelContext{r->pool_.get(), r->providers_.get()}, r->call_log_.get());
-  r->executor_ = std::make_unique<UnitExecutor>(r->models_.get(), r->cache_.get(), r->equivalence_cache_.get());
+  r->executor_ =
+      std::make_unique<UnitExecutor>(RunnerContext{r->models_.get(), r->cache_.get(), r->equivalence_cache_.get()});
   return r;
 }
 
@@ -33,20 +34,6 @@ WorkerRuntime::~WorkerRuntime() {
   providers_.reset();
 }
 
-absl::Status WorkerRuntime::CheckModels(const std::vector<std::string>& chat_models, const std::string& embedder,
-                                        const std::map<std::string, ModelEndpoint>& endpoints) {
-  auto endpoint = [&endpoints](const std::string& name) { return FindEndpoint(endpoints, name); };
-  for (const std::string& id : chat_models) {
-    if (absl::StatusOr<ChatModel*> model = models_->Chat(id, endpoint(id)); !model.ok()) return model.status();
-  }
-  absl::StatusOr<Embedder*> model = models_->Embedding(embedder, endpoint(embedder));
-  return model.status();
-}
-
-absl::Status WorkerRuntime::CheckNoveltyModels(const NoveltySettings& settings) {
-  return executor_->NoveltyModelsFor(settings, /*generator=*/"").status();
-}
-
 void WorkerRuntime::Wire(WorkerOptions& options) {
   ProviderHub* hub = providers_.get();
   options.credential_error = [hub] { return hub->CredentialError(); };
@@ -54,12 +41,11 @@ void WorkerRuntime::Wire(WorkerOptions& options) {
 }
 
 absl::Status WorkerRuntime::CheckSweepModels(const SweepConfig& config) {
-  std::vector<std::string> chat_models;
-  for (const ModelSpec& model : config.models) chat_models.push_back(model.name);
-  chat_models.push_back(config.judge);
-  if (absl::Status usable = CheckModels(chat_models, config.embedder, config.endpoints); !usable.ok()) return usable;
-  if (!config.noveltybench.has_value()) return absl::OkStatus();
-  return CheckNoveltyModels(MakeNoveltySettings(config));
+  for (const ModelSpec& model : config.models) {
+    const ModelEndpoint* endpoint = FindEndpoint(config.endpoints, model.name);
+    if (absl::StatusOr<ChatModel*> built = models_->Chat(model.name, endpoint); !built.ok()) return built.status();
+  }
+  return executor_->CheckBenchmarkModels(config);
 }
 
 absl::StatusOr<std::unique_ptr<CoordinatorClient>> ConnectCoordinator(const WorkerOptions& options) {

@@ -40,8 +40,8 @@ class WorkerRuntime {
 
   UnitExecutor* executor() { return executor_.get(); }
 
-  // Builds every model a sweep names now -- generators, judge, embedder and, with a noveltybench
-  // section, its partition and quality models -- so that an id no worker can serve (or a provider key
+  // Builds every model a sweep names now -- the generators, then each benchmark's helper models (judge
+  // and embedder; partition and quality models) -- so that an id no worker can serve (or a provider key
   // that is not set) fails before any work.
   absl::Status CheckSweepModels(const SweepConfig& config);
   CheckpointStore* checkpoints() { return checkpoints_.get(); }  // null without a store
@@ -51,9 +51,6 @@ class WorkerRuntime {
 
  private:
   WorkerRuntime() = default;
-  absl::Status CheckModels(const std::vector<std::string>& chat_models, const std::string& embedder,
-                           const std::map<std::string, ModelEndpoint>& endpoints);
-  absl::Status CheckNoveltyModels(const NoveltySettings& settings);
 
   // Declared so that destruction runs the other way: the pool joins its threads before the models
   // and stores its tasks use go away.

@@ -12,12 +12,10 @@
 
 #include "absl/status/status.h"
 #include "common/config.h"
-#include "noveltygrid/v1/coordinator.pb.h"
 #include "worker/cache/embedding_cache.h"
 #include "worker/cache/equivalence_cache.h"
-#include "worker/engines/aidanbench_engine.h"
-#include "worker/engines/noveltybench_engine.h"
 #include "worker/model_registry.h"
+#include "worker/unit_runner.h"
 
 namespace noveltygrid {
 
@@ -29,18 +27,10 @@ struct RunnerContext {
   EquivalenceCache* equivalence_cache = nullptr;
 };
 
-class BenchmarkRunner {
+// Start() (worker/unit_runner.h) runs a unit of this benchmark with the settings its lease carries.
+class BenchmarkRunner : public UnitRunner {
  public:
-  virtual ~BenchmarkRunner() = default;
-
   virtual std::string name() const = 0;
-  // Starts `lease`'s unit (its settings are the lease's) from `checkpoint` (empty for a fresh unit);
-  // returns at once. OK: `done` is called exactly once, later or before Start returns, on any thread;
-  // `on_step` fires after each finished step (false abandons the unit: it ends with kStopCancelled);
-  // `still_leased` (may be empty) is asked between phases that have no step. An error: the unit did not
-  // start (a model this worker cannot build, settings it cannot read) and `done` is never called.
-  virtual absl::Status Start(const v1::Lease& lease, UnitCheckpoint checkpoint, StepObserver on_step,
-                             UnitDoneCallback done, LeaseCheck still_leased) = 0;
   // Builds now every helper model the sweep's units of this benchmark call, so that an id no worker can
   // serve fails before any work. OK when the config has no section for this benchmark.
   virtual absl::Status CheckModels(const SweepConfig& config) = 0;

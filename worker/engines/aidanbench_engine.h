@@ -21,6 +21,7 @@
 #include "common/config.h"
 #include "common/records.h"
 #include "worker/models/model.h"
+#include "worker/unit_events.h"
 
 namespace noveltygrid {
 
@@ -42,22 +43,6 @@ struct AidanModels {
   Embedder* embedder = nullptr;
   EmbeddingCache* cache = nullptr;  // optional; consulted before the embedder, filled after it
 };
-
-// Where a resumed unit starts: the answers of completed iterations and their embeddings.
-struct UnitCheckpoint {
-  std::vector<StepRecord> answers;
-  std::vector<Embedding> embeddings;
-};
-
-struct StepEvent {
-  const StepRecord& answer;
-  const Embedding& embedding;
-  const CallStats& calls;  // cumulative for this run of the unit
-};
-
-// Returns false to abandon the unit (its lease was lost): the loop then ends with kStopCancelled.
-using StepObserver = std::function<bool(const StepEvent&)>;
-using UnitDoneCallback = absl::AnyInvocable<void(UnitResult, CallStats) &&>;
 
 // Starts the loop for `unit`; returns at once.
 void RunAidanLoop(const AidanEngineOptions& options, const AidanModels& models, UnitSpec unit,

@@ -63,7 +63,7 @@ void CountScorerCall(CallCounters& counters, const ScorerCallInfo& call) {
 class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
  public:
   NoveltyRun(const NoveltySettings& settings, const NoveltyModels& models, UnitSpec unit,
-             std::vector<StepRecord> checkpoint, NoveltySampleObserver on_sample, NoveltyDoneCallback on_done,
+             std::vector<StepRecord> checkpoint, NoveltySampleObserver on_sample, UnitDoneCallback on_done,
              LeaseCheck still_leased)
       : settings_(settings),
         models_(models),
@@ -403,7 +403,7 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
   const NoveltyModels models_;
   const noveltybench::NoveltyPrompts prompts_;
   NoveltySampleObserver on_sample_;
-  NoveltyDoneCallback on_done_;
+  UnitDoneCallback on_done_;
   LeaseCheck still_leased_;
 
   absl::Mutex mu_;  // guards the event queue only
@@ -424,7 +424,7 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
 }  // namespace
 
 void RunNoveltyUnit(const NoveltySettings& settings, const NoveltyModels& models, UnitSpec unit,
-                    std::vector<StepRecord> checkpoint, NoveltySampleObserver on_sample, NoveltyDoneCallback on_done,
+                    std::vector<StepRecord> checkpoint, NoveltySampleObserver on_sample, UnitDoneCallback on_done,
                     LeaseCheck still_leased) {
   auto run = std::make_shared<NoveltyRun>(settings, models, std::move(unit), std::move(checkpoint),
                                           std::move(on_sample), std::move(on_done), std::move(still_leased));

@@ -42,6 +42,7 @@
 #include "common/unit_settings.h"
 #include "worker/models/model.h"
 #include "worker/scorers/scorers.h"
+#include "worker/unit_events.h"
 
 namespace noveltygrid {
 
@@ -62,17 +63,14 @@ struct NoveltyModels {
 // Returns false to abandon the unit (its lease was lost): it then ends with kStopCancelled.
 // `sample` has answer_num (1-based) and answer (the generation) set.
 using NoveltySampleObserver = std::function<bool(const StepRecord& sample, const CallStats& calls)>;
-using NoveltyDoneCallback = absl::AnyInvocable<void(UnitResult, CallStats) &&>;
-// Asked before the partition and before the quality calls (the checks between steps that
-// NoveltySampleObserver cannot make, e.g. for a unit resumed with all k generations): false abandons
-// the unit with kStopCancelled, without those calls. May be empty (always leased).
-using LeaseCheck = std::function<bool()>;
 
 // Starts the unit; returns at once. `checkpoint`: generations 1..n already made (n <= k). The result
 // has stop_reason kStopComplete with `answers` = the k generations and `novelty` set, or kStopError
 // with `error` saying which call failed (the generations made so far stay in `answers`).
+// `still_leased` is asked before the partition and before the quality calls (the checks between steps
+// that `on_sample` cannot make, e.g. for a unit resumed with all k generations).
 void RunNoveltyUnit(const NoveltySettings& settings, const NoveltyModels& models, UnitSpec unit,
-                    std::vector<StepRecord> checkpoint, NoveltySampleObserver on_sample, NoveltyDoneCallback on_done,
+                    std::vector<StepRecord> checkpoint, NoveltySampleObserver on_sample, UnitDoneCallback on_done,
                     LeaseCheck still_leased = {});
 
 }  // namespace noveltygrid

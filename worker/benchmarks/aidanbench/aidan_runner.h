@@ -7,6 +7,7 @@
 #include <string>
 
 #include "worker/benchmarks/benchmark_runner.h"
+#include "worker/engines/aidanbench_engine.h"
 
 namespace noveltygrid {
 

@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "common/unit_settings.h"
 #include "worker/benchmarks/benchmark_runner.h"
+#include "worker/engines/noveltybench_engine.h"
 
 namespace noveltygrid {
 

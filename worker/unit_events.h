@@ -1,0 +1,41 @@
+// What every unit run shares, whatever its benchmark: where a resumed unit starts (UnitCheckpoint),
+// what it reports after each finished step (StepEvent, to a StepObserver), how it ends
+// (UnitDoneCallback) and how it asks whether it still holds its lease between phases (LeaseCheck).
+// A step is an AidanBench iteration or a NoveltyBench generation (common/records.h StepRecord).
+#ifndef NOVELTYGRID_WORKER_UNIT_EVENTS_H_
+#define NOVELTYGRID_WORKER_UNIT_EVENTS_H_
+
+#include <functional>
+#include <vector>
+
+#include "absl/functional/any_invocable.h"
+#include "common/records.h"
+#include "worker/models/model.h"
+
+namespace noveltygrid {
+
+// Where a resumed unit starts: the steps done under earlier leases, with their embeddings where the
+// benchmark embeds them (empty otherwise).
+struct UnitCheckpoint {
+  std::vector<StepRecord> answers;
+  std::vector<Embedding> embeddings;
+};
+
+// One finished step, as checkpointed and reported.
+struct StepEvent {
+  const StepRecord& answer;
+  const Embedding& embedding;  // empty for a step without one
+  const CallStats& calls;      // cumulative for this run of the unit
+};
+
+// Returns false to abandon the unit (its lease was lost): it then ends with kStopCancelled.
+using StepObserver = std::function<bool(const StepEvent&)>;
+// Called once when the unit ends, with its result and the calls this run of it made.
+using UnitDoneCallback = absl::AnyInvocable<void(UnitResult, CallStats) &&>;
+// Asked between phases that end no step: false abandons the unit with kStopCancelled. May be empty
+// (always leased).
+using LeaseCheck = std::function<bool()>;
+
+}  // namespace noveltygrid
+
+#endif  // NOVELTYGRID_WORKER_UNIT_EVENTS_H_
