@@ -1,7 +1,6 @@
 #include "common/config.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -580,12 +579,6 @@ absl::StatusOr<AidanPreset> FindAidanPreset(const std::string& name) {
     if (preset.name == name) return preset;
   }
   return absl::NotFoundError(absl::StrCat("unknown AidanBench preset '", name, "'; expected one of: ", PresetNames()));
-}
-
-std::optional<std::string> ProcessEnv(const std::string& name) {
-  const char* value = std::getenv(name.c_str());
-  if (value == nullptr) return std::nullopt;
-  return std::string(value);
 }
 
 absl::StatusOr<SweepConfig> ParseSweepConfig(const std::string& yaml_text, const std::string& path,

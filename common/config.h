@@ -25,7 +25,6 @@
 #define NOVELTYGRID_COMMON_CONFIG_H_
 
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -33,6 +32,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/dataset.h"
+#include "common/env_lookup.h"  // EnvLookup, ProcessEnv (the lookup the two-argument functions use)
 #include "common/noveltybench/prompts.h"
 #include "common/prompts.h"
 #include "common/provider_config.h"
@@ -113,12 +113,6 @@ struct SweepConfig {
   std::map<std::string, ModelEndpoint> endpoints;
   std::map<std::string, ModelPrice> prices;  // by model name; models without a price cost nothing
 };
-
-// Looks up an environment variable for `${NAME}` expansion; nullopt when it is not set.
-using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
-
-// The process environment (std::getenv), the lookup the two-argument functions use.
-std::optional<std::string> ProcessEnv(const std::string& name);
 
 // Reads, expands and validates a sweep file. A missing file is NotFound; every other problem is
 // InvalidArgument with a message of the form

@@ -15,7 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "common/config.h"
+#include "common/env_lookup.h"
 #include "yaml-cpp/yaml.h"
 
 namespace noveltygrid {
