@@ -1,4 +1,4 @@
-#include "worker/models/sim_scoring.h"
+#include "worker/sim/sim_scoring.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,9 +6,10 @@
 
 #include "common/embedding.h"
 #include "common/hashing.h"
+#include "common/text.h"
 #include "worker/models/lexical_embedder.h"
-#include "worker/models/sim_common.h"
-#include "worker/models/sim_judge_model.h"
+#include "worker/sim/sim_common.h"
+#include "worker/sim/sim_judge_model.h"
 
 namespace noveltygrid {
 namespace {
@@ -23,8 +24,8 @@ constexpr double kLogisticMidpoint = 0.5;
 double SimSameIdeaProbability(std::string_view a, std::string_view b) {
   // EmbedOne never touches the executor.
   const LexicalEmbedder embedder(kClassifierDimensions, /*executor=*/nullptr);
-  const Embedding va = embedder.EmbedOne(sim::TruncateWords(a, kClassifierMaxWords));
-  const Embedding vb = embedder.EmbedOne(sim::TruncateWords(b, kClassifierMaxWords));
+  const Embedding va = embedder.EmbedOne(TruncateWords(a, kClassifierMaxWords));
+  const Embedding vb = embedder.EmbedOne(TruncateWords(b, kClassifierMaxWords));
   // Unlike CosineSimilarity, two empty texts are the same idea (the classifier's convention).
   const DotProducts d = ComputeDotProducts(va, vb);
   double cosine;
