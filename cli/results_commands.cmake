@@ -8,5 +8,6 @@ add_library(noveltygrid_cli_results
   ${CMAKE_CURRENT_LIST_DIR}/report_command.cc
 )
 target_link_libraries(noveltygrid_cli_results
-  PUBLIC noveltygrid_cli_args noveltygrid_report noveltygrid_reduce noveltygrid_common
-  PRIVATE noveltygrid_worker noveltygrid_sim noveltygrid_warnings)
+  PUBLIC noveltygrid_cli_args noveltygrid_report noveltygrid_reduce noveltygrid_config noveltygrid_common
+  PRIVATE noveltygrid_worker noveltygrid_models noveltygrid_noveltybench noveltygrid_storage noveltygrid_sim
+          noveltygrid_warnings)

@@ -6,6 +6,9 @@
 // environment variable NAME; a missing variable is an error naming it. (Inside a flow list such as
 // `models: ['${A}', b]` quote the value: braces are YAML flow syntax.)
 //
+// The loader (library noveltygrid_config) reads the top level in config.cc, the benchmark sections in
+// config_aidanbench.cc and config_noveltybench.cc, and providers:/prices: in provider_yaml.cc.
+//
 // Example (examples/quickstart.yaml):
 //   name: quickstart
 //   seed: 7
@@ -31,6 +34,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/aidan_preset.h"  // AidanPreset, FindAidanPreset
 #include "common/dataset.h"
 #include "common/env_lookup.h"  // EnvLookup, ProcessEnv (the lookup the two-argument functions use)
 #include "common/noveltybench/prompts.h"
@@ -39,19 +43,6 @@
 #include "common/records.h"
 
 namespace noveltygrid {
-
-// The stop and validity rules of one AidanBench protocol (see ../shared/REFERENCE.md).
-struct AidanPreset {
-  std::string name;               // "reference-2025" or "paper-2024"
-  int judge_scale_max = 100;      // 100 (0-100 judge) or 10 (1-10 judge)
-  double stop_coherence_at_most;  // the loop stops when coherence <= this
-  double stop_novelty_below;      // ... or novelty < this (also llm_novelty when that judge is on)
-  double valid_coherence_below;   // the scorer stops counting at coherence < this
-  double valid_novelty_below;     // ... or novelty < this
-};
-
-// Returns the named preset, or NotFound listing the known names.
-absl::StatusOr<AidanPreset> FindAidanPreset(const std::string& name);
 
 struct ModelSpec {
   std::string name;  // id used in results, e.g. "sim:explorer"
