@@ -18,6 +18,7 @@
 #include "noveltygrid/v1/coordinator.grpc.pb.h"
 #include "proto/health_server.h"
 #include "worker/lease_loop.h"
+#include "worker/sim/sim_models.h"
 #include "worker/worker_runtime.h"
 
 namespace noveltygrid::cli {
@@ -109,7 +110,10 @@ int RunCoordinatorCommand(const std::vector<std::string>& raw) {
                 absl::InvalidArgumentError("--seed and --per-model-cap must be >= 0 and every duration >= 1 ms"), 2);
   }
   config->seed = static_cast<uint64_t>(*seed);
-  if (absl::Status usable = CheckSweepModelsWithoutKeys(*config); !usable.ok()) return Fail("coordinator", usable, 2);
+  const BuiltinModels builtins = SimBuiltinModels();
+  if (absl::Status usable = CheckSweepModelsWithoutKeys(*config, &builtins); !usable.ok()) {
+    return Fail("coordinator", usable, 2);
+  }
   absl::StatusOr<std::string> token = LoadToken(args->Get("token-file"));
   if (!token.ok()) return Fail("coordinator", token.status(), 2);
 
@@ -225,7 +229,9 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
                    std::string(opened.status().message()).c_str());
     }
   }
+  const BuiltinModels builtins = SimBuiltinModels();
   WorkerRuntimeOptions runtime_options;
+  runtime_options.builtins = &builtins;
   runtime_options.threads = static_cast<int>(*threads);
   runtime_options.store = store.get();
   runtime_options.call_log = args->Get("call-log");

@@ -29,6 +29,7 @@
 #include "worker/models/provider_hub.h"
 #include "worker/partition/async_partition.h"
 #include "worker/partition/equivalence_decider.h"
+#include "worker/sim/sim_models.h"
 
 namespace noveltygrid::cli {
 namespace {
@@ -166,7 +167,7 @@ class PartitionerRuntime {
     // Provider limits are shared through Redis only (not through the in-memory store).
     const std::string limits_url = absl::StartsWith(redis_url, "redis") ? redis_url : "";
     r->providers_ = std::make_unique<ProviderHub>(ProviderHubOptions{r->pool_.get(), limits_url, nullptr});
-    r->models_ = std::make_unique<ModelRegistry>(ModelContext{r->pool_.get(), r->providers_.get()});
+    r->models_ = std::make_unique<ModelRegistry>(ModelContext{r->pool_.get(), r->providers_.get(), &r->builtins_});
 
     const std::string& id = settings.partition_model;
     auto it = settings.endpoints.find(id);
@@ -212,6 +213,7 @@ class PartitionerRuntime {
 
   std::unique_ptr<EquivalenceCache> cache_;
   std::unique_ptr<ProviderHub> providers_;
+  const BuiltinModels builtins_ = SimBuiltinModels();  // the simulated family, for "sim:..." ids
   std::unique_ptr<ModelRegistry> models_;
   std::unique_ptr<EquivalenceDecider> decider_;
   std::unique_ptr<ThreadPool> pool_;

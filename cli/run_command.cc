@@ -16,6 +16,7 @@
 #include "common/storage/store_factory.h"
 #include "coordinator/sweep_coordinator.h"
 #include "worker/lease_loop.h"
+#include "worker/sim/sim_models.h"
 #include "worker/worker_runtime.h"
 
 namespace noveltygrid::cli {
@@ -93,7 +94,9 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
     store = std::move(*opened);
   }
 
+  const BuiltinModels builtins = SimBuiltinModels();
   WorkerRuntimeOptions runtime_options;
+  runtime_options.builtins = &builtins;
   runtime_options.threads = static_cast<int>(*threads);
   runtime_options.store = store.get();
   runtime_options.call_log = args->Get("call-log");

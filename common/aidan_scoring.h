@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "common/config.h"
+#include "common/aidan_preset.h"
 #include "common/records.h"
 
 namespace noveltygrid {

@@ -6,6 +6,9 @@
 // environment variable NAME; a missing variable is an error naming it. (Inside a flow list such as
 // `models: ['${A}', b]` quote the value: braces are YAML flow syntax.)
 //
+// The loader (library noveltygrid_config) reads the top level in config.cc, the benchmark sections in
+// config_aidanbench.cc and config_noveltybench.cc, and providers:/prices: in provider_yaml.cc.
+//
 // Example (examples/quickstart.yaml):
 //   name: quickstart
 //   seed: 7
@@ -25,33 +28,21 @@
 #define NOVELTYGRID_COMMON_CONFIG_H_
 
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/aidan_preset.h"  // AidanPreset, FindAidanPreset
 #include "common/dataset.h"
+#include "common/env_lookup.h"  // EnvLookup, ProcessEnv (the lookup the two-argument functions use)
 #include "common/noveltybench/prompts.h"
 #include "common/prompts.h"
 #include "common/provider_config.h"
 #include "common/records.h"
 
 namespace noveltygrid {
-
-// The stop and validity rules of one AidanBench protocol (see ../shared/REFERENCE.md).
-struct AidanPreset {
-  std::string name;               // "reference-2025" or "paper-2024"
-  int judge_scale_max = 100;      // 100 (0-100 judge) or 10 (1-10 judge)
-  double stop_coherence_at_most;  // the loop stops when coherence <= this
-  double stop_novelty_below;      // ... or novelty < this (also llm_novelty when that judge is on)
-  double valid_coherence_below;   // the scorer stops counting at coherence < this
-  double valid_novelty_below;     // ... or novelty < this
-};
-
-// Returns the named preset, or NotFound listing the known names.
-absl::StatusOr<AidanPreset> FindAidanPreset(const std::string& name);
 
 struct ModelSpec {
   std::string name;  // id used in results, e.g. "sim:explorer"
@@ -113,12 +104,6 @@ struct SweepConfig {
   std::map<std::string, ModelEndpoint> endpoints;
   std::map<std::string, ModelPrice> prices;  // by model name; models without a price cost nothing
 };
-
-// Looks up an environment variable for `${NAME}` expansion; nullopt when it is not set.
-using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
-
-// The process environment (std::getenv), the lookup the two-argument functions use.
-std::optional<std::string> ProcessEnv(const std::string& name);
 
 // Reads, expands and validates a sweep file. A missing file is NotFound; every other problem is
 // InvalidArgument with a message of the form

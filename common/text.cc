@@ -8,6 +8,8 @@ namespace {
 bool IsPyAsciiSpace(unsigned char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' || (c >= 0x1c && c <= 0x1f);
 }
+// C's isspace in the "C" locale.
+bool IsCSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
 }  // namespace
 
 std::string_view StripWhitespace(std::string_view text) {
@@ -102,6 +104,19 @@ std::string SanitizeUtf8(std::string_view text) {
     }
   }
   return out;
+}
+
+std::string TruncateWords(std::string_view text, int max_words) {
+  if (max_words <= 0) return std::string(text);
+  int words = 0;
+  bool in_word = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const bool space = IsCSpace(text[i]);
+    if (space && in_word && words == max_words) return std::string(text.substr(0, i));
+    if (!space && !in_word) ++words;
+    in_word = !space;
+  }
+  return std::string(text);
 }
 
 }  // namespace noveltygrid

@@ -23,6 +23,10 @@ std::optional<long long> ParsePythonInt(std::string_view text);
 // Returns `text` as valid UTF-8: every ill-formed sequence becomes U+FFFD.
 std::string SanitizeUtf8(std::string_view text);
 
+// The first `max_words` whitespace-separated words of `text`, as written up to the end of the last
+// one (everything when max_words <= 0 or the text is shorter).
+std::string TruncateWords(std::string_view text, int max_words);
+
 }  // namespace noveltygrid
 
 #endif  // NOVELTYGRID_COMMON_TEXT_H_

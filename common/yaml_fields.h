@@ -2,8 +2,8 @@
 //   "<file>: <dotted.key>: <what is wrong>; expected <what is expected>"
 //
 // Every scalar goes through `${NAME}` expansion (from the injected environment lookup) before it is
-// typed, so `seed: ${SEED}` works as well as `judge: ${JUDGE_MODEL}`. Internal to common/ (config.cc
-// is its user). Const methods only; safe to share once built.
+// typed, so `seed: ${SEED}` works as well as `judge: ${JUDGE_MODEL}`. Internal to the config library
+// (config.cc, its sections and provider_yaml.cc). Const methods only; safe to share once built.
 #ifndef NOVELTYGRID_COMMON_YAML_FIELDS_H_
 #define NOVELTYGRID_COMMON_YAML_FIELDS_H_
 
@@ -15,7 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "common/config.h"
+#include "common/env_lookup.h"
 #include "yaml-cpp/yaml.h"
 
 namespace noveltygrid {

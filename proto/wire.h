@@ -4,10 +4,10 @@
 #define NOVELTYGRID_PROTO_WIRE_H_
 
 #include "absl/status/statusor.h"
+#include "common/embedding.h"
 #include "common/records.h"
 #include "common/unit_settings.h"
 #include "noveltygrid/v1/coordinator.pb.h"
-#include "worker/models/model.h"
 
 namespace noveltygrid {
 

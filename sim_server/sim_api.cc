@@ -14,8 +14,8 @@
 #include "common/hashing.h"
 #include "common/json_util.h"
 #include "worker/models/lexical_embedder.h"
-#include "worker/models/sim_common.h"
-#include "worker/models/sim_scoring.h"
+#include "worker/sim/sim_common.h"
+#include "worker/sim/sim_scoring.h"
 
 namespace noveltygrid {
 namespace {

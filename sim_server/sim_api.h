@@ -38,8 +38,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "common/executor.h"
-#include "worker/models/sim_chat_model.h"
-#include "worker/models/sim_judge_model.h"
+#include "worker/sim/sim_chat_model.h"
+#include "worker/sim/sim_judge_model.h"
 
 namespace noveltygrid {
 

@@ -15,7 +15,7 @@
 #include "common/hashing.h"
 #include "common/json_util.h"
 #include "sim_server/epoll_http_server.h"
-#include "worker/models/sim_random.h"
+#include "worker/sim/sim_random.h"
 
 namespace noveltygrid {
 namespace {

@@ -25,7 +25,8 @@ class ModelRegistry {
   // `endpoint` (optional): how to reach the model over HTTP. One model per (id, endpoint settings).
   absl::StatusOr<ChatModel*> Chat(const std::string& id, const ModelEndpoint* endpoint = nullptr);
   absl::StatusOr<Embedder*> Embedding(const std::string& id, const ModelEndpoint* endpoint = nullptr);
-  // NoveltyBench scorers: "sim:classifier" / "sim:reward" in-process, or over HTTP with an endpoint.
+  // NoveltyBench scorers: in process when the context's builtins register the id ("sim:classifier" /
+  // "sim:reward" with the simulated family), or over HTTP with an endpoint.
   absl::StatusOr<PairClassifier*> Classifier(const std::string& id, const ModelEndpoint* endpoint = nullptr);
   absl::StatusOr<RewardModel*> Reward(const std::string& id, const ModelEndpoint* endpoint = nullptr);
 

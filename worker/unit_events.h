@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "absl/functional/any_invocable.h"
+#include "common/embedding.h"
 #include "common/records.h"
-#include "worker/models/model.h"
 
 namespace noveltygrid {
 

@@ -18,7 +18,8 @@ absl::StatusOr<std::unique_ptr<WorkerRuntime>> WorkerRuntime::Create(const Worke
   }
   r->pool_ = std::make_unique<ThreadPool>(std::max(1, options.threads));
   r->providers_ = std::make_unique<ProviderHub>(ProviderHubOptions{r->pool_.get(), options.redis_url, options.env});
-  r->models_ = std::make_unique<ModelRegistry>(ModelContext{r->pool_.get(), r->providers_.get()}, r->call_log_.get());
+  r->models_ = std::make_unique<ModelRegistry>(ModelContext{r->pool_.get(), r->providers_.get(), options.builtins},
+                                               r->call_log_.get());
   r->executor_ =
       std::make_unique<UnitExecutor>(RunnerContext{r->models_.get(), r->cache_.get(), r->equivalence_cache_.get()});
   return r;
@@ -55,11 +56,12 @@ absl::StatusOr<std::unique_ptr<CoordinatorClient>> ConnectCoordinator(const Work
   return std::unique_ptr<CoordinatorClient>(std::move(*client));
 }
 
-absl::Status CheckSweepModelsWithoutKeys(SweepConfig config) {
+absl::Status CheckSweepModelsWithoutKeys(SweepConfig config, const BuiltinModels* builtins) {
   // Key files live on the workers; key variables are checked by name only (a stand-in value).
   for (auto& [name, endpoint] : config.endpoints) endpoint.provider.api_key_file.clear();
   WorkerRuntimeOptions options;
   options.threads = 1;
+  options.builtins = builtins;
   options.env = [](const std::string&) -> std::optional<std::string> { return "not-a-key"; };
   absl::StatusOr<std::unique_ptr<WorkerRuntime>> runtime = WorkerRuntime::Create(options);
   if (!runtime.ok()) return runtime.status();

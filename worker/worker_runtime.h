@@ -19,6 +19,7 @@
 #include "worker/checkpoint/checkpoint_store.h"
 #include "worker/lease_loop.h"
 #include "worker/model_registry.h"
+#include "worker/models/builtin_models.h"
 #include "worker/models/call_log.h"
 #include "worker/models/provider_hub.h"
 #include "worker/unit_executor.h"
@@ -31,6 +32,9 @@ struct WorkerRuntimeOptions {
   std::string call_log;    // optional path: one line per model call
   std::string redis_url;   // optional: provider limits are shared with the other workers through it
   SecretLookup env;        // optional: where API keys are looked up (default: the process environment)
+  // Optional, not owned, must outlive the runtime: the in-process model families (cli/ registers the
+  // simulated one, worker/sim/sim_models.h).
+  const BuiltinModels* builtins = nullptr;
 };
 
 class WorkerRuntime {
@@ -71,7 +75,7 @@ absl::StatusOr<std::unique_ptr<CoordinatorClient>> ConnectCoordinator(const Work
 // CheckSweepModels for a process that calls no model (the coordinator): an id no worker can build
 // (a mistyped sim: name, an id without an endpoint) fails at its start rather than on every worker.
 // API keys are not looked up: they live on the workers.
-absl::Status CheckSweepModelsWithoutKeys(SweepConfig config);
+absl::Status CheckSweepModelsWithoutKeys(SweepConfig config, const BuiltinModels* builtins);
 
 }  // namespace noveltygrid
 

@@ -29,8 +29,8 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/clock.h"
+#include "common/embedding.h"
 #include "common/records.h"
-#include "worker/models/model.h"
 
 namespace noveltygrid {
 

@@ -20,7 +20,7 @@
 #include "sim_server/sim_server.h"
 #include "tests/common/test_files.h"
 #include "tests/coordinator/noveltybench_test_runs.h"
-#include "worker/models/sim_scoring.h"
+#include "worker/sim/sim_scoring.h"
 
 namespace noveltygrid::cli {
 namespace {

@@ -1,5 +1,5 @@
 #include "gtest/gtest.h"
-#include "worker/models/sim_scoring.h"
+#include "worker/sim/sim_scoring.h"
 
 namespace noveltygrid {
 namespace {

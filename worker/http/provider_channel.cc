@@ -5,7 +5,6 @@
 #include "worker/http/provider_channel.h"
 
 #include <atomic>
-#include <cstdlib>
 #include <utility>
 
 #include "absl/random/random.h"
@@ -14,17 +13,12 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "common/env_lookup.h"
 #include "worker/http/retry_policy.h"
 #include "worker/http/token_estimate.h"
 
 namespace noveltygrid {
 namespace {
-
-std::optional<std::string> ProcessEnv(const std::string& name) {
-  const char* value = std::getenv(name.c_str());
-  if (value == nullptr) return std::nullopt;
-  return std::string(value);
-}
 
 struct Core {
   ProviderConfig config;

@@ -7,13 +7,13 @@
 #ifndef NOVELTYGRID_WORKER_MODELS_MODEL_H_
 #define NOVELTYGRID_WORKER_MODELS_MODEL_H_
 
-#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "absl/functional/any_invocable.h"
 #include "absl/status/statusor.h"
+#include "common/embedding.h"
 
 namespace noveltygrid {
 
@@ -47,22 +47,6 @@ class ChatModel {
   virtual const std::string& id() const = 0;
   virtual void Complete(ChatRequest request, ChatCallback done) = 0;
 };
-
-using Embedding = std::vector<float>;
-
-// Cosine similarity of two vectors (accumulated in double); 0 when their sizes differ or either is
-// all zeros.
-inline double CosineSimilarity(const Embedding& a, const Embedding& b) {
-  if (a.size() != b.size()) return 0.0;
-  double dot = 0, na = 0, nb = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    dot += static_cast<double>(a[i]) * b[i];
-    na += static_cast<double>(a[i]) * a[i];
-    nb += static_cast<double>(b[i]) * b[i];
-  }
-  if (na == 0 || nb == 0) return 0.0;
-  return dot / (std::sqrt(na) * std::sqrt(nb));
-}
 
 struct EmbedReply {
   std::vector<Embedding> vectors;  // one per input text, in input order

@@ -2,18 +2,21 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "worker/models/lexical_embedder.h"
 #include "worker/models/openai_models.h"
-#include "worker/models/sim_chat_model.h"
-#include "worker/models/sim_judge_model.h"
 
 namespace noveltygrid {
 
 namespace {
 
-absl::Status NotAvailable(const std::string& id) {
-  return absl::InvalidArgumentError(absl::StrCat(
-      "model '", id, "': not a built-in model (sim:NAME, lexical) and no provider endpoint was given for it"));
+absl::Status NotAvailable(const std::string& id, const ModelContext& context) {
+  std::vector<std::string> builtin;
+  if (context.builtins != nullptr) builtin = context.builtins->ChatFamilies();
+  builtin.push_back("lexical");
+  return absl::InvalidArgumentError(absl::StrCat("model '", id, "': not a built-in model (",
+                                                 absl::StrJoin(builtin, ", "),
+                                                 ") and no provider endpoint was given for it"));
 }
 
 absl::StatusOr<ProviderChannel*> ChannelFor(const ModelEndpoint& endpoint, const ModelContext& context) {
@@ -35,17 +38,10 @@ absl::StatusOr<std::unique_ptr<ChatModel>> MakeChatModel(const std::string& id, 
     if (!model.ok()) return model.status();
     return std::unique_ptr<ChatModel>(std::move(*model));
   }
-  if (id == "sim:judge" || id == "sim:judge-flaky") {
-    absl::StatusOr<std::unique_ptr<SimJudgeModel>> judge = SimJudgeModel::Create(id, context.executor);
-    if (!judge.ok()) return judge.status();
-    return std::unique_ptr<ChatModel>(std::move(*judge));
+  if (context.builtins != nullptr) {
+    if (const BuiltinModels::ChatMaker* make = context.builtins->FindChat(id)) return (*make)(id, context.executor);
   }
-  if (absl::StartsWith(id, "sim:")) {
-    absl::StatusOr<std::unique_ptr<SimChatModel>> model = SimChatModel::Create(id, context.executor);
-    if (!model.ok()) return model.status();
-    return std::unique_ptr<ChatModel>(std::move(*model));
-  }
-  return NotAvailable(id);
+  return NotAvailable(id, context);
 }
 
 absl::StatusOr<std::unique_ptr<Embedder>> MakeEmbedder(const std::string& id, const ModelContext& context,
@@ -62,7 +58,7 @@ absl::StatusOr<std::unique_ptr<Embedder>> MakeEmbedder(const std::string& id, co
     if (!embedder.ok()) return embedder.status();
     return std::unique_ptr<Embedder>(std::move(*embedder));
   }
-  return NotAvailable(id);
+  return NotAvailable(id, context);
 }
 
 }  // namespace noveltygrid

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "worker/models/sim_common.h"
+#include "common/text.h"
 
 namespace noveltygrid {
 
@@ -19,8 +19,8 @@ void ClassifierDecider::Score(const std::string& /*prompt*/, std::vector<TextPai
   const size_t expected = pairs.size();
   for (TextPair& pair : pairs) {
     // TruncateWords keeps the text as written up to the end of its 128th word.
-    pair.first = sim::TruncateWords(pair.first, kClassifierMaxWords);
-    pair.second = sim::TruncateWords(pair.second, kClassifierMaxWords);
+    pair.first = TruncateWords(pair.first, kClassifierMaxWords);
+    pair.second = TruncateWords(pair.second, kClassifierMaxWords);
   }
   classifier_->Classify(
       std::move(pairs), [expected, done = std::move(done)](absl::StatusOr<ScoredPairs> reply) mutable {

@@ -3,16 +3,17 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "worker/scorers/http_pair_classifier.h"
 #include "worker/scorers/http_reward_model.h"
-#include "worker/scorers/sim_scorers.h"
 
 namespace noveltygrid {
 namespace {
 
-absl::Status NotAvailable(const char* role, const std::string& id, const char* builtin) {
-  return absl::InvalidArgumentError(absl::StrCat(role, " '", id, "': not a built-in scorer (", builtin,
+absl::Status NotAvailable(const char* role, const std::string& id, const std::vector<std::string>& builtin) {
+  return absl::InvalidArgumentError(absl::StrCat(role, " '", id, "': not a built-in scorer (",
+                                                 builtin.empty() ? "none" : absl::StrJoin(builtin, ", "),
                                                  ") and no provider endpoint was given for it"));
 }
 
@@ -43,8 +44,9 @@ absl::StatusOr<std::unique_ptr<PairClassifier>> MakePairClassifier(const std::st
                      HttpPairClassifier::Create(options, channel, context.executor));
     return std::unique_ptr<PairClassifier>(std::move(classifier));
   }
-  if (id == kSimClassifierId) return std::unique_ptr<PairClassifier>(new SimPairClassifier(context.executor));
-  return NotAvailable(kRole, id, kSimClassifierId);
+  if (context.builtins == nullptr) return NotAvailable(kRole, id, {});
+  if (const auto* make = context.builtins->FindPairClassifier(id)) return (*make)(context.executor);
+  return NotAvailable(kRole, id, context.builtins->PairClassifierIds());
 }
 
 absl::StatusOr<std::unique_ptr<RewardModel>> MakeRewardModel(const std::string& id, const ModelContext& context,
@@ -61,8 +63,9 @@ absl::StatusOr<std::unique_ptr<RewardModel>> MakeRewardModel(const std::string& 
                      HttpRewardModel::Create(options, channel, context.executor));
     return std::unique_ptr<RewardModel>(std::move(model));
   }
-  if (id == kSimRewardId) return std::unique_ptr<RewardModel>(new SimRewardModel(context.executor));
-  return NotAvailable(kRole, id, kSimRewardId);
+  if (context.builtins == nullptr) return NotAvailable(kRole, id, {});
+  if (const auto* make = context.builtins->FindRewardModel(id)) return (*make)(context.executor);
+  return NotAvailable(kRole, id, context.builtins->RewardModelIds());
 }
 
 }  // namespace noveltygrid

@@ -1,10 +1,11 @@
 // Scorer factory: turns a scorer id from the config into a PairClassifier or RewardModel, as
 // worker/models/model_factory.h does for chat models and embedders.
 //
-//   "sim:classifier" / "sim:reward"   SimPairClassifier / SimRewardModel, in process
 //   with an endpoint                  HttpPairClassifier (POST base_url + "/predict") /
 //                                     HttpRewardModel (POST base_url + "/reward", "model" = the
 //                                     endpoint's remote model) over the hub's channel of its provider
+//   a registered id                   its maker, in process (context.builtins; "sim:classifier" and
+//                                     "sim:reward" are registered by cli/: worker/sim/sim_models.h)
 //   anything else                     InvalidArgument naming the id
 //
 // Stateless; thread-safe. Scorers keep `context.executor` (and the hub's channel), which must

@@ -18,9 +18,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/worker/engines/noveltybench_test_harness.h"
-#include "worker/models/sim_chat_model.h"
-#include "worker/models/sim_judge_model.h"
-#include "worker/scorers/sim_scorers.h"
+#include "worker/sim/sim_chat_model.h"
+#include "worker/sim/sim_judge_model.h"
+#include "worker/sim/sim_scorers.h"
 
 namespace noveltygrid {
 namespace {

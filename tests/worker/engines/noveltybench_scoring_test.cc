@@ -16,10 +16,10 @@
 #include "tests/worker/engines/noveltybench_test_harness.h"
 #include "worker/cache/equivalence_cache.h"
 #include "worker/engines/noveltybench_engine.h"
-#include "worker/models/sim_chat_model.h"
-#include "worker/models/sim_judge_model.h"
-#include "worker/models/sim_scoring.h"
-#include "worker/scorers/sim_scorers.h"
+#include "worker/sim/sim_chat_model.h"
+#include "worker/sim/sim_judge_model.h"
+#include "worker/sim/sim_scorers.h"
+#include "worker/sim/sim_scoring.h"
 
 namespace noveltygrid {
 namespace {

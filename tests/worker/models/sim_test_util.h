@@ -1,7 +1,7 @@
 // Test helpers for the model tests: an executor that queues tasks until the test runs them, blocking
 // wrappers over the async model calls, the AidanBench prompt wording and a small AidanBench loop.
-#ifndef NOVELTYGRID_TESTS_WORKER_MODELS_SIM_TEST_UTIL_H_
-#define NOVELTYGRID_TESTS_WORKER_MODELS_SIM_TEST_UTIL_H_
+#ifndef NOVELTYGRID_TESTS_WORKER_SIM_SIM_TEST_UTIL_H_
+#define NOVELTYGRID_TESTS_WORKER_SIM_SIM_TEST_UTIL_H_
 
 #include <cmath>
 #include <deque>
@@ -162,4 +162,4 @@ inline const std::vector<std::string>& TestQuestions() {
 
 }  // namespace noveltygrid::simtest
 
-#endif  // NOVELTYGRID_TESTS_WORKER_MODELS_SIM_TEST_UTIL_H_
+#endif  // NOVELTYGRID_TESTS_WORKER_SIM_SIM_TEST_UTIL_H_

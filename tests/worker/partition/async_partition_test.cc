@@ -15,10 +15,10 @@
 #include "gtest/gtest.h"
 #include "tests/worker/partition/fake_models.h"
 #include "tests/worker/partition/test_generations.h"
-#include "worker/models/sim_scoring.h"
 #include "worker/partition/classifier_decider.h"
 #include "worker/partition/unigram_decider.h"
-#include "worker/scorers/sim_scorers.h"
+#include "worker/sim/sim_scorers.h"
+#include "worker/sim/sim_scoring.h"
 
 namespace noveltygrid {
 namespace {

@@ -15,13 +15,13 @@
 #include "gtest/gtest.h"
 #include "tests/worker/partition/fake_models.h"
 #include "tests/worker/partition/test_generations.h"
-#include "worker/models/sim_judge_model.h"
 #include "worker/partition/async_partition.h"
 #include "worker/partition/classifier_decider.h"
 #include "worker/partition/embedding_decider.h"
 #include "worker/partition/equivalence_decider.h"
 #include "worker/partition/llm_decider.h"
 #include "worker/partition/unigram_decider.h"
+#include "worker/sim/sim_judge_model.h"
 
 namespace noveltygrid {
 namespace {

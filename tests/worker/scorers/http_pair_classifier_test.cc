@@ -14,7 +14,7 @@
 #include "nlohmann/json.hpp"
 #include "sim_server/sim_server.h"
 #include "tests/worker/scorers/scorer_test_env.h"
-#include "worker/models/sim_scoring.h"
+#include "worker/sim/sim_scoring.h"
 
 namespace noveltygrid {
 namespace {

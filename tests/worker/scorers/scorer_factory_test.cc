@@ -13,7 +13,8 @@
 #include "sim_server/sim_server.h"
 #include "tests/worker/scorers/scorer_test_env.h"
 #include "worker/models/provider_hub.h"
-#include "worker/models/sim_scoring.h"
+#include "worker/sim/sim_models.h"
+#include "worker/sim/sim_scoring.h"
 
 namespace noveltygrid {
 namespace {
@@ -32,8 +33,9 @@ ModelEndpoint SimEndpoint(const std::string& name, const std::string& base_url) 
 }
 
 TEST(ScorerFactoryTest, SimulatedScorersNeedNoEndpoint) {
+  const BuiltinModels sim = SimBuiltinModels();
   ThreadPool pool(1);
-  const ModelContext context{&pool};
+  const ModelContext context{&pool, nullptr, &sim};
   absl::StatusOr<std::unique_ptr<PairClassifier>> classifier = MakePairClassifier("sim:classifier", context);
   ASSERT_TRUE(classifier.ok()) << classifier.status();
   EXPECT_EQ((*classifier)->id(), "sim:classifier");
@@ -49,8 +51,9 @@ TEST(ScorerFactoryTest, SimulatedScorersNeedNoEndpoint) {
 }
 
 TEST(ScorerFactoryTest, UnknownIdsAreRefusedByName) {
+  const BuiltinModels sim = SimBuiltinModels();
   ThreadPool pool(1);
-  const ModelContext context{&pool};
+  const ModelContext context{&pool, nullptr, &sim};
   absl::StatusOr<std::unique_ptr<PairClassifier>> classifier = MakePairClassifier("deberta-similarity", context);
   ASSERT_EQ(classifier.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(classifier.status().message(), HasSubstr("'deberta-similarity'"));
@@ -64,17 +67,21 @@ TEST(ScorerFactoryTest, UnknownIdsAreRefusedByName) {
 }
 
 TEST(ScorerFactoryTest, RequiresAnExecutorAndForEndpointsAHub) {
-  EXPECT_EQ(MakePairClassifier("sim:classifier", ModelContext{}).status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(MakeRewardModel("sim:reward", ModelContext{}).status().code(), absl::StatusCode::kInvalidArgument);
+  const BuiltinModels sim = SimBuiltinModels();
+  EXPECT_EQ(MakePairClassifier("sim:classifier", ModelContext{nullptr, nullptr, &sim}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(MakeRewardModel("sim:reward", ModelContext{nullptr, nullptr, &sim}).status().code(),
+            absl::StatusCode::kInvalidArgument);
   ThreadPool pool(1);
   const ModelEndpoint endpoint = SimEndpoint("tei-classifier", "http://127.0.0.1:1");
   absl::StatusOr<std::unique_ptr<PairClassifier>> classifier =
-      MakePairClassifier("tei-classifier", ModelContext{&pool}, &endpoint);
+      MakePairClassifier("tei-classifier", ModelContext{&pool, nullptr, &sim}, &endpoint);
   EXPECT_EQ(classifier.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(classifier.status().message(), HasSubstr("cannot reach HTTP providers"));
 }
 
 TEST(ScorerFactoryTest, EndpointsGiveHttpScorersOnTheProviderChannel) {
+  const BuiltinModels sim = SimBuiltinModels();
   SimServer server;
   absl::StatusOr<int> port = server.Start(SimServerOptions{});
   ASSERT_TRUE(port.ok()) << port.status();
@@ -82,7 +89,7 @@ TEST(ScorerFactoryTest, EndpointsGiveHttpScorersOnTheProviderChannel) {
   ProviderHubOptions hub_options;
   hub_options.executor = &pool;
   ProviderHub hub(hub_options);
-  const ModelContext context{&pool, &hub};
+  const ModelContext context{&pool, &hub, &sim};
   // serve-sim answers POST /predict at its root and POST /v1/reward under the OpenAI-style base.
   const ModelEndpoint classifier_endpoint = SimEndpoint("tei:similarity", absl::StrCat("http://127.0.0.1:", *port));
   const ModelEndpoint reward_endpoint = SimEndpoint("sim:reward", absl::StrCat("http://127.0.0.1:", *port, "/v1"));

@@ -1,12 +1,12 @@
 // The simulated NoveltyBench scorers in process: "sim:classifier" (a PairClassifier) and "sim:reward"
 // (a RewardModel), answering with the pure functions serve-sim answers /predict and /v1/reward with
-// (worker/models/sim_scoring.h), so a sweep on simulated models needs neither weights nor a server. Their
+// (worker/sim/sim_scoring.h), so a sweep on simulated models needs neither weights nor a server. Their
 // numbers describe surface features of the text, not meaning; never read them as the real models'.
 //
 // Thread-safe (immutable). A call computes on the caller's thread (microseconds per pair) and delivers
 // through the executor, never inline; the executor must outlive every call in flight.
-#ifndef NOVELTYGRID_WORKER_SCORERS_SIM_SCORERS_H_
-#define NOVELTYGRID_WORKER_SCORERS_SIM_SCORERS_H_
+#ifndef NOVELTYGRID_WORKER_SIM_SIM_SCORERS_H_
+#define NOVELTYGRID_WORKER_SIM_SIM_SCORERS_H_
 
 #include <string>
 #include <vector>
@@ -47,4 +47,4 @@ class SimRewardModel : public RewardModel {
 
 }  // namespace noveltygrid
 
-#endif  // NOVELTYGRID_WORKER_SCORERS_SIM_SCORERS_H_
+#endif  // NOVELTYGRID_WORKER_SIM_SIM_SCORERS_H_

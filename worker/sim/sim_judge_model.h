@@ -17,8 +17,8 @@
 //
 // Thread-safe: the only mutable state is the flaky call counter (atomic). Complete computes on the
 // caller's thread and delivers through the executor, which must outlive pending calls.
-#ifndef NOVELTYGRID_WORKER_MODELS_SIM_JUDGE_MODEL_H_
-#define NOVELTYGRID_WORKER_MODELS_SIM_JUDGE_MODEL_H_
+#ifndef NOVELTYGRID_WORKER_SIM_SIM_JUDGE_MODEL_H_
+#define NOVELTYGRID_WORKER_SIM_SIM_JUDGE_MODEL_H_
 
 #include <atomic>
 #include <cstdint>
@@ -61,4 +61,4 @@ class SimJudgeModel : public ChatModel {
 
 }  // namespace noveltygrid
 
-#endif  // NOVELTYGRID_WORKER_MODELS_SIM_JUDGE_MODEL_H_
+#endif  // NOVELTYGRID_WORKER_SIM_SIM_JUDGE_MODEL_H_

@@ -1,4 +1,4 @@
-#include "worker/models/sim_vocabulary.h"
+#include "worker/sim/sim_vocabulary.h"
 
 #include <array>
 

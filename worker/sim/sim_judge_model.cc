@@ -1,4 +1,4 @@
-#include "worker/models/sim_judge_model.h"
+#include "worker/sim/sim_judge_model.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,9 +10,9 @@
 #include "common/hashing.h"
 #include "common/text.h"
 #include "worker/models/lexical_embedder.h"
-#include "worker/models/sim_common.h"
-#include "worker/models/sim_idea_space.h"
-#include "worker/models/sim_vocabulary.h"
+#include "worker/sim/sim_common.h"
+#include "worker/sim/sim_idea_space.h"
+#include "worker/sim/sim_vocabulary.h"
 
 namespace noveltygrid {
 
@@ -244,7 +244,7 @@ absl::StatusOr<ChatReply> SimJudgeModel::Judge(const ChatRequest& request) {
   ChatReply reply;
   reply.prompt_tokens = sim::CountPromptWords(request);
   for (int i = 0; i < request.n; ++i) {
-    std::string choice = sim::TruncateWords(reply_text, request.max_tokens);
+    std::string choice = TruncateWords(reply_text, request.max_tokens);
     reply.completion_tokens += sim::CountWords(choice);
     reply.choices.push_back(std::move(choice));
   }

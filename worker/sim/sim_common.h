@@ -1,8 +1,8 @@
 // Small pieces shared by the simulated chat and judge models: request checks, whitespace token
-// counts, max_tokens truncation and asynchronous delivery through the executor. Stateless;
+// counts and asynchronous delivery through the executor. Stateless;
 // thread-safe.
-#ifndef NOVELTYGRID_WORKER_MODELS_SIM_COMMON_H_
-#define NOVELTYGRID_WORKER_MODELS_SIM_COMMON_H_
+#ifndef NOVELTYGRID_WORKER_SIM_SIM_COMMON_H_
+#define NOVELTYGRID_WORKER_SIM_SIM_COMMON_H_
 
 #include <cstdint>
 #include <string>
@@ -31,12 +31,9 @@ uint64_t RequestHash(const ChatRequest& request, std::string_view model_id);
 int64_t CountWords(std::string_view text);
 int64_t CountPromptWords(const ChatRequest& request);
 
-// The first `max_words` words of `text` (everything when max_words <= 0 or the text is shorter).
-std::string TruncateWords(std::string_view text, int max_words);
-
 // Runs `done(result)` on `executor`, never inline.
 void Deliver(Executor* executor, ChatCallback done, absl::StatusOr<ChatReply> result);
 
 }  // namespace noveltygrid::sim
 
-#endif  // NOVELTYGRID_WORKER_MODELS_SIM_COMMON_H_
+#endif  // NOVELTYGRID_WORKER_SIM_SIM_COMMON_H_

@@ -1,13 +1,15 @@
-#include "worker/models/sim_scoring.h"
+#include "worker/sim/sim_scoring.h"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
+#include "common/embedding.h"
 #include "common/hashing.h"
+#include "common/text.h"
 #include "worker/models/lexical_embedder.h"
-#include "worker/models/sim_common.h"
-#include "worker/models/sim_judge_model.h"
+#include "worker/sim/sim_common.h"
+#include "worker/sim/sim_judge_model.h"
 
 namespace noveltygrid {
 namespace {
@@ -22,19 +24,15 @@ constexpr double kLogisticMidpoint = 0.5;
 double SimSameIdeaProbability(std::string_view a, std::string_view b) {
   // EmbedOne never touches the executor.
   const LexicalEmbedder embedder(kClassifierDimensions, /*executor=*/nullptr);
-  const Embedding va = embedder.EmbedOne(sim::TruncateWords(a, kClassifierMaxWords));
-  const Embedding vb = embedder.EmbedOne(sim::TruncateWords(b, kClassifierMaxWords));
-  double dot = 0, na = 0, nb = 0;
-  for (size_t i = 0; i < va.size(); ++i) {
-    dot += static_cast<double>(va[i]) * vb[i];
-    na += static_cast<double>(va[i]) * va[i];
-    nb += static_cast<double>(vb[i]) * vb[i];
-  }
+  const Embedding va = embedder.EmbedOne(TruncateWords(a, kClassifierMaxWords));
+  const Embedding vb = embedder.EmbedOne(TruncateWords(b, kClassifierMaxWords));
+  // Unlike CosineSimilarity, two empty texts are the same idea (the classifier's convention).
+  const DotProducts d = ComputeDotProducts(va, vb);
   double cosine;
-  if (na == 0 || nb == 0) {
-    cosine = (na == 0 && nb == 0) ? 1.0 : 0.0;
+  if (d.aa == 0 || d.bb == 0) {
+    cosine = (d.aa == 0 && d.bb == 0) ? 1.0 : 0.0;
   } else {
-    cosine = std::clamp(dot / std::sqrt(na * nb), -1.0, 1.0);
+    cosine = std::clamp(d.ab / std::sqrt(d.aa * d.bb), -1.0, 1.0);
   }
   return 1.0 / (1.0 + std::exp(-kLogisticSlope * (cosine - kLogisticMidpoint)));
 }

@@ -1,12 +1,12 @@
-// The simulated NoveltyBench scorers (in process: worker/scorers/sim_scorers.h; over HTTP: serve-sim):
+// The simulated NoveltyBench scorers (in process: worker/sim/sim_scorers.h; over HTTP: serve-sim):
 // a pair classifier standing in for yimingzhang/deberta-v3-large-generation-similarity and a reward
 // model standing in for Skywork-Reward-Gemma-2-27B-v0.2. Both are SIMULATED: they read surface features of the text
 // (shared words, the sim judge's coherence heuristics), not meaning, and exist so the NoveltyBench pipeline runs end to
 // end without weights or network. Never read their numbers as if they came from the real models.
 //
 // Pure functions of their inputs, identical on every machine; thread-safe.
-#ifndef NOVELTYGRID_WORKER_MODELS_SIM_SCORING_H_
-#define NOVELTYGRID_WORKER_MODELS_SIM_SCORING_H_
+#ifndef NOVELTYGRID_WORKER_SIM_SIM_SCORING_H_
+#define NOVELTYGRID_WORKER_SIM_SIM_SCORING_H_
 
 #include <string_view>
 
@@ -28,4 +28,4 @@ double SimReward(std::string_view prompt, std::string_view response);
 
 }  // namespace noveltygrid
 
-#endif  // NOVELTYGRID_WORKER_MODELS_SIM_SCORING_H_
+#endif  // NOVELTYGRID_WORKER_SIM_SIM_SCORING_H_

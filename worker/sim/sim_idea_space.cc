@@ -1,4 +1,4 @@
-#include "worker/models/sim_idea_space.h"
+#include "worker/sim/sim_idea_space.h"
 
 #include <algorithm>
 #include <utility>
@@ -7,7 +7,7 @@
 #include "common/hashing.h"
 #include "common/text.h"
 #include "worker/models/lexical_embedder.h"
-#include "worker/models/sim_vocabulary.h"
+#include "worker/sim/sim_vocabulary.h"
 
 namespace noveltygrid::sim {
 

@@ -3,10 +3,10 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "sim_test_util.h"
+#include "tests/worker/models/sim_test_util.h"
 #include "worker/models/lexical_embedder.h"
-#include "worker/models/sim_chat_model.h"
-#include "worker/models/sim_judge_model.h"
+#include "worker/sim/sim_chat_model.h"
+#include "worker/sim/sim_judge_model.h"
 
 namespace noveltygrid {
 namespace {

@@ -10,15 +10,15 @@
 // expresses by keyword overlap, which is how a simulated model reads its previous answers.
 //
 // Immutable after construction; thread-safe. Construction costs a few microseconds.
-#ifndef NOVELTYGRID_WORKER_MODELS_SIM_IDEA_SPACE_H_
-#define NOVELTYGRID_WORKER_MODELS_SIM_IDEA_SPACE_H_
+#ifndef NOVELTYGRID_WORKER_SIM_SIM_IDEA_SPACE_H_
+#define NOVELTYGRID_WORKER_SIM_SIM_IDEA_SPACE_H_
 
 #include <array>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "worker/models/sim_random.h"
+#include "worker/sim/sim_random.h"
 
 namespace noveltygrid::sim {
 
@@ -71,4 +71,4 @@ class IdeaSpace {
 
 }  // namespace noveltygrid::sim
 
-#endif  // NOVELTYGRID_WORKER_MODELS_SIM_IDEA_SPACE_H_
+#endif  // NOVELTYGRID_WORKER_SIM_SIM_IDEA_SPACE_H_

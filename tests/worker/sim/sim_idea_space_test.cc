@@ -1,11 +1,11 @@
-#include "worker/models/sim_idea_space.h"
+#include "worker/sim/sim_idea_space.h"
 
 #include <set>
 
 #include "gtest/gtest.h"
-#include "sim_test_util.h"
+#include "tests/worker/models/sim_test_util.h"
 #include "worker/models/lexical_embedder.h"
-#include "worker/models/sim_vocabulary.h"
+#include "worker/sim/sim_vocabulary.h"
 
 namespace noveltygrid::sim {
 namespace {

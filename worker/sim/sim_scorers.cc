@@ -1,8 +1,8 @@
-#include "worker/scorers/sim_scorers.h"
+#include "worker/sim/sim_scorers.h"
 
 #include <utility>
 
-#include "worker/models/sim_scoring.h"
+#include "worker/sim/sim_scoring.h"
 
 namespace noveltygrid {
 

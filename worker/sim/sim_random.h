@@ -5,8 +5,8 @@
 // files, are byte-identical everywhere. Uniform() uses only exact integer-to-double conversion.
 //
 // Not thread-safe; each sample owns its own SimRng.
-#ifndef NOVELTYGRID_WORKER_MODELS_SIM_RANDOM_H_
-#define NOVELTYGRID_WORKER_MODELS_SIM_RANDOM_H_
+#ifndef NOVELTYGRID_WORKER_SIM_SIM_RANDOM_H_
+#define NOVELTYGRID_WORKER_SIM_SIM_RANDOM_H_
 
 #include <cstdint>
 
@@ -34,4 +34,4 @@ class SimRng {
 
 }  // namespace noveltygrid::sim
 
-#endif  // NOVELTYGRID_WORKER_MODELS_SIM_RANDOM_H_
+#endif  // NOVELTYGRID_WORKER_SIM_SIM_RANDOM_H_

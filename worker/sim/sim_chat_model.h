@@ -20,8 +20,8 @@
 //
 // Thread-safe: immutable after construction. Complete computes on the caller's thread (microseconds)
 // and delivers the reply through the executor, which must outlive pending calls.
-#ifndef NOVELTYGRID_WORKER_MODELS_SIM_CHAT_MODEL_H_
-#define NOVELTYGRID_WORKER_MODELS_SIM_CHAT_MODEL_H_
+#ifndef NOVELTYGRID_WORKER_SIM_SIM_CHAT_MODEL_H_
+#define NOVELTYGRID_WORKER_SIM_SIM_CHAT_MODEL_H_
 
 #include <memory>
 #include <string>
@@ -60,4 +60,4 @@ class SimChatModel : public ChatModel {
 
 }  // namespace noveltygrid
 
-#endif  // NOVELTYGRID_WORKER_MODELS_SIM_CHAT_MODEL_H_
+#endif  // NOVELTYGRID_WORKER_SIM_SIM_CHAT_MODEL_H_

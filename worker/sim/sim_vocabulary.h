@@ -4,8 +4,8 @@
 // Word ids: verbs are [0, kNumVerbs), adjectives follow, then nouns; the three classes are disjoint
 // and no content word is a function or common word (sim_vocabulary_test checks this). All words are
 // lowercase ASCII. Everything here is immutable; every function is thread-safe.
-#ifndef NOVELTYGRID_WORKER_MODELS_SIM_VOCABULARY_H_
-#define NOVELTYGRID_WORKER_MODELS_SIM_VOCABULARY_H_
+#ifndef NOVELTYGRID_WORKER_SIM_SIM_VOCABULARY_H_
+#define NOVELTYGRID_WORKER_SIM_SIM_VOCABULARY_H_
 
 #include <span>
 #include <string_view>
@@ -35,4 +35,4 @@ bool IsCommonWord(std::string_view lowercase_word);
 
 }  // namespace noveltygrid::sim
 
-#endif  // NOVELTYGRID_WORKER_MODELS_SIM_VOCABULARY_H_
+#endif  // NOVELTYGRID_WORKER_SIM_SIM_VOCABULARY_H_

@@ -1,10 +1,10 @@
-#include "worker/models/sim_judge_model.h"
+#include "worker/sim/sim_judge_model.h"
 
 #include "common/json_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "sim_test_util.h"
-#include "worker/models/sim_idea_space.h"
+#include "tests/worker/models/sim_test_util.h"
+#include "worker/sim/sim_idea_space.h"
 
 namespace noveltygrid {
 namespace {

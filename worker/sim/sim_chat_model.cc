@@ -1,4 +1,4 @@
-#include "worker/models/sim_chat_model.h"
+#include "worker/sim/sim_chat_model.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,9 +10,9 @@
 #include "absl/strings/str_join.h"
 #include "common/hashing.h"
 #include "common/text.h"
-#include "worker/models/sim_common.h"
-#include "worker/models/sim_idea_space.h"
-#include "worker/models/sim_random.h"
+#include "worker/sim/sim_common.h"
+#include "worker/sim/sim_idea_space.h"
+#include "worker/sim/sim_random.h"
 
 namespace noveltygrid {
 
@@ -234,7 +234,7 @@ absl::StatusOr<ChatReply> SimChatModel::Generate(const ChatRequest& request) con
     } else {
       text = std::move(body);
     }
-    text = sim::TruncateWords(SanitizeUtf8(text), request.max_tokens);
+    text = TruncateWords(SanitizeUtf8(text), request.max_tokens);
     reply.completion_tokens += sim::CountWords(text);
     reply.choices.push_back(std::move(text));
   }

@@ -1,6 +1,6 @@
 // The in-process simulated scorers: the same numbers as serve-sim's pure functions, in input order,
 // always delivered through the executor.
-#include "worker/scorers/sim_scorers.h"
+#include "worker/sim/sim_scorers.h"
 
 #include <deque>
 #include <optional>
@@ -11,7 +11,7 @@
 #include "common/executor.h"
 #include "gtest/gtest.h"
 #include "tests/worker/partition/fake_models.h"
-#include "worker/models/sim_scoring.h"
+#include "worker/sim/sim_scoring.h"
 
 namespace noveltygrid {
 namespace {

@@ -1,4 +1,4 @@
-#include "worker/models/sim_common.h"
+#include "worker/sim/sim_common.h"
 
 #include <utility>
 
@@ -57,19 +57,6 @@ int64_t CountPromptWords(const ChatRequest& request) {
   int64_t words = 0;
   for (const ChatMessage& message : request.messages) words += CountWords(message.content);
   return words;
-}
-
-std::string TruncateWords(std::string_view text, int max_words) {
-  if (max_words <= 0) return std::string(text);
-  int words = 0;
-  bool in_word = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const bool space = IsSpace(text[i]);
-    if (space && in_word && words == max_words) return std::string(text.substr(0, i));
-    if (!space && !in_word) ++words;
-    in_word = !space;
-  }
-  return std::string(text);
 }
 
 void Deliver(Executor* executor, ChatCallback done, absl::StatusOr<ChatReply> result) {

@@ -1,4 +1,4 @@
-#include "worker/models/sim_chat_model.h"
+#include "worker/sim/sim_chat_model.h"
 
 #include <set>
 #include <string>
@@ -7,9 +7,9 @@
 #include "absl/synchronization/mutex.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "sim_test_util.h"
+#include "tests/worker/models/sim_test_util.h"
 #include "worker/models/lexical_embedder.h"
-#include "worker/models/sim_judge_model.h"
+#include "worker/sim/sim_judge_model.h"
 
 namespace noveltygrid {
 namespace {

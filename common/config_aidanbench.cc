@@ -1,0 +1,109 @@
+// The `aidanbench:` section of the sweep config.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/aidan_preset.h"
+#include "common/config_sections.h"
+#include "common/dataset.h"
+#include "common/prompts.h"
+#include "common/status_macros.h"
+
+namespace noveltygrid {
+namespace {
+
+const std::vector<std::string>& AidanBenchKeys() {
+  static const auto* const kKeys =
+      new std::vector<std::string>{"questions",  "preset",        "templates",   "max_iterations",
+                                   "max_tokens", "judge_retries", "llm_novelty", "temperatures"};
+  return *kKeys;
+}
+
+constexpr char kTemplatesExpected[] =
+    "a readable JSON prompt-template file in the layout of "
+    "../shared/data/aidanbench/prompts-reference.json";
+
+class AidanBenchSection : private ConfigReader {
+ public:
+  explicit AidanBenchSection(const ConfigReader& reader) : ConfigReader(reader) {}
+
+  absl::StatusOr<AidanBenchConfig> Parse(const YAML::Node& node, const std::vector<double>& top_temperatures) const {
+    ASSIGN_OR_RETURN(auto entries, fields_.Entries(node, "aidanbench", AidanBenchKeys()));
+    AidanBenchConfig aidan;
+
+    const YAML::Node* questions = Find(entries, "questions");
+    constexpr char kQuestionsExpected[] =
+        "a JSONL file of {\"id\": ..., \"question\": ...} lines, relative to the config file";
+    if (questions == nullptr) return fields_.Error("aidanbench.questions", "missing", kQuestionsExpected);
+    ASSIGN_OR_RETURN(std::string questions_path,
+                     fields_.String(*questions, "aidanbench.questions", kQuestionsExpected));
+    aidan.questions_path = Resolve(questions_path);
+    absl::StatusOr<std::vector<Question>> loaded = LoadQuestions(aidan.questions_path);
+    if (!loaded.ok()) return Wrap("aidanbench.questions", loaded.status(), kQuestionsExpected);
+    aidan.questions = *std::move(loaded);
+
+    std::string preset_name = "reference-2025";
+    if (const YAML::Node* n = Find(entries, "preset")) {
+      ASSIGN_OR_RETURN(preset_name, fields_.String(*n, "aidanbench.preset", AidanPresetNames()));
+    }
+    absl::StatusOr<AidanPreset> preset = FindAidanPreset(preset_name);
+    if (!preset.ok()) {
+      return fields_.Error("aidanbench.preset", absl::StrCat("unknown preset '", preset_name, "'"),
+                           absl::StrCat("one of: ", AidanPresetNames()));
+    }
+    aidan.preset = *preset;
+
+    aidan.templates = DefaultPromptTemplates();
+    if (const YAML::Node* n = Find(entries, "templates")) {
+      ASSIGN_OR_RETURN(std::string templates_path, fields_.String(*n, "aidanbench.templates", kTemplatesExpected));
+      aidan.templates_source = Resolve(templates_path);
+      absl::StatusOr<PromptTemplates> templates = LoadPromptTemplates(aidan.templates_source);
+      if (!templates.ok()) return Wrap("aidanbench.templates", templates.status(), kTemplatesExpected);
+      aidan.templates = *std::move(templates);
+    }
+
+    if (const YAML::Node* n = Find(entries, "max_iterations")) {
+      ASSIGN_OR_RETURN(aidan.max_iterations, Int(*n, "aidanbench.max_iterations", 0));
+    }
+    if (const YAML::Node* n = Find(entries, "max_tokens")) {
+      ASSIGN_OR_RETURN(aidan.max_tokens, Int(*n, "aidanbench.max_tokens", 1));
+    }
+    if (const YAML::Node* n = Find(entries, "judge_retries")) {
+      ASSIGN_OR_RETURN(aidan.judge_retries, Int(*n, "aidanbench.judge_retries", 0, 10));
+    }
+    if (const YAML::Node* n = Find(entries, "llm_novelty")) {
+      ASSIGN_OR_RETURN(aidan.llm_novelty, fields_.Bool(*n, "aidanbench.llm_novelty"));
+    }
+    aidan.temperatures = top_temperatures;
+    if (const YAML::Node* n = Find(entries, "temperatures")) {
+      ASSIGN_OR_RETURN(aidan.temperatures, Temperatures(*n, "aidanbench.temperatures"));
+    }
+
+    // Combinations the templates cannot serve.
+    if (aidan.preset.judge_scale_max == 10 && aidan.templates.coherence_judge_1_10.empty()) {
+      return fields_.Error(
+          "aidanbench.preset",
+          absl::StrCat("preset ", aidan.preset.name, " needs a 1-10 coherence judge but the templates (",
+                       aidan.templates_source, ") have no coherence_judge_1_10"),
+          "templates with a coherence_judge_1_10 entry (or omit aidanbench.templates to use the "
+          "built-in ones), or preset reference-2025");
+    }
+    if (aidan.llm_novelty && aidan.templates.similarity_judge.empty()) {
+      return fields_.Error("aidanbench.llm_novelty",
+                           absl::StrCat("the LLM similarity judge is on but the templates (", aidan.templates_source,
+                                        ") have no similarity_judge"),
+                           "templates with a similarity_judge entry, or llm_novelty: false");
+    }
+    return aidan;
+  }
+};
+
+}  // namespace
+
+absl::StatusOr<AidanBenchConfig> ParseAidanBenchSection(const ConfigReader& reader, const YAML::Node& node,
+                                                        const std::vector<double>& top_temperatures) {
+  return AidanBenchSection(reader).Parse(node, top_temperatures);
+}
+
+}  // namespace noveltygrid

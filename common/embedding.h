@@ -1,0 +1,28 @@
+// Embedding vectors and their cosine similarity: what an embedder returns, what the AidanBench loop
+// measures novelty with, what leases and checkpoints carry, and what the embedding partitioner compares.
+// Plain values and pure functions; thread-safe.
+#ifndef NOVELTYGRID_COMMON_EMBEDDING_H_
+#define NOVELTYGRID_COMMON_EMBEDDING_H_
+
+#include <vector>
+
+namespace noveltygrid {
+
+using Embedding = std::vector<float>;
+
+// The three sums a cosine is made of, accumulated in double in index order: a.b, a.a and b.b. Both
+// vectors must have the same size.
+struct DotProducts {
+  double ab = 0;
+  double aa = 0;
+  double bb = 0;
+};
+DotProducts ComputeDotProducts(const Embedding& a, const Embedding& b);
+
+// Cosine similarity of two vectors (accumulated in double); 0 when their sizes differ or either is
+// all zeros.
+double CosineSimilarity(const Embedding& a, const Embedding& b);
+
+}  // namespace noveltygrid
+
+#endif  // NOVELTYGRID_COMMON_EMBEDDING_H_
