@@ -1,7 +1,7 @@
 // CheckpointStore: a unit's completed steps, persisted in the Store after every iteration, so that a
 // unit re-leased after its worker died resumes from the last completed iteration and repeats no model
 // call of it. Steps are appended in order to the list ng:ckpt:UNIT_ID (serialised
-// noveltygrid.v1.StepRecord, embedding included); the coordinator deletes the list once the unit is
+// noveltygrid.v1.Step, embedding included); the coordinator deletes the list once the unit is
 // committed. A store failure never fails the unit: the step is simply not persisted (StoreGuard warns
 // once). Thread-safe.
 #ifndef NOVELTYGRID_WORKER_CHECKPOINT_CHECKPOINT_STORE_H_
@@ -11,7 +11,7 @@
 
 #include "common/storage/store.h"
 #include "common/storage/store_guard.h"
-#include "worker/engines/aidanbench_engine.h"
+#include "worker/unit_events.h"
 
 namespace noveltygrid {
 
