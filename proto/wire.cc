@@ -235,4 +235,24 @@ CallStats FromProto(const google::protobuf::RepeatedPtrField<v1::CallCounter>& c
   return out;
 }
 
+void ToProto(const UnitResult& result, v1::CompleteRequest* out) {
+  out->set_unit_id(result.unit.id);
+  for (const StepRecord& a : result.answers) ToProto(a, nullptr, out->add_answers());
+  out->set_stop_reason(result.stop_reason);
+  out->set_error(result.error);
+  out->set_max_iterations(result.max_iterations);
+  if (result.novelty.has_value()) ToProto(*result.novelty, out->mutable_novelty());
+}
+
+UnitResult ResultFromProto(const v1::CompleteRequest& request, UnitSpec result_unit) {
+  UnitResult result;
+  result.unit = std::move(result_unit);
+  for (const v1::Step& a : request.answers()) result.answers.push_back(FromProto(a));
+  result.stop_reason = request.stop_reason();
+  result.error = request.error();
+  result.max_iterations = request.max_iterations();
+  if (request.has_novelty()) result.novelty = FromProto(request.novelty());
+  return result;
+}
+
 }  // namespace noveltygrid

@@ -32,6 +32,12 @@ Embedding EmbeddingFromProto(const v1::Step& answer);
 void ToProto(const CallStats& calls, google::protobuf::RepeatedPtrField<v1::CallCounter>* out);
 CallStats FromProto(const google::protobuf::RepeatedPtrField<v1::CallCounter>& calls);
 
+// A finished unit's result as the worker commits it: steps (without embeddings), stop reason, error, cap,
+// the benchmark's outcome where it has one. The unit itself travels as its id only; `result_unit`
+// (the coordinator's own record of the unit) fills it back in.
+void ToProto(const UnitResult& result, v1::CompleteRequest* out);
+UnitResult ResultFromProto(const v1::CompleteRequest& request, UnitSpec result_unit);
+
 }  // namespace noveltygrid
 
 #endif  // NOVELTYGRID_PROTO_WIRE_H_

@@ -325,12 +325,7 @@ void LeaseLoop::OnDone(const std::string& lease_id, UnitResult result, CallStats
   complete.set_worker_id(options_.worker_id);
   complete.set_lease_id(lease_id);
   complete.set_fencing_token(it->second.token);
-  complete.set_unit_id(result.unit.id);
-  for (const StepRecord& a : result.answers) ToProto(a, nullptr, complete.add_answers());
-  complete.set_stop_reason(result.stop_reason);
-  complete.set_error(result.error);
-  complete.set_max_iterations(result.max_iterations);
-  if (result.novelty.has_value()) ToProto(*result.novelty, complete.mutable_novelty());
+  ToProto(result, &complete);
   ToProto(calls, complete.mutable_calls());
   outgoing_.completes.push_back(std::move(complete));
 }

@@ -146,13 +146,7 @@ absl::Status CoordinatorCore::CommitLocked(const v1::CompleteRequest& request, v
       break;
   }
   std::optional<UnitSpec> unit = scheduler_->UnitById(request.unit_id());
-  UnitResult result;
-  result.unit = *unit;
-  for (const v1::Step& a : request.answers()) result.answers.push_back(FromProto(a));
-  result.stop_reason = request.stop_reason();
-  result.error = request.error();
-  result.max_iterations = request.max_iterations();
-  if (request.has_novelty()) result.novelty = FromProto(request.novelty());
+  UnitResult result = ResultFromProto(request, *unit);
   const bool failed = result.stop_reason == kStopError;
   absl::Status persisted = sink_(std::move(result), FromProto(request.calls()));
   if (!persisted.ok()) {

@@ -1,0 +1,139 @@
+// UnitExecutor (worker/unit_executor.h): a lease goes to the runner of its unit's benchmark
+// (worker/benchmarks/), which builds the unit's models and runs it to its end; a unit this worker cannot
+// run does not start. Everything runs on the test's thread (ManualExecutor) with the simulated models.
+#include "worker/unit_executor.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/config.h"
+#include "common/unit_settings.h"
+#include "gtest/gtest.h"
+#include "proto/wire.h"
+#include "tests/worker/partition/fake_models.h"
+#include "worker/model_registry.h"
+#include "worker/sim/sim_models.h"
+
+namespace noveltygrid {
+namespace {
+
+using nbtest::ManualExecutor;
+
+SweepConfig Quickstart() {
+  absl::StatusOr<SweepConfig> config = LoadSweepConfig(NOVELTYGRID_SOURCE_DIR "/examples/quickstart.yaml");
+  EXPECT_TRUE(config.ok()) << config.status();
+  return config.value_or(SweepConfig{});
+}
+
+class UnitExecutorTest : public ::testing::Test {
+ protected:
+  UnitExecutorTest()
+      : builtins_(SimBuiltinModels()),
+        models_(ModelContext{&executor_, nullptr, &builtins_}),
+        unit_executor_(RunnerContext{&models_, nullptr, nullptr}) {}
+
+  // A lease of `benchmark` for `model` on the quickstart's first question (or prompt), with the settings
+  // the coordinator would attach.
+  v1::Lease LeaseOf(const std::string& benchmark, const std::string& model) {
+    const SweepConfig config = Quickstart();
+    UnitSpec unit;
+    unit.id = "unit-1";
+    unit.benchmark = benchmark;
+    unit.model = model;
+    unit.temperature = 0.7;
+    v1::Lease lease;
+    if (benchmark == kNoveltyBench) {
+      unit.item_id = config.noveltybench->datasets[0].prompts[0].id;
+      unit.item_text = config.noveltybench->datasets[0].prompts[0].text;
+      unit.mode = kModeStandard;
+      ToProto(MakeNoveltySettings(config), lease.mutable_novelty());
+    } else {
+      unit.item_id = config.aidanbench->questions[0].id;
+      unit.item_text = config.aidanbench->questions[0].text;
+      ToProto(MakeAidanSettings(config), lease.mutable_aidan());
+    }
+    ToProto(unit, lease.mutable_unit());
+    return lease;
+  }
+
+  // Starts `lease` fresh; counts steps and keeps the result.
+  absl::Status Start(const v1::Lease& lease) {
+    return unit_executor_.Start(
+        lease, UnitCheckpoint{},
+        [this](const StepEvent&) {
+          ++steps_;
+          return true;
+        },
+        [this](UnitResult result, CallStats) {
+          ++done_;
+          result_ = std::move(result);
+        },
+        [] { return true; });
+  }
+
+  ManualExecutor executor_;
+  const BuiltinModels builtins_;
+  ModelRegistry models_;
+  UnitExecutor unit_executor_;
+  int steps_ = 0;
+  int done_ = 0;
+  std::optional<UnitResult> result_;
+};
+
+TEST_F(UnitExecutorTest, AnAidanBenchLeaseRunsItsLoopToItsEnd) {
+  ASSERT_TRUE(Start(LeaseOf(kAidanBench, "sim:collapse")).ok());
+  executor_.RunAll();
+  ASSERT_EQ(done_, 1);
+  ASSERT_TRUE(result_.has_value());
+  EXPECT_TRUE(result_->stop_reason == kStopIncoherent || result_->stop_reason == kStopRepetitive)
+      << result_->stop_reason << " " << result_->error;
+  EXPECT_FALSE(result_->answers.empty());
+  EXPECT_EQ(steps_, static_cast<int>(result_->answers.size()));
+  EXPECT_EQ(result_->unit.benchmark, kAidanBench);
+}
+
+TEST_F(UnitExecutorTest, ANoveltyBenchLeaseMakesKGenerationsAndPartitionsThem) {
+  const v1::Lease lease = LeaseOf(kNoveltyBench, "sim:explorer");
+  ASSERT_TRUE(Start(lease).ok());
+  executor_.RunAll();
+  ASSERT_EQ(done_, 1);
+  ASSERT_TRUE(result_.has_value());
+  EXPECT_EQ(result_->stop_reason, kStopComplete) << result_->error;
+  EXPECT_EQ(static_cast<int>(result_->answers.size()), lease.novelty().k());
+  ASSERT_TRUE(result_->novelty.has_value());
+  EXPECT_EQ(result_->novelty->partition.size(), result_->answers.size());
+}
+
+TEST_F(UnitExecutorTest, AUnitOfABenchmarkThisWorkerDoesNotKnowDoesNotStart) {
+  v1::Lease lease = LeaseOf(kAidanBench, "sim:collapse");
+  lease.mutable_unit()->set_benchmark("nosuchbench");
+  const absl::Status started = Start(lease);
+  EXPECT_EQ(started.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(started.message().find("nosuchbench"), std::string::npos) << started;
+  executor_.RunAll();
+  EXPECT_EQ(done_, 0);
+}
+
+TEST_F(UnitExecutorTest, AModelThisWorkerCannotBuildDoesNotStart) {
+  const absl::Status started = Start(LeaseOf(kAidanBench, "sim:nope"));
+  EXPECT_FALSE(started.ok());
+  EXPECT_NE(started.message().find("sim:nope"), std::string::npos) << started;
+  executor_.RunAll();
+  EXPECT_EQ(done_, 0);
+}
+
+TEST_F(UnitExecutorTest, CheckBenchmarkModelsBuildsEachBenchmarksHelpers) {
+  SweepConfig config = Quickstart();
+  EXPECT_TRUE(unit_executor_.CheckBenchmarkModels(config).ok());
+  config.judge = "sim:nope";
+  const absl::Status aidan = unit_executor_.CheckBenchmarkModels(config);
+  EXPECT_NE(aidan.message().find("sim:nope"), std::string::npos) << aidan;
+  config = Quickstart();
+  config.noveltybench->quality_model = "sim:no-reward";
+  const absl::Status novelty = unit_executor_.CheckBenchmarkModels(config);
+  EXPECT_NE(novelty.message().find("sim:no-reward"), std::string::npos) << novelty;
+}
+
+}  // namespace
+}  // namespace noveltygrid
