@@ -31,14 +31,7 @@ void HttpRewardModel::Score(std::vector<RewardItem> items, RewardCallback done) 
         if (!options_.model.empty()) body["model"] = options_.model;
         return body;
       },
-      ParseRewardReply,
-      [done = std::move(done)](absl::StatusOr<BatchedNumbers> numbers) mutable {
-        if (!numbers.ok()) {
-          std::move(done)(numbers.status());
-          return;
-        }
-        std::move(done)(RewardScores{std::move(numbers->values), numbers->call});
-      });
+      ParseRewardReply, DeliverAs<RewardScores>(std::move(done)));
 }
 
 absl::StatusOr<std::vector<double>> ParseRewardReply(const Json& reply, size_t expected) {

@@ -28,41 +28,45 @@ absl::StatusOr<ProviderChannel*> ChannelFor(const char* role, const std::string&
   return context.providers->Channel(endpoint.provider);
 }
 
+// A `Scorer` for `id`: over HTTP, built by `make_http(channel)`, when there is an endpoint; else the
+// simulated one when `id` is `sim_id`.
+template <typename Scorer, typename Sim, typename MakeHttp>
+absl::StatusOr<std::unique_ptr<Scorer>> MakeScorer(const char* role, const char* sim_id, const std::string& id,
+                                                   const ModelContext& context, const ModelEndpoint* endpoint,
+                                                   MakeHttp make_http) {
+  if (context.executor == nullptr) return NeedsExecutor(role, id);
+  if (endpoint != nullptr) {
+    ASSIGN_OR_RETURN(ProviderChannel * channel, ChannelFor(role, id, *endpoint, context));
+    ASSIGN_OR_RETURN(auto scorer, make_http(channel));
+    return std::unique_ptr<Scorer>(std::move(scorer));
+  }
+  if (id == sim_id) return std::unique_ptr<Scorer>(new Sim(context.executor));
+  return NotAvailable(role, id, sim_id);
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<PairClassifier>> MakePairClassifier(const std::string& id, const ModelContext& context,
                                                                    const ModelEndpoint* endpoint) {
-  constexpr char kRole[] = "pair classifier";
-  if (context.executor == nullptr) return NeedsExecutor(kRole, id);
-  if (endpoint != nullptr) {
-    ASSIGN_OR_RETURN(ProviderChannel * channel, ChannelFor(kRole, id, *endpoint, context));
-    HttpPairClassifierOptions options;
-    options.id = id;
-    options.path = "/predict";
-    ASSIGN_OR_RETURN(std::unique_ptr<HttpPairClassifier> classifier,
-                     HttpPairClassifier::Create(options, channel, context.executor));
-    return std::unique_ptr<PairClassifier>(std::move(classifier));
-  }
-  if (id == kSimClassifierId) return std::unique_ptr<PairClassifier>(new SimPairClassifier(context.executor));
-  return NotAvailable(kRole, id, kSimClassifierId);
+  return MakeScorer<PairClassifier, SimPairClassifier>(
+      "pair classifier", kSimClassifierId, id, context, endpoint, [&](ProviderChannel* channel) {
+        HttpPairClassifierOptions options;
+        options.id = id;
+        options.path = "/predict";
+        return HttpPairClassifier::Create(options, channel, context.executor);
+      });
 }
 
 absl::StatusOr<std::unique_ptr<RewardModel>> MakeRewardModel(const std::string& id, const ModelContext& context,
                                                              const ModelEndpoint* endpoint) {
-  constexpr char kRole[] = "reward model";
-  if (context.executor == nullptr) return NeedsExecutor(kRole, id);
-  if (endpoint != nullptr) {
-    ASSIGN_OR_RETURN(ProviderChannel * channel, ChannelFor(kRole, id, *endpoint, context));
-    HttpRewardModelOptions options;
-    options.id = id;
-    options.model = endpoint->remote_model;
-    options.path = "/reward";
-    ASSIGN_OR_RETURN(std::unique_ptr<HttpRewardModel> model,
-                     HttpRewardModel::Create(options, channel, context.executor));
-    return std::unique_ptr<RewardModel>(std::move(model));
-  }
-  if (id == kSimRewardId) return std::unique_ptr<RewardModel>(new SimRewardModel(context.executor));
-  return NotAvailable(kRole, id, kSimRewardId);
+  return MakeScorer<RewardModel, SimRewardModel>("reward model", kSimRewardId, id, context, endpoint,
+                                                 [&](ProviderChannel* channel) {
+                                                   HttpRewardModelOptions options;
+                                                   options.id = id;
+                                                   options.model = endpoint->remote_model;
+                                                   options.path = "/reward";
+                                                   return HttpRewardModel::Create(options, channel, context.executor);
+                                                 });
 }
 
 }  // namespace noveltygrid

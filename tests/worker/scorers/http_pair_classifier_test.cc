@@ -21,6 +21,7 @@ namespace {
 
 using ::noveltygrid::testing::CannedServer;
 using ::noveltygrid::testing::ChannelStack;
+using ::noveltygrid::testing::ExpectRepliesRejected;
 using ::noveltygrid::testing::Waiter;
 using ::testing::HasSubstr;
 
@@ -199,15 +200,9 @@ TEST(HttpPairClassifierTest, RejectsMalformedRepliesNamingTheEndpoint) {
       {absl::StrCat("[", ok, R"(,{"label":"LABEL_1","score":0.5}])"), "entry 1 is a JSON object"},
       {R"({"predictions":[]})", "not an array"},
   };
-  for (const auto& [body, expected] : cases) {
-    canned.Answer("/predict", 200, body);
-    absl::StatusOr<ScoredPairs> scored = Classify(*classifier, {{"a", "b"}, {"c", "d"}});
-    ASSERT_FALSE(scored.ok()) << body;
-    EXPECT_EQ(scored.status().code(), absl::StatusCode::kInvalidArgument) << body << ": " << scored.status();
-    EXPECT_THAT(std::string(scored.status().message()), HasSubstr(expected)) << body;
-    EXPECT_THAT(std::string(scored.status().message()),
-                HasSubstr(absl::StrCat("pair classifier 'sim-classifier' at ", canned.base_url(), "/predict")));
-  }
+  ExpectRepliesRejected(canned, "/predict", "pair classifier 'sim-classifier'", cases, [&] {
+    return Classify(*classifier, {{"a", "b"}, {"c", "d"}});
+  });
 }
 
 TEST(HttpPairClassifierTest, AServerErrorFailsTheCall) {

@@ -19,8 +19,8 @@ namespace {
 
 using ::noveltygrid::testing::CannedServer;
 using ::noveltygrid::testing::ChannelStack;
+using ::noveltygrid::testing::ExpectRepliesRejected;
 using ::noveltygrid::testing::Waiter;
-using ::testing::HasSubstr;
 
 std::vector<RewardItem> MakeItems(int count) {
   const std::vector<std::string> prompts = {"Name one unusual use for a brick.", "Invent a name for a new color.",
@@ -123,15 +123,9 @@ TEST(HttpRewardModelTest, RejectsMalformedRepliesNamingTheEndpoint) {
       {R"({"scores":[null, 2.0]})", "score 0 is null, not a number"},
       {R"({"scores":[1.0, [2.0]]})", "score 1 is array, not a number"},
   };
-  for (const auto& [body, expected] : cases) {
-    canned.Answer("/reward", 200, body);
-    absl::StatusOr<RewardScores> scored = Score(*reward, {{"p1", "r1"}, {"p2", "r2"}});
-    ASSERT_FALSE(scored.ok()) << body;
-    EXPECT_EQ(scored.status().code(), absl::StatusCode::kInvalidArgument) << body << ": " << scored.status();
-    EXPECT_THAT(std::string(scored.status().message()), HasSubstr(expected)) << body;
-    EXPECT_THAT(std::string(scored.status().message()),
-                HasSubstr(absl::StrCat("reward model 'sim-reward' at ", canned.base_url(), "/reward")));
-  }
+  ExpectRepliesRejected(canned, "/reward", "reward model 'sim-reward'", cases, [&] {
+    return Score(*reward, {{"p1", "r1"}, {"p2", "r2"}});
+  });
 }
 
 }  // namespace
