@@ -19,9 +19,6 @@ absl::StatusOr<std::unique_ptr<HttpPairClassifier>> HttpPairClassifier::Create(c
   return std::unique_ptr<HttpPairClassifier>(new HttpPairClassifier(options, std::move(target)));
 }
 
-HttpPairClassifier::HttpPairClassifier(HttpPairClassifierOptions options, BatchTarget target)
-    : options_(std::move(options)), target_(std::move(target)) {}
-
 void HttpPairClassifier::Classify(std::vector<TextPair> pairs, ClassifyCallback done) {
   PostInBatches(
       target_, pairs.size(),

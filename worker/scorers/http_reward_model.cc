@@ -16,9 +16,6 @@ absl::StatusOr<std::unique_ptr<HttpRewardModel>> HttpRewardModel::Create(const H
   return std::unique_ptr<HttpRewardModel>(new HttpRewardModel(options, std::move(target)));
 }
 
-HttpRewardModel::HttpRewardModel(HttpRewardModelOptions options, BatchTarget target)
-    : options_(std::move(options)), target_(std::move(target)) {}
-
 void HttpRewardModel::Score(std::vector<RewardItem> items, RewardCallback done) {
   PostInBatches(
       target_, items.size(),

@@ -16,13 +16,9 @@
 #include "tests/worker/scorers/scorer_test_env.h"
 #include "worker/models/sim_scoring.h"
 
-namespace noveltygrid {
+namespace noveltygrid::testing {
 namespace {
 
-using ::noveltygrid::testing::CannedServer;
-using ::noveltygrid::testing::ChannelStack;
-using ::noveltygrid::testing::ExpectRepliesRejected;
-using ::noveltygrid::testing::Waiter;
 using ::testing::HasSubstr;
 
 constexpr char kKey[] = "scorers-test-key";
@@ -53,10 +49,7 @@ std::unique_ptr<HttpPairClassifier> MakeClassifier(ChannelStack& stack, int max_
   options.id = "sim-classifier";
   options.max_batch = max_batch;
   options.same_label = std::move(same_label);
-  absl::StatusOr<std::unique_ptr<HttpPairClassifier>> classifier =
-      HttpPairClassifier::Create(options, stack.channel(), stack.executor());
-  EXPECT_TRUE(classifier.ok()) << classifier.status();
-  return classifier.ok() ? *std::move(classifier) : nullptr;
+  return CreateOnStack<HttpPairClassifier>(options, stack);
 }
 
 absl::StatusOr<ScoredPairs> Classify(PairClassifier& classifier, std::vector<TextPair> pairs,
@@ -240,4 +233,4 @@ TEST(HttpPairClassifierTest, CreateRejectsBadOptions) {
 }
 
 }  // namespace
-}  // namespace noveltygrid
+}  // namespace noveltygrid::testing

@@ -14,13 +14,8 @@
 #include "tests/worker/scorers/scorer_test_env.h"
 #include "worker/models/sim_scoring.h"
 
-namespace noveltygrid {
+namespace noveltygrid::testing {
 namespace {
-
-using ::noveltygrid::testing::CannedServer;
-using ::noveltygrid::testing::ChannelStack;
-using ::noveltygrid::testing::ExpectRepliesRejected;
-using ::noveltygrid::testing::Waiter;
 
 std::vector<RewardItem> MakeItems(int count) {
   const std::vector<std::string> prompts = {"Name one unusual use for a brick.", "Invent a name for a new color.",
@@ -44,10 +39,7 @@ std::unique_ptr<HttpRewardModel> MakeRewardModel(ChannelStack& stack, int max_ba
   options.id = "sim-reward";
   options.model = std::move(model);
   options.max_batch = max_batch;
-  absl::StatusOr<std::unique_ptr<HttpRewardModel>> reward =
-      HttpRewardModel::Create(options, stack.channel(), stack.executor());
-  EXPECT_TRUE(reward.ok()) << reward.status();
-  return reward.ok() ? *std::move(reward) : nullptr;
+  return CreateOnStack<HttpRewardModel>(options, stack);
 }
 
 absl::StatusOr<RewardScores> Score(RewardModel& model, std::vector<RewardItem> items) {
@@ -129,4 +121,4 @@ TEST(HttpRewardModelTest, RejectsMalformedRepliesNamingTheEndpoint) {
 }
 
 }  // namespace
-}  // namespace noveltygrid
+}  // namespace noveltygrid::testing

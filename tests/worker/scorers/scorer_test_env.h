@@ -162,6 +162,15 @@ class CannedServer {
   std::string last_body_ ABSL_GUARDED_BY(mu_);
 };
 
+// `Scorer::Create(options, ...)` on `stack`'s channel and executor; null (and a test failure) when it
+// fails.
+template <typename Scorer, typename Options>
+std::unique_ptr<Scorer> CreateOnStack(const Options& options, ChannelStack& stack) {
+  absl::StatusOr<std::unique_ptr<Scorer>> scorer = Scorer::Create(options, stack.channel(), stack.executor());
+  EXPECT_TRUE(scorer.ok()) << scorer.status();
+  return scorer.ok() ? *std::move(scorer) : nullptr;
+}
+
 // For each (reply body, expected message part) of `cases`: `canned` answers `path` with that body, and
 // the call `call()` makes must fail with InvalidArgument naming the problem and the endpoint ("WHAT at
 // BASE_URL+PATH", `what` as "reward model 'id'").
