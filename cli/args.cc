@@ -1,6 +1,8 @@
 #include "cli/args.h"
 
+#include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -91,6 +93,22 @@ std::string HelpText(const std::string& usage, const std::string& summary, const
   }
   absl::StrAppend(&text, "  --help                     show this help\n");
   return text;
+}
+
+std::optional<ParsedArgs> ParseOrHelp(const std::vector<std::string>& args, const std::vector<FlagSpec>& flags,
+                                      const std::string& usage, const std::string& summary,
+                                      const std::function<int(const std::string&)>& usage_error, int* exit) {
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, flags);
+  if (!parsed.ok()) {
+    *exit = usage_error(std::string(parsed.status().message()));
+    return std::nullopt;
+  }
+  if (parsed->help) {
+    std::fputs(HelpText(usage, summary, flags).c_str(), stdout);
+    *exit = 0;
+    return std::nullopt;
+  }
+  return *std::move(parsed);
 }
 
 }  // namespace noveltygrid::cli

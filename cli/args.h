@@ -3,6 +3,7 @@
 #ifndef NOVELTYGRID_CLI_ARGS_H_
 #define NOVELTYGRID_CLI_ARGS_H_
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -35,6 +36,13 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args, const
 
 // "Usage: noveltygrid USAGE\n\nSUMMARY\n\nFlags:\n  --name VALUE  help\n..."
 std::string HelpText(const std::string& usage, const std::string& summary, const std::vector<FlagSpec>& flags);
+
+// What every command does first: parse `args`. Returns them, or nullopt when the command is over, with
+// its exit code in `exit`: 0 after printing --help (usage, summary and flags) on stdout, or what
+// `usage_error` returns for the parse error's message.
+std::optional<ParsedArgs> ParseOrHelp(const std::vector<std::string>& args, const std::vector<FlagSpec>& flags,
+                                      const std::string& usage, const std::string& summary,
+                                      const std::function<int(const std::string&)>& usage_error, int* exit);
 
 }  // namespace noveltygrid::cli
 

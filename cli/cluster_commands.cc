@@ -1,7 +1,5 @@
 // The cluster's commands: a coordinator that serves one sweep, workers that lease its units, and a
 // status query. Secrets (the shared token) come from NOVELTYGRID_TOKEN or --token-file only.
-#include "cli/cluster_commands.h"
-
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
@@ -9,8 +7,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cli/args.h"
+#include "cli/commands.h"
 #include "cli/progress.h"
 #include "cli/signals.h"
+#include "cli/worker_setup.h"
 #include "common/storage/store_factory.h"
 #include "coordinator/sweep_coordinator.h"
 #include "grpcpp/create_channel.h"
@@ -29,6 +29,21 @@ const FlagSpec kTlsCert{"tls-cert", "FILE", "PEM certificate (server: enables TL
 const FlagSpec kTlsKey{"tls-key", "FILE", "PEM private key of --tls-cert"};
 const FlagSpec kTlsCa{"tls-ca", "FILE", "PEM CA (server: require client certificates; client: verify server)"};
 
+// A command's own flags, then the shared token and TLS files every cluster command takes.
+std::vector<FlagSpec> WithSecurityFlags(std::vector<FlagSpec> flags) {
+  flags.insert(flags.end(), {kTokenFile, kTlsCert, kTlsKey, kTlsCa});
+  return flags;
+}
+
+// --redis of the coordinator and the worker: `use` says what they keep there.
+FlagSpec RedisFlag(const std::string& use) {
+  return {
+      "redis", "URL",
+      absl::StrCat("redis://[:password@]host:port[/db]: ", use,
+                   ";\n"
+                   "                             default $NOVELTYGRID_REDIS_URL (put passwords there, not in flags)")};
+}
+
 int Fail(const char* command, const absl::Status& status, int code = 1) {
   std::fprintf(stderr, "noveltygrid %s: %s\n", command, std::string(status.message()).c_str());
   return code;
@@ -42,16 +57,10 @@ TlsFiles TlsFrom(const ParsedArgs& args) {
 absl::StatusOr<ParsedArgs> Parse(const char* command, const std::vector<std::string>& raw, const std::string& usage,
                                  const std::string& summary, const std::vector<FlagSpec>& flags,
                                  const std::vector<std::string>& required, int* exit) {
-  absl::StatusOr<ParsedArgs> args = ParseArgs(raw, flags);
-  if (!args.ok()) {
-    *exit = Fail(command, args.status(), 2);
-    return args;
-  }
-  if (args->help) {
-    std::fputs(HelpText(usage, summary, flags).c_str(), stdout);
-    *exit = 0;
-    return absl::CancelledError("help");
-  }
+  std::optional<ParsedArgs> args = ParseOrHelp(
+      raw, flags, usage, summary,
+      [command](const std::string& message) { return Fail(command, absl::InvalidArgumentError(message), 2); }, exit);
+  if (!args) return absl::CancelledError("parse error or help");
   for (const std::string& name : required) {
     if (!args->Has(name)) {
       std::fprintf(stderr, "noveltygrid %s: --%s is required\n\n%s", command, name.c_str(),
@@ -65,29 +74,23 @@ absl::StatusOr<ParsedArgs> Parse(const char* command, const std::vector<std::str
         Fail(command, absl::InvalidArgumentError(absl::StrCat("unexpected argument '", args->positional[0], "'")), 2);
     return absl::InvalidArgumentError("positional");
   }
-  return args;
+  return *std::move(args);
 }
 
 }  // namespace
 
 int RunCoordinatorCommand(const std::vector<std::string>& raw) {
-  const std::vector<FlagSpec> flags = {
+  const std::vector<FlagSpec> flags = WithSecurityFlags({
       {"config", "FILE", "sweep config (YAML)"},
       {"listen", "HOST:PORT", "address to serve on (port 0 picks a free port)"},
       {"out", "DIR", "results folder (re-using it resumes the sweep)"},
       {"seed", "N", "override the config's seed"},
-      {"redis", "URL",
-       "redis://[:password@]host:port[/db]: keep the sweep state there (restart-safe);\n"
-       "                             default $NOVELTYGRID_REDIS_URL (put passwords there, not in flags)"},
+      RedisFlag("keep the sweep state there (restart-safe)"),
       {"lease-ttl-ms", "N", "a lease not renewed for this long goes back to pending (default 30000)"},
       {"worker-timeout-ms", "N", "a worker silent for this long is gone; its leases return (default 10000)"},
       {"heartbeat-ms", "N", "heartbeat interval asked of workers (default 2000)"},
       {"per-model-cap", "N", "at most N units of one model in flight across all workers (default 0: no cap)"},
-      kTokenFile,
-      kTlsCert,
-      kTlsKey,
-      kTlsCa,
-  };
+  });
   int exit = 0;
   absl::StatusOr<ParsedArgs> args =
       Parse("coordinator", raw, "coordinator --config CONFIG.yaml --listen HOST:PORT --out DIR",
@@ -168,23 +171,17 @@ int RunCoordinatorCommand(const std::vector<std::string>& raw) {
 }
 
 int RunWorkerCommand(const std::vector<std::string>& raw) {
-  const std::vector<FlagSpec> flags = {
+  const std::vector<FlagSpec> flags = WithSecurityFlags({
       {"coordinator", "HOST:PORT", "the coordinator to lease from"},
       {"concurrency", "N", "loops in flight (default 64)"},
       {"threads", "N", "threads for model calls and engines (default: number of cores)"},
       {"id", "NAME", "worker id shown in status (default: hostname-pid)"},
       {"drain-grace-ms", "N", "on SIGTERM, time to finish running units before handing them back (default 30000)"},
-      {"redis", "URL",
-       "redis://[:password@]host:port[/db]: shared embedding cache and loop checkpoints;\n"
-       "                             default $NOVELTYGRID_REDIS_URL (put passwords there, not in flags)"},
+      RedisFlag("shared embedding cache and loop checkpoints"),
       {"keep-running", "", "stay up after the sweep completes (wait for the next coordinator)"},
       {"call-log", "FILE", "append one line per model call to FILE (accounting, tests)"},
       {"health-listen", "HOST:PORT", "serve grpc.health.v1 there (NOT_SERVING while draining), for probes"},
-      kTokenFile,
-      kTlsCert,
-      kTlsKey,
-      kTlsCa,
-  };
+  });
   int exit = 0;
   absl::StatusOr<ParsedArgs> args =
       Parse("worker", raw, "worker --coordinator HOST:PORT [--concurrency N]",
@@ -230,13 +227,8 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
     }
   }
   const BuiltinModels builtins = SimBuiltinModels();
-  WorkerRuntimeOptions runtime_options;
-  runtime_options.builtins = &builtins;
-  runtime_options.threads = static_cast<int>(*threads);
-  runtime_options.store = store.get();
-  runtime_options.call_log = args->Get("call-log");
-  runtime_options.redis_url = redis_url;
-  absl::StatusOr<std::unique_ptr<WorkerRuntime>> runtime = WorkerRuntime::Create(runtime_options);
+  absl::StatusOr<std::unique_ptr<WorkerRuntime>> runtime =
+      CreateWorkerRuntime(*args, *threads, store.get(), redis_url, &builtins);
   if (!runtime.ok()) return Fail("worker", runtime.status(), 2);
   (*runtime)->Wire(options);
   // Units whose calls wait on past a provider limit must not keep a drained pod alive: after 5 s
@@ -284,14 +276,10 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
 }
 
 int RunStatusCommand(const std::vector<std::string>& raw) {
-  const std::vector<FlagSpec> flags = {
+  const std::vector<FlagSpec> flags = WithSecurityFlags({
       {"coordinator", "HOST:PORT", "the coordinator to ask"},
       {"json", "", "print the status as JSON"},
-      kTokenFile,
-      kTlsCert,
-      kTlsKey,
-      kTlsCa,
-  };
+  });
   int exit = 0;
   absl::StatusOr<ParsedArgs> args =
       Parse("status", raw, "status --coordinator HOST:PORT",

@@ -1,10 +1,9 @@
-#include "cli/import_command.h"
-
 #include <cstdio>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "cli/args.h"
+#include "cli/commands.h"
 #include "cli/noveltybench_flags.h"
 #include "common/config.h"
 #include "common/json_util.h"
@@ -58,12 +57,11 @@ int Fail(const absl::Status& status) {
 int RunImportNoveltyBench(const std::vector<std::string>& args) {
   std::vector<FlagSpec> flags = {{"out", "DIR", "results folder to write (created if missing)"}};
   for (FlagSpec& f : NoveltySourceFlags()) flags.push_back(std::move(f));
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, flags);
-  if (!parsed.ok()) return UsageError(std::string(parsed.status().message()), kNoveltyUsage);
-  if (parsed->help) {
-    std::fputs(HelpText(kNoveltyUsage, kNoveltySummary, flags).c_str(), stdout);
-    return 0;
-  }
+  int exit = 0;
+  const std::optional<ParsedArgs> parsed = ParseOrHelp(
+      args, flags, kNoveltyUsage, kNoveltySummary,
+      [](const std::string& message) { return UsageError(message, kNoveltyUsage); }, &exit);
+  if (!parsed) return exit;
   if (parsed->positional.size() != 1)
     return UsageError("expected exactly one FILE.jsonl after noveltybench", kNoveltyUsage);
   if (parsed->Get("out").empty()) return UsageError("--out DIR is required", kNoveltyUsage);
@@ -86,12 +84,10 @@ int RunImportCommand(const std::vector<std::string>& args) {
   if (!args.empty() && args[0] == "noveltybench") {
     return RunImportNoveltyBench(std::vector<std::string>(args.begin() + 1, args.end()));
   }
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, Flags());
-  if (!parsed.ok()) return UsageError(std::string(parsed.status().message()));
-  if (parsed->help) {
-    std::fputs(HelpText(kUsage, kSummary, Flags()).c_str(), stdout);
-    return 0;
-  }
+  int exit = 0;
+  const std::optional<ParsedArgs> parsed = ParseOrHelp(
+      args, Flags(), kUsage, kSummary, [](const std::string& message) { return UsageError(message); }, &exit);
+  if (!parsed) return exit;
   const std::vector<std::string>& positional = parsed->positional;
   if (positional.empty()) return UsageError("name what to import: aidanbench FILE.json or noveltybench FILE.jsonl");
   if (positional[0] == "noveltybench") return UsageError("put noveltybench first: import noveltybench FILE.jsonl ...");

@@ -4,12 +4,7 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
-#include "cli/cluster_commands.h"
-#include "cli/import_command.h"
-#include "cli/repartition_command.h"
-#include "cli/report_command.h"
-#include "cli/run_command.h"
-#include "cli/serve_sim_command.h"
+#include "cli/commands.h"
 #include "cli/signals.h"
 
 namespace {

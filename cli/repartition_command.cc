@@ -1,5 +1,3 @@
-#include "cli/repartition_command.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -15,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
 #include "cli/args.h"
+#include "cli/commands.h"
 #include "cli/noveltybench_flags.h"
 #include "common/config.h"
 #include "common/executor.h"
@@ -320,12 +319,9 @@ int SetUpModel(const NoveltySettings& settings, const std::string& redis_url, Mo
 }  // namespace
 
 int RunRepartitionCommand(const std::vector<std::string>& args) {
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, Flags());
-  if (!parsed.ok()) return UsageError(std::string(parsed.status().message()));
-  if (parsed->help) {
-    std::fputs(HelpText(kUsage, kSummary, Flags()).c_str(), stdout);
-    return 0;
-  }
+  int exit = 0;
+  const std::optional<ParsedArgs> parsed = ParseOrHelp(args, Flags(), kUsage, kSummary, UsageError, &exit);
+  if (!parsed) return exit;
   if (parsed->positional.size() != 1) return UsageError("expected exactly one FILE.jsonl");
   if (parsed->Get("out").empty()) return UsageError("--out DIR is required");
   absl::StatusOr<Choice> choice = ChoosePartitioner(*parsed);

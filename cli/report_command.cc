@@ -1,10 +1,9 @@
-#include "cli/report_command.h"
-
 #include <cstdio>
 #include <optional>
 
 #include "absl/status/status.h"
 #include "cli/args.h"
+#include "cli/commands.h"
 #include "common/config.h"
 #include "coordinator/report/results_reader.h"
 
@@ -33,12 +32,9 @@ int UsageError(const std::string& message) {
 }  // namespace
 
 int RunReportCommand(const std::vector<std::string>& args) {
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, Flags());
-  if (!parsed.ok()) return UsageError(std::string(parsed.status().message()));
-  if (parsed->help) {
-    std::fputs(HelpText(kUsage, kSummary, Flags()).c_str(), stdout);
-    return 0;
-  }
+  int exit = 0;
+  const std::optional<ParsedArgs> parsed = ParseOrHelp(args, Flags(), kUsage, kSummary, UsageError, &exit);
+  if (!parsed) return exit;
   if (parsed->positional.size() != 1) return UsageError("expected exactly one results folder");
   std::optional<AidanPreset> preset;
   if (parsed->Has("preset")) {

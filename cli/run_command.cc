@@ -1,7 +1,5 @@
 // `noveltygrid run`: the cluster path in one process -- a coordinator on a loopback port and one
 // worker connected to it over gRPC -- so the default run exercises exactly what a cluster runs.
-#include "cli/run_command.h"
-
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -10,8 +8,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cli/args.h"
+#include "cli/commands.h"
 #include "cli/progress.h"
 #include "cli/signals.h"
+#include "cli/worker_setup.h"
 #include "common/config.h"
 #include "common/storage/store_factory.h"
 #include "coordinator/sweep_coordinator.h"
@@ -60,12 +60,11 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
       "Runs every unit of the sweep in this process -- a coordinator and a worker talking gRPC over\n"
       "loopback, as in a cluster -- and writes answers.jsonl, summary.json and leaderboard.txt to DIR.\n"
       "The same config and seed give byte-identical results files. Re-running into DIR resumes.";
-  absl::StatusOr<ParsedArgs> args = ParseArgs(raw_args, Flags());
-  if (!args.ok()) return Fail(args.status(), 2);
-  if (args->help) {
-    std::fputs(HelpText(usage, summary, Flags()).c_str(), stdout);
-    return 0;
-  }
+  int exit = 0;
+  const std::optional<ParsedArgs> args = ParseOrHelp(
+      raw_args, Flags(), usage, summary,
+      [](const std::string& message) { return Fail(absl::InvalidArgumentError(message), 2); }, &exit);
+  if (!args) return exit;
   if (args->positional.size() != 1 || !args->Has("out")) {
     std::fprintf(stderr, "noveltygrid run: %s\n\n%s",
                  args->positional.size() != 1 ? "expected exactly one CONFIG.yaml" : "--out DIR is required",
@@ -95,13 +94,8 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
   }
 
   const BuiltinModels builtins = SimBuiltinModels();
-  WorkerRuntimeOptions runtime_options;
-  runtime_options.builtins = &builtins;
-  runtime_options.threads = static_cast<int>(*threads);
-  runtime_options.store = store.get();
-  runtime_options.call_log = args->Get("call-log");
-  runtime_options.redis_url = redis_url;
-  absl::StatusOr<std::unique_ptr<WorkerRuntime>> runtime = WorkerRuntime::Create(runtime_options);
+  absl::StatusOr<std::unique_ptr<WorkerRuntime>> runtime =
+      CreateWorkerRuntime(*args, *threads, store.get(), redis_url, &builtins);
   if (!runtime.ok()) return Fail(runtime.status(), 2);
   if (absl::Status usable = (*runtime)->CheckSweepModels(*config); !usable.ok()) return Fail(usable, 2);
 

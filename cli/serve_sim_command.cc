@@ -1,11 +1,10 @@
-#include "cli/serve_sim_command.h"
-
 #include <cstdio>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "cli/args.h"
+#include "cli/commands.h"
 #include "cli/signals.h"
 #include "sim_server/sim_server.h"
 
@@ -41,12 +40,10 @@ int RunServeSimCommand(const std::vector<std::string>& raw) {
        "event-loop threads, capped at the CPUs available (default 1); requests in flight are not limited by it"},
       {"timeout-hold-ms", "N", "how long a 'timeout' fault holds the request before dropping it (default 30000)"},
   };
-  absl::StatusOr<ParsedArgs> args = ParseArgs(raw, flags);
-  if (!args.ok()) return Fail(std::string(args.status().message()), 2);
-  if (args->help) {
-    std::fputs(HelpText(kUsage, kSummary, flags).c_str(), stdout);
-    return 0;
-  }
+  int exit = 0;
+  const std::optional<ParsedArgs> args = ParseOrHelp(
+      raw, flags, kUsage, kSummary, [](const std::string& message) { return Fail(message, 2); }, &exit);
+  if (!args) return exit;
   if (!args->Has("listen")) {
     std::fprintf(stderr, "noveltygrid serve-sim: --listen is required\n\n%s",
                  HelpText(kUsage, kSummary, flags).c_str());

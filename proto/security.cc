@@ -36,6 +36,20 @@ absl::StatusOr<std::string> ReadPem(const std::string& path, const char* what) {
   if (!text.ok()) return absl::NotFoundError(absl::StrCat("cannot read the TLS ", what, ": ", text.status().message()));
   return *text;
 }
+
+struct CertAndKey {
+  std::string cert;
+  std::string key;
+};
+
+// The PEM certificate and private key named by --tls-cert and --tls-key.
+absl::StatusOr<CertAndKey> ReadCertAndKey(const TlsFiles& tls) {
+  absl::StatusOr<std::string> cert = ReadPem(tls.cert, "certificate");
+  if (!cert.ok()) return cert.status();
+  absl::StatusOr<std::string> key = ReadPem(tls.key, "key");
+  if (!key.ok()) return key.status();
+  return CertAndKey{*std::move(cert), *std::move(key)};
+}
 }  // namespace
 
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(const TlsFiles& tls) {
@@ -45,12 +59,10 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(c
   }
   grpc::SslServerCredentialsOptions options;
   grpc::SslServerCredentialsOptions::PemKeyCertPair pair;
-  absl::StatusOr<std::string> cert = ReadPem(tls.cert, "certificate");
-  if (!cert.ok()) return cert.status();
-  absl::StatusOr<std::string> key = ReadPem(tls.key, "key");
-  if (!key.ok()) return key.status();
-  pair.cert_chain = *cert;
-  pair.private_key = *key;
+  absl::StatusOr<CertAndKey> files = ReadCertAndKey(tls);
+  if (!files.ok()) return files.status();
+  pair.cert_chain = files->cert;
+  pair.private_key = files->key;
   options.pem_key_cert_pairs.push_back(pair);
   if (!tls.ca.empty()) {
     absl::StatusOr<std::string> ca = ReadPem(tls.ca, "client CA");
@@ -73,12 +85,10 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials
     if (tls.cert.empty() || tls.key.empty()) {
       return absl::InvalidArgumentError("a client certificate needs both --tls-cert and --tls-key");
     }
-    absl::StatusOr<std::string> cert = ReadPem(tls.cert, "certificate");
-    if (!cert.ok()) return cert.status();
-    absl::StatusOr<std::string> key = ReadPem(tls.key, "key");
-    if (!key.ok()) return key.status();
-    options.pem_cert_chain = *cert;
-    options.pem_private_key = *key;
+    absl::StatusOr<CertAndKey> files = ReadCertAndKey(tls);
+    if (!files.ok()) return files.status();
+    options.pem_cert_chain = files->cert;
+    options.pem_private_key = files->key;
   }
   return grpc::SslCredentials(options);
 }

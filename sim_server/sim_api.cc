@@ -50,6 +50,20 @@ absl::StatusOr<std::string> RequiredString(const Json& object, const char* key) 
   return value->get<std::string>();
 }
 
+// A request body naming its model: the JSON object and its required "model".
+struct ModelRequest {
+  Json json;
+  std::string model;
+};
+
+absl::StatusOr<ModelRequest> ParseModelRequest(absl::string_view body) {
+  absl::StatusOr<Json> json = ParseObject(body);
+  if (!json.ok()) return json.status();
+  absl::StatusOr<std::string> model = RequiredString(*json, "model");
+  if (!model.ok()) return model.status();
+  return ModelRequest{*std::move(json), *std::move(model)};
+}
+
 absl::StatusOr<std::optional<int64_t>> OptionalInt(const Json& object, const char* key) {
   const Json* value = Find(object, key);
   if (value == nullptr) return std::optional<int64_t>();
@@ -123,6 +137,14 @@ SimHttpReply ToReply(const absl::StatusOr<Json>& result) {
     return SimErrorReply(404, result.status().message(), "invalid_request_error", "model_not_found");
   }
   return SimErrorReply(400, result.status().message(), "invalid_request_error", "");
+}
+
+// The reply to a request naming its model: `answer(json, model)` as JSON, or its error.
+template <typename Answer>
+SimHttpReply AnswerModelRequest(absl::string_view body, Answer answer) {
+  absl::StatusOr<ModelRequest> parsed = ParseModelRequest(body);
+  if (!parsed.ok()) return ToReply(parsed.status());
+  return ToReply(answer(parsed->json, parsed->model));
 }
 
 std::string Base64Floats(const Embedding& vector) {
@@ -226,13 +248,9 @@ absl::StatusOr<std::unique_ptr<SimApi>> SimApi::Create(Executor* executor) {
 }
 
 SimHttpReply SimApi::ChatCompletions(absl::string_view body) {
-  auto run = [&]() -> absl::StatusOr<Json> {
-    absl::StatusOr<Json> json = ParseObject(body);
-    if (!json.ok()) return json.status();
-    absl::StatusOr<std::string> requested = RequiredString(*json, "model");
-    if (!requested.ok()) return requested.status();
-    const std::string model = NormaliseModel(*requested);
-    absl::StatusOr<ChatRequest> request = ParseChatRequest(*json);
+  return AnswerModelRequest(body, [&](const Json& json, const std::string& requested) -> absl::StatusOr<Json> {
+    const std::string model = NormaliseModel(requested);
+    absl::StatusOr<ChatRequest> request = ParseChatRequest(json);
     if (!request.ok()) return request.status();
     absl::StatusOr<ChatReply> reply;
     if (auto g = generators_.find(model); g != generators_.end()) {
@@ -244,7 +262,7 @@ SimHttpReply SimApi::ChatCompletions(absl::string_view body) {
       for (const auto& [id, unused] : generators_) known.push_back(id);
       for (const auto& [id, unused] : judges_) known.push_back(id);
       return absl::NotFoundError(
-          absl::StrCat("The model '", *requested, "' does not exist; known models: ", absl::StrJoin(known, ", ")));
+          absl::StrCat("The model '", requested, "' does not exist; known models: ", absl::StrJoin(known, ", ")));
     }
     if (!reply.ok()) return Invalid(reply.status().message());
     const uint64_t id = StableHasher()
@@ -269,23 +287,18 @@ SimHttpReply SimApi::ChatCompletions(absl::string_view body) {
                  {{"prompt_tokens", reply->prompt_tokens},
                   {"completion_tokens", reply->completion_tokens},
                   {"total_tokens", reply->prompt_tokens + reply->completion_tokens}}}};
-  };
-  return ToReply(run());
+  });
 }
 
 SimHttpReply SimApi::Embeddings(absl::string_view body) {
-  auto run = [&]() -> absl::StatusOr<Json> {
-    absl::StatusOr<Json> json = ParseObject(body);
-    if (!json.ok()) return json.status();
-    absl::StatusOr<std::string> model = RequiredString(*json, "model");
-    if (!model.ok()) return model.status();
-    absl::StatusOr<std::unique_ptr<LexicalEmbedder>> embedder = LexicalEmbedder::Create(*model, executor_);
+  return AnswerModelRequest(body, [&](const Json& json, const std::string& model) -> absl::StatusOr<Json> {
+    absl::StatusOr<std::unique_ptr<LexicalEmbedder>> embedder = LexicalEmbedder::Create(model, executor_);
     if (!embedder.ok()) {
-      return absl::NotFoundError(absl::StrCat(
-          "The model '", *model, "' does not exist; embedding models: lexical, lexical-D (D in 1..65536)"));
+      return absl::NotFoundError(
+          absl::StrCat("The model '", model, "' does not exist; embedding models: lexical, lexical-D (D in 1..65536)"));
     }
     std::vector<std::string> texts;
-    const Json* input = Find(*json, "input");
+    const Json* input = Find(json, "input");
     if (input != nullptr && input->is_string()) {
       texts.push_back(input->get<std::string>());
     } else if (input != nullptr && input->is_array() && !input->empty()) {
@@ -297,18 +310,17 @@ SimHttpReply SimApi::Embeddings(absl::string_view body) {
       return Invalid("'input' must be a string or a non-empty array of strings");
     }
     std::string format = "float";
-    if (const Json* f = Find(*json, "encoding_format"); f != nullptr) {
+    if (const Json* f = Find(json, "encoding_format"); f != nullptr) {
       if (!f->is_string() || (*f != "float" && *f != "base64")) {
         return Invalid("'encoding_format' must be \"float\" or \"base64\"");
       }
       format = f->get<std::string>();
     }
-    absl::StatusOr<std::optional<int64_t>> dimensions = OptionalInt(*json, "dimensions");
+    absl::StatusOr<std::optional<int64_t>> dimensions = OptionalInt(json, "dimensions");
     if (!dimensions.ok()) return dimensions.status();
     if (dimensions->has_value() && **dimensions != (*embedder)->dimensions()) {
-      return Invalid(absl::StrCat("model '", *model, "' has ", (*embedder)->dimensions(),
-                                  " dimensions; 'dimensions' = ", **dimensions, " is not supported (use lexical-",
-                                  **dimensions, ")"));
+      return Invalid(absl::StrCat("model '", model, "' has ", (*embedder)->dimensions(), " dimensions; 'dimensions' = ",
+                                  **dimensions, " is not supported (use lexical-", **dimensions, ")"));
     }
     Json data = Json::array();
     int64_t tokens = 0;
@@ -322,8 +334,7 @@ SimHttpReply SimApi::Embeddings(absl::string_view body) {
                 {"data", std::move(data)},
                 {"model", (*embedder)->id()},
                 {"usage", {{"prompt_tokens", tokens}, {"total_tokens", tokens}}}};
-  };
-  return ToReply(run());
+  });
 }
 
 SimHttpReply SimApi::Predict(absl::string_view body) {

@@ -212,20 +212,9 @@ HttpReply SimServer::Serve(Endpoint endpoint, HttpRequest& request) {
   // Requests being handled at once (latency included), and the most seen: how tests check that
   // clients respect a provider's in-flight limit.
   InFlight in_flight(&counters_.in_flight, &counters_.in_flight_peak);
-  switch (endpoint) {
-    case Endpoint::kChat:
-      ++counters_.chat;
-      break;
-    case Endpoint::kEmbeddings:
-      ++counters_.embeddings;
-      break;
-    case Endpoint::kClassify:
-      ++counters_.classify;
-      break;
-    case Endpoint::kReward:
-      ++counters_.reward;
-      break;
-  }
+  std::atomic<int64_t>* const requests[] = {&counters_.chat, &counters_.embeddings, &counters_.classify,
+                                            &counters_.reward};  // by Endpoint
+  ++*requests[static_cast<int>(endpoint)];
   // Fault and jitter draws follow (seed, sequence number) only.
   sim::SimRng rng(StableHasher().Add("serve-sim").Add(options_.seed).Add(sequence_.fetch_add(1)).Finish());
   const bool inject = rng.Uniform() < options_.fault_rate;
@@ -266,21 +255,10 @@ HttpResponse SimServer::Answer(Endpoint endpoint, const std::optional<SimFault>&
     return JsonResponse(SimErrorReply(500, "The server had an error while processing your request (simulated fault)",
                                       "server_error", ""));
   }
-  SimHttpReply reply;
-  switch (endpoint) {
-    case Endpoint::kChat:
-      reply = api_->ChatCompletions(body);
-      break;
-    case Endpoint::kEmbeddings:
-      reply = api_->Embeddings(body);
-      break;
-    case Endpoint::kClassify:
-      reply = api_->Predict(body);
-      break;
-    case Endpoint::kReward:
-      reply = api_->Reward(body);
-      break;
-  }
+  using Handler = SimHttpReply (SimApi::*)(absl::string_view);
+  static constexpr Handler kHandlers[] = {&SimApi::ChatCompletions, &SimApi::Embeddings, &SimApi::Predict,
+                                          &SimApi::Reward};  // by Endpoint
+  SimHttpReply reply = (api_.get()->*kHandlers[static_cast<int>(endpoint)])(body);
   if (fault == SimFault::kMalformed) {
     reply = SimHttpReply{200, "<html><body>upstream proxy error (simulated malformed response)</body></html>"};
   } else if (fault == SimFault::kTruncated) {

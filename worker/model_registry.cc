@@ -26,6 +26,13 @@ absl::StatusOr<Model*> FindOrMake(std::map<std::string, std::unique_ptr<Model>>&
   return raw;
 }
 
+// A model that logs its calls to `call_log` when there is one.
+template <typename Model>
+absl::StatusOr<std::unique_ptr<Model>> Logged(absl::StatusOr<std::unique_ptr<Model>> model, CallLog* call_log) {
+  if (model.ok() && call_log != nullptr) *model = LogCalls(std::move(*model), call_log);
+  return model;
+}
+
 }  // namespace
 
 absl::StatusOr<PairClassifier*> ModelRegistry::Classifier(const std::string& id, const ModelEndpoint* endpoint) {
@@ -40,28 +47,13 @@ absl::StatusOr<RewardModel*> ModelRegistry::Reward(const std::string& id, const 
 
 absl::StatusOr<ChatModel*> ModelRegistry::Chat(const std::string& id, const ModelEndpoint* endpoint) {
   absl::MutexLock lock(&mu_);
-  const std::string key = Key(id, endpoint);
-  auto it = chat_.find(key);
-  if (it != chat_.end()) return it->second.get();
-  absl::StatusOr<std::unique_ptr<ChatModel>> model = MakeChatModel(id, context_, endpoint);
-  if (!model.ok()) return model.status();
-  if (call_log_ != nullptr) *model = LogCalls(std::move(*model), call_log_);
-  ChatModel* raw = model->get();
-  chat_.emplace(key, std::move(*model));
-  return raw;
+  return FindOrMake(chat_, Key(id, endpoint), [&] { return Logged(MakeChatModel(id, context_, endpoint), call_log_); });
 }
 
 absl::StatusOr<Embedder*> ModelRegistry::Embedding(const std::string& id, const ModelEndpoint* endpoint) {
   absl::MutexLock lock(&mu_);
-  const std::string key = Key(id, endpoint);
-  auto it = embedders_.find(key);
-  if (it != embedders_.end()) return it->second.get();
-  absl::StatusOr<std::unique_ptr<Embedder>> model = MakeEmbedder(id, context_, endpoint);
-  if (!model.ok()) return model.status();
-  if (call_log_ != nullptr) *model = LogCalls(std::move(*model), call_log_);
-  Embedder* raw = model->get();
-  embedders_.emplace(key, std::move(*model));
-  return raw;
+  return FindOrMake(embedders_, Key(id, endpoint),
+                    [&] { return Logged(MakeEmbedder(id, context_, endpoint), call_log_); });
 }
 
 }  // namespace noveltygrid

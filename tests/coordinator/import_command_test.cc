@@ -1,15 +1,14 @@
 // The import and report subcommands end to end: arguments in, results folder and exit code out.
-#include "cli/import_command.h"
-
 #include <cmath>
 #include <filesystem>
 
-#include "cli/report_command.h"
+#include "cli/commands.h"
 #include "common/json_util.h"
 #include "coordinator/report/results_writer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/common/test_files.h"
+#include "tests/coordinator/capture_command.h"
 
 namespace noveltygrid::cli {
 namespace {
@@ -18,20 +17,8 @@ using ::testing::HasSubstr;
 using testing_files::SharedData;
 using testing_files::TempDir;
 
-struct Outcome {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-template <typename Command>
-Outcome Invoke(Command command, const std::vector<std::string>& args) {
-  ::testing::internal::CaptureStdout();
-  ::testing::internal::CaptureStderr();
-  const int code = command(args);
-  std::string out = ::testing::internal::GetCapturedStdout();
-  return Outcome{code, std::move(out), ::testing::internal::GetCapturedStderr()};
-}
+using Outcome = testing_runs::Captured;
+using testing_runs::CaptureCommand;
 
 double Round6(const Json& value) { return std::round(value.get<double>() * 1e6) / 1e6; }
 
@@ -47,7 +34,7 @@ TEST(ImportCommandTest, ReferenceRunScoresAsPublished) {
   TempDir dir;
   const std::filesystem::path out = dir.path() / "not_cot";  // created by the command
   Outcome result =
-      Invoke(RunImportCommand, {"aidanbench", kNotCot, "--out", out.string(), "--preset", "reference-2025"});
+      CaptureCommand(RunImportCommand, {"aidanbench", kNotCot, "--out", out.string(), "--preset", "reference-2025"});
   ASSERT_EQ(result.code, 0) << result.err;
   EXPECT_EQ(result.err, "");
 
@@ -93,18 +80,18 @@ TEST(ImportCommandTest, ReferenceRunScoresAsPublished) {
 TEST(ImportCommandTest, ReportRebuildsTheSameSummary) {
   TempDir dir;
   const std::string out = dir.path().string();
-  ASSERT_EQ(Invoke(RunImportCommand, {"aidanbench", kNotCot, "--out", out}).code, 0);
+  ASSERT_EQ(CaptureCommand(RunImportCommand, {"aidanbench", kNotCot, "--out", out}).code, 0);
   absl::StatusOr<std::string> before = ReadFile((dir.path() / kSummaryFileName).string());
   ASSERT_TRUE(before.ok());
 
-  Outcome report = Invoke(RunReportCommand, {out});
+  Outcome report = CaptureCommand(RunReportCommand, {out});
   ASSERT_EQ(report.code, 0) << report.err;
   EXPECT_EQ(*ReadFile((dir.path() / kSummaryFileName).string()), *before);
   EXPECT_EQ(report.out, *ReadFile((dir.path() / kLeaderboardFileName).string()));
 
   // Without the old summary only "calls" and "run" are lost.
   std::filesystem::remove(dir.path() / kSummaryFileName);
-  report = Invoke(RunReportCommand, {out});
+  report = CaptureCommand(RunReportCommand, {out});
   ASSERT_EQ(report.code, 0) << report.err;
   EXPECT_THAT(report.err, HasSubstr("note:"));
   Json old_summary = Json::parse(*before);
@@ -123,7 +110,7 @@ TEST(ImportCommandTest, TemperatureKeysAreShortestDecimalsWithAPoint) {
       "0.0": {"q": [{"answer_num": 1, "answer": "a", "embedding_dissimilarity_score": 1.0, "coherence_score": 80}]},
       "0.70": {"q": [{"answer_num": 1, "answer": "a", "embedding_dissimilarity_score": 1.0, "coherence_score": 80}]},
       "1": {"q": [{"answer_num": 1, "answer": "a", "embedding_dissimilarity_score": 1.0, "coherence_score": 80}]}}}})");
-  ASSERT_EQ(Invoke(RunImportCommand, {"aidanbench", file, "--out", (dir.path() / "out").string()}).code, 0);
+  ASSERT_EQ(CaptureCommand(RunImportCommand, {"aidanbench", file, "--out", (dir.path() / "out").string()}).code, 0);
   const Json summary = Summary(dir.path() / "out");
   std::vector<std::string> keys;
   for (const auto& [key, value] : summary["aidanbench"]["m"].items()) keys.push_back(key);
@@ -136,34 +123,34 @@ TEST(ImportCommandTest, TemperatureKeysAreShortestDecimalsWithAPoint) {
 TEST(ImportCommandTest, MalformedFileIsAnErrorNamingThePath) {
   TempDir dir;
   const std::string file = dir.Write("bad.json", R"({"models": {"m": {"0.7": {"q": [{"answer_num": 1}]}}}})");
-  Outcome result = Invoke(RunImportCommand, {"aidanbench", file, "--out", (dir.path() / "out").string()});
+  Outcome result = CaptureCommand(RunImportCommand, {"aidanbench", file, "--out", (dir.path() / "out").string()});
   EXPECT_EQ(result.code, 1);
   EXPECT_THAT(result.err, HasSubstr("noveltygrid import: " + file));
   EXPECT_THAT(result.err, HasSubstr(R"(models["m"]["0.7"]["q"][0].answer: missing)"));
   EXPECT_FALSE(std::filesystem::exists(dir.path() / "out" / kSummaryFileName));
 
-  result = Invoke(RunImportCommand,
-                  {"aidanbench", (dir.path() / "missing.json").string(), "--out", (dir.path() / "out").string()});
+  result = CaptureCommand(
+      RunImportCommand, {"aidanbench", (dir.path() / "missing.json").string(), "--out", (dir.path() / "out").string()});
   EXPECT_EQ(result.code, 1);
   EXPECT_THAT(result.err, HasSubstr("missing.json"));
 }
 
 TEST(ImportCommandTest, UsageErrors) {
-  EXPECT_EQ(Invoke(RunImportCommand, {}).code, 2);
-  EXPECT_EQ(Invoke(RunImportCommand, {"aidanbench", kNotCot}).code, 2);  // no --out
-  EXPECT_EQ(Invoke(RunImportCommand, {"aidanbench", "--out", "x"}).code, 2);
-  EXPECT_EQ(Invoke(RunImportCommand, {"csv", kNotCot, "--out", "x"}).code, 2);
-  EXPECT_EQ(Invoke(RunImportCommand, {"aidanbench", kNotCot, "--out", "x", "--bogus"}).code, 2);
-  Outcome preset = Invoke(RunImportCommand, {"aidanbench", kNotCot, "--out", "x", "--preset", "2023"});
+  EXPECT_EQ(CaptureCommand(RunImportCommand, {}).code, 2);
+  EXPECT_EQ(CaptureCommand(RunImportCommand, {"aidanbench", kNotCot}).code, 2);  // no --out
+  EXPECT_EQ(CaptureCommand(RunImportCommand, {"aidanbench", "--out", "x"}).code, 2);
+  EXPECT_EQ(CaptureCommand(RunImportCommand, {"csv", kNotCot, "--out", "x"}).code, 2);
+  EXPECT_EQ(CaptureCommand(RunImportCommand, {"aidanbench", kNotCot, "--out", "x", "--bogus"}).code, 2);
+  Outcome preset = CaptureCommand(RunImportCommand, {"aidanbench", kNotCot, "--out", "x", "--preset", "2023"});
   EXPECT_EQ(preset.code, 2);
   EXPECT_THAT(preset.err, HasSubstr("paper-2024"));  // lists the known presets
 
   // NoveltyBench has its own flags and tests (noveltybench_import_test.cc); a missing file fails.
-  Outcome nb = Invoke(RunImportCommand, {"noveltybench", "scores.jsonl", "--out", "x"});
+  Outcome nb = CaptureCommand(RunImportCommand, {"noveltybench", "scores.jsonl", "--out", "x"});
   EXPECT_EQ(nb.code, 1);
   EXPECT_EQ(nb.err, "noveltygrid import: cannot read scores.jsonl: No such file or directory\n");
 
-  Outcome help = Invoke(RunImportCommand, {"--help"});
+  Outcome help = CaptureCommand(RunImportCommand, {"--help"});
   EXPECT_EQ(help.code, 0);
   EXPECT_THAT(help.out, HasSubstr("Usage: noveltygrid import aidanbench FILE.json --out DIR"));
   EXPECT_THAT(help.out, HasSubstr("--preset"));
@@ -171,13 +158,13 @@ TEST(ImportCommandTest, UsageErrors) {
 }
 
 TEST(ReportCommandTest, UsageAndMissingFolder) {
-  EXPECT_EQ(Invoke(RunReportCommand, {}).code, 2);
-  EXPECT_EQ(Invoke(RunReportCommand, {"a", "b"}).code, 2);
-  Outcome help = Invoke(RunReportCommand, {"--help"});
+  EXPECT_EQ(CaptureCommand(RunReportCommand, {}).code, 2);
+  EXPECT_EQ(CaptureCommand(RunReportCommand, {"a", "b"}).code, 2);
+  Outcome help = CaptureCommand(RunReportCommand, {"--help"});
   EXPECT_EQ(help.code, 0);
   EXPECT_THAT(help.out, HasSubstr("Usage: noveltygrid report DIR"));
   TempDir dir;
-  Outcome missing = Invoke(RunReportCommand, {dir.path().string()});
+  Outcome missing = CaptureCommand(RunReportCommand, {dir.path().string()});
   EXPECT_EQ(missing.code, 1);
   EXPECT_THAT(missing.err, HasSubstr("noveltygrid report: "));
   EXPECT_THAT(missing.err, HasSubstr("has no answers.jsonl"));

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_split.h"
-#include "cli/import_command.h"
+#include "cli/commands.h"
 #include "common/json_util.h"
 #include "coordinator/benchmarks/noveltybench/noveltybench_results.h"
 #include "coordinator/report/results_writer.h"

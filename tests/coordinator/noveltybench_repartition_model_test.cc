@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "cli/repartition_command.h"
+#include "cli/commands.h"
 #include "common/json_util.h"
 #include "common/noveltybench/partition.h"
 #include "common/noveltybench/rows.h"
@@ -20,11 +20,13 @@
 #include "sim_server/sim_server.h"
 #include "tests/common/test_files.h"
 #include "tests/coordinator/noveltybench_test_runs.h"
+#include "tests/worker/partition/sim_classifier_equivalence.h"
 #include "worker/sim/sim_scoring.h"
 
 namespace noveltygrid::cli {
 namespace {
 
+using nbtest::SimClassifierEquivalence;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using testing_files::SharedData;
@@ -34,18 +36,6 @@ using testing_runs::kReferenceRuns;
 using testing_runs::ReadJsonLines;
 
 constexpr double kClassifierThreshold = 0.102;
-
-// The rule the simulated classifier partitioner applies: P(same) > threshold.
-class SimClassifierEquivalence : public noveltybench::Equivalence {
- public:
-  explicit SimClassifierEquivalence(double threshold) : threshold_(threshold) {}
-  bool Equivalent(std::string_view, std::string_view first, std::string_view candidate) const override {
-    return SimSameIdeaProbability(first, candidate) > threshold_;
-  }
-
- private:
-  const double threshold_;
-};
 
 // A sweep config holding `noveltybench` (partitioner settings appended verbatim) and `providers`.
 std::string WriteConfig(const TempDir& dir, const std::string& name, const std::string& noveltybench,

@@ -6,8 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/import_command.h"
-#include "cli/repartition_command.h"
+#include "cli/commands.h"
 #include "common/json_util.h"
 #include "coordinator/benchmarks/noveltybench/noveltybench_results.h"
 #include "coordinator/report/results_writer.h"

@@ -11,6 +11,7 @@
 #include "common/json_util.h"
 #include "gtest/gtest.h"
 #include "tests/common/test_files.h"
+#include "tests/coordinator/capture_command.h"
 
 namespace noveltygrid::testing_runs {
 
@@ -32,21 +33,6 @@ inline constexpr std::array<ReferenceRun, 5> kReferenceRuns = {{
     {"gemma-2-2b-it", "google/gemma-2-2b-it"},
     {"gpt-4o-2024-11-20", "gpt-4o-2024-11-20"},
 }};
-
-struct Captured {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-template <typename Command>
-Captured CaptureCommand(Command command, const std::vector<std::string>& args) {
-  ::testing::internal::CaptureStdout();
-  ::testing::internal::CaptureStderr();
-  const int code = command(args);
-  std::string out = ::testing::internal::GetCapturedStdout();
-  return Captured{code, std::move(out), ::testing::internal::GetCapturedStderr()};
-}
 
 inline std::vector<Json> ReadJsonLines(const std::string& path) {
   std::vector<Json> lines;

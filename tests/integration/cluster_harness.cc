@@ -189,9 +189,9 @@ std::unique_ptr<Process> ClusterTest::Spawn(std::vector<std::string> args, std::
   return std::move(*process);
 }
 
-std::unique_ptr<Process> ClusterTest::StartCoordinator(const std::string& config, const std::string& out,
-                                                       std::vector<std::string> extra, std::string* address,
-                                                       const std::string& listen) {
+std::unique_ptr<Process> ClusterTest::SpawnCoordinator(const std::string& config, const std::string& out,
+                                                       std::vector<std::string> extra, const std::string& listen,
+                                                       std::string* listening) {
   std::vector<std::string> args = {"coordinator", "--config", config,   "--listen", listen,
                                    "--out",       out,        "--seed", kSeed};
   args.insert(args.end(), extra.begin(), extra.end());
@@ -202,10 +202,20 @@ std::unique_ptr<Process> ClusterTest::StartCoordinator(const std::string& config
     ADD_FAILURE() << "the coordinator did not say where it listens: " << line.status() << "\n" << coordinator->Output();
     return nullptr;
   }
-  const std::string rest = line->substr(sizeof(kListening) - 1);
+  *listening = *line;
+  return coordinator;
+}
+
+std::unique_ptr<Process> ClusterTest::StartCoordinator(const std::string& config, const std::string& out,
+                                                       std::vector<std::string> extra, std::string* address,
+                                                       const std::string& listen) {
+  std::string line;
+  std::unique_ptr<Process> coordinator = SpawnCoordinator(config, out, std::move(extra), listen, &line);
+  if (coordinator == nullptr) return nullptr;
+  const std::string rest = line.substr(sizeof(kListening) - 1);
   *address = rest.substr(0, rest.find(' '));
   if (!absl::StartsWith(*address, "127.0.0.1:") || absl::EndsWith(*address, ":0")) {
-    ADD_FAILURE() << "unexpected listening line: " << *line;
+    ADD_FAILURE() << "unexpected listening line: " << line;
     return nullptr;
   }
   return coordinator;
@@ -223,6 +233,14 @@ void ClusterTest::RunReference(const std::string& config, const std::string& out
   std::unique_ptr<Process> run = Spawn({"run", config, "--out", out, "--seed", kSeed, "--quiet"});
   ASSERT_NE(run, nullptr);
   ASSERT_EQ(run->Wait(), 0) << run->Output();
+}
+
+void ClusterTest::StartSweepWithReference(const SweepSpec& sweep, std::vector<std::string> extra, std::string* config,
+                                          std::string* address, std::unique_ptr<Process>* coordinator) {
+  *config = WriteConfig("sweep", sweep);
+  ASSERT_NO_FATAL_FAILURE(RunReference(*config, Path("reference")));
+  *coordinator = StartCoordinator(*config, Path("cluster"), std::move(extra), address);
+  ASSERT_NE(*coordinator, nullptr);
 }
 
 // ---- results checks ----

@@ -84,6 +84,12 @@ class CoordinatorClient {
 // The leases a worker holds according to `status` (0 when it is not listed).
 int WorkerLeases(const v1::StatusResponse& status, const std::string& worker_id);
 
+// answers.jsonl and samples.jsonl (those the expected folder has) and leaderboard.txt byte-identical,
+// summary.json identical apart from "calls" and "run".
+void ExpectSameResults(const std::string& expected_dir, const std::string& actual_dir);
+// The journal holds its fingerprint line and exactly one line per unit of the sweep.
+void ExpectJournalHasEachUnitOnce(const std::string& dir, int64_t units);
+
 class ClusterTest : public ::testing::Test {
  protected:
   void SetUp() override;
@@ -99,6 +105,10 @@ class ClusterTest : public ::testing::Test {
   // `env` is added to the child's environment.
   std::unique_ptr<Process> Spawn(std::vector<std::string> args, std::optional<std::string> token = kToken,
                                  std::map<std::string, std::string> env = {});
+  // `noveltygrid coordinator` on `listen`, once it says where it listens: that line in `listening`.
+  std::unique_ptr<Process> SpawnCoordinator(const std::string& config, const std::string& out,
+                                            std::vector<std::string> extra, const std::string& listen,
+                                            std::string* listening);
   // `noveltygrid coordinator` on `listen`; sets `address` from its "listening on" line.
   std::unique_ptr<Process> StartCoordinator(const std::string& config, const std::string& out,
                                             std::vector<std::string> extra, std::string* address,
@@ -107,6 +117,16 @@ class ClusterTest : public ::testing::Test {
                                        std::vector<std::string> extra = {}, std::optional<std::string> token = kToken);
   // `noveltygrid run CONFIG --out DIR --seed N`: the single-process results to compare with.
   void RunReference(const std::string& config, const std::string& out);
+  // Writes `sweep` as sweep.yaml (its path in `config`), runs it in one process into reference/, and
+  // starts a coordinator (with `extra` flags) for it writing cluster/.
+  void StartSweepWithReference(const SweepSpec& sweep, std::vector<std::string> extra, std::string* config,
+                               std::string* address, std::unique_ptr<Process>* coordinator);
+  // What every finished cluster run of `units` units must show: cluster/ holds the results of
+  // reference/, and its journal each unit once.
+  void ExpectClusterMatchesReference(int64_t units) {
+    ExpectSameResults(Path("reference"), Path("cluster"));
+    ExpectJournalHasEachUnitOnce(Path("cluster"), units);
+  }
   // Runs `config` on a coordinator (into DIR/cluster) and three workers of `concurrency` loops; checks
   // that all exit 0 and that the workers committed `units` between them, each unit once.
   void RunOnThreeWorkers(const std::string& config, int concurrency, int64_t units,
@@ -114,12 +134,6 @@ class ClusterTest : public ::testing::Test {
 
   std::string dir_;
 };
-
-// answers.jsonl and samples.jsonl (those the expected folder has) and leaderboard.txt byte-identical,
-// summary.json identical apart from "calls" and "run".
-void ExpectSameResults(const std::string& expected_dir, const std::string& actual_dir);
-// The journal holds its fingerprint line and exactly one line per unit of the sweep.
-void ExpectJournalHasEachUnitOnce(const std::string& dir, int64_t units);
 
 inline constexpr char kSeed[] = "42";  // given to run and coordinator alike; the config says 7
 

@@ -63,8 +63,7 @@ TEST_F(ClusterTest, ThreeWorkersMatchSingleProcessRun) {
   std::string coordinator_stdout;
   ASSERT_NO_FATAL_FAILURE(RunOnThreeWorkers(config, 2, sweep.units(), &coordinator_stdout));
   EXPECT_TRUE(Contains(coordinator_stdout, "sim:explorer")) << "no leaderboard on stdout\n" << coordinator_stdout;
-  ExpectSameResults(Path("reference"), Path("cluster"));
-  ExpectJournalHasEachUnitOnce(Path("cluster"), sweep.units());
+  ExpectClusterMatchesReference(sweep.units());
 }
 
 // Issue 6, item 7: one sweep holding both benchmarks gives byte-identical results in one process and
@@ -109,12 +108,10 @@ TEST_F(ClusterTest, BothBenchmarksOnClusterMatchSingleProcessRun) {
 
 TEST_F(ClusterTest, KilledWorkersUnitsAreRedoneElsewhere) {
   const SweepSpec sweep;
-  const std::string config = WriteConfig("sweep", sweep);
-  ASSERT_NO_FATAL_FAILURE(RunReference(config, Path("reference")));
-
+  std::string config;
   std::string address;
-  auto coordinator = StartCoordinator(config, Path("cluster"), kQuickRecovery, &address);
-  ASSERT_NE(coordinator, nullptr);
+  std::unique_ptr<Process> coordinator;
+  ASSERT_NO_FATAL_FAILURE(StartSweepWithReference(sweep, kQuickRecovery, &config, &address, &coordinator));
   auto victim = StartWorker(address, "victim", 2);
   auto a = StartWorker(address, "survivor-a", 2);
   auto b = StartWorker(address, "survivor-b", 2);
@@ -133,20 +130,17 @@ TEST_F(ClusterTest, KilledWorkersUnitsAreRedoneElsewhere) {
   EXPECT_EQ(a->Wait(), 0) << a->Output();
   EXPECT_EQ(b->Wait(), 0) << b->Output();
   ASSERT_EQ(coordinator->Wait(), 0) << coordinator->Output();
-  ExpectSameResults(Path("reference"), Path("cluster"));
-  ExpectJournalHasEachUnitOnce(Path("cluster"), sweep.units());
+  ExpectClusterMatchesReference(sweep.units());
 }
 
 // The coordinator crashes mid-sweep and comes back on the same address: it resumes from its journal,
 // the worker reconnects, and nothing is lost or counted twice.
 TEST_F(ClusterTest, RestartedCoordinatorResumesFromJournal) {
   const SweepSpec sweep;
-  const std::string config = WriteConfig("sweep", sweep);
-  ASSERT_NO_FATAL_FAILURE(RunReference(config, Path("reference")));
-
+  std::string config;
   std::string address;
-  auto first = StartCoordinator(config, Path("cluster"), {}, &address);
-  ASSERT_NE(first, nullptr);
+  std::unique_ptr<Process> first;
+  ASSERT_NO_FATAL_FAILURE(StartSweepWithReference(sweep, {}, &config, &address, &first));
   // One worker: the sweep cannot finish without it reconnecting to the second coordinator.
   auto worker = StartWorker(address, "survivor", 2);
   ASSERT_NE(worker, nullptr);
@@ -176,18 +170,15 @@ TEST_F(ClusterTest, RestartedCoordinatorResumesFromJournal) {
   // saw a failed call depends on timing, so that is not asserted).
   EXPECT_EQ(worker->Wait(), 0) << worker->Output();
   ASSERT_EQ(second->Wait(), 0) << second->Output();
-  ExpectSameResults(Path("reference"), Path("cluster"));
-  ExpectJournalHasEachUnitOnce(Path("cluster"), sweep.units());
+  ExpectClusterMatchesReference(sweep.units());
 }
 
 TEST_F(ClusterTest, LateWorkerGetsWork) {
   const SweepSpec sweep;
-  const std::string config = WriteConfig("sweep", sweep);
-  ASSERT_NO_FATAL_FAILURE(RunReference(config, Path("reference")));
-
+  std::string config;
   std::string address;
-  auto coordinator = StartCoordinator(config, Path("cluster"), {}, &address);
-  ASSERT_NE(coordinator, nullptr);
+  std::unique_ptr<Process> coordinator;
+  ASSERT_NO_FATAL_FAILURE(StartSweepWithReference(sweep, {}, &config, &address, &coordinator));
   auto early = StartWorker(address, "early", 1);
   ASSERT_NE(early, nullptr);
   CoordinatorClient client(address, kToken);
@@ -206,8 +197,7 @@ TEST_F(ClusterTest, LateWorkerGetsWork) {
   EXPECT_GE(early_units, 5);
   EXPECT_GT(late_units, 0) << late->Output();
   EXPECT_EQ(early_units + late_units, sweep.units());
-  ExpectSameResults(Path("reference"), Path("cluster"));
-  ExpectJournalHasEachUnitOnce(Path("cluster"), sweep.units());
+  ExpectClusterMatchesReference(sweep.units());
 }
 
 // SIGTERM on one of two workers once it holds leases and >= 20% is done. With a long grace its running
@@ -218,12 +208,10 @@ class ClusterDrainTest : public ClusterTest, public ::testing::WithParamInterfac
 TEST_P(ClusterDrainTest, SigtermDrainsWorkerWithoutLosingUnits) {
   const int grace_ms = GetParam();
   const SweepSpec sweep;
-  const std::string config = WriteConfig("sweep", sweep);
-  ASSERT_NO_FATAL_FAILURE(RunReference(config, Path("reference")));
-
+  std::string config;
   std::string address;
-  auto coordinator = StartCoordinator(config, Path("cluster"), kQuickRecovery, &address);
-  ASSERT_NE(coordinator, nullptr);
+  std::unique_ptr<Process> coordinator;
+  ASSERT_NO_FATAL_FAILURE(StartSweepWithReference(sweep, kQuickRecovery, &config, &address, &coordinator));
   CoordinatorClient client(address, kToken);
   absl::StatusOr<HealthCheckResponse::ServingStatus> health = client.Health();
   ASSERT_TRUE(health.ok()) << health.status();
@@ -255,8 +243,7 @@ TEST_P(ClusterDrainTest, SigtermDrainsWorkerWithoutLosingUnits) {
 
   EXPECT_EQ(stays->Wait(), 0) << stays->Output();
   ASSERT_EQ(coordinator->Wait(), 0) << coordinator->Output();
-  ExpectSameResults(Path("reference"), Path("cluster"));
-  ExpectJournalHasEachUnitOnce(Path("cluster"), sweep.units());
+  ExpectClusterMatchesReference(sweep.units());
 }
 
 INSTANTIATE_TEST_SUITE_P(Grace, ClusterDrainTest, ::testing::Values(30'000, 0),
@@ -473,8 +460,7 @@ TEST_F(ClusterTest, MutualTlsWorkerCompletesAndCertlessWorkerIsRefused) {
   EXPECT_EQ(worker->Wait(), 0) << worker->Output();
   EXPECT_EQ(Committed(*worker), sweep.units());
   ASSERT_EQ(coordinator->Wait(), 0) << coordinator->Output();
-  ExpectSameResults(Path("reference"), Path("cluster"));
-  ExpectJournalHasEachUnitOnce(Path("cluster"), sweep.units());
+  ExpectClusterMatchesReference(sweep.units());
 }
 
 }  // namespace

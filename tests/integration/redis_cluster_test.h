@@ -39,7 +39,6 @@ namespace noveltygrid::testing {
 
 using Stream = Process::Stream;
 
-inline constexpr char kListening[] = "noveltygrid coordinator: listening on ";
 inline constexpr char kPaperQuestions65[] = NOVELTYGRID_SOURCE_DIR "/datasets/aidanbench/questions-paper-65.jsonl";
 // Fast recovery from a vanished worker, for the tests that make one vanish.
 inline const std::vector<std::string> kQuickRecovery = {"--lease-ttl-ms", "2000",           "--worker-timeout-ms",
@@ -163,23 +162,89 @@ class RedisClusterTest : public ClusterTest {
     return code;
   }
 
+  // `noveltygrid run CONFIG --out OUT` on this test's Redis, with `extra` flags: exits 0 with the results
+  // of `reference`; `calls` is its summary's "embed:lexical" calls.
+  void RunOnRedis(const std::string& config, const std::string& out, const std::string& reference,
+                  const std::vector<std::string>& extra, nlohmann::json* calls) {
+    std::vector<std::string> args = {"run", config, "--out", Path(out), "--seed", kSeed, "--quiet"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.insert(args.end(), {"--redis", redis_->url()});
+    std::string output;
+    ASSERT_EQ(RunToExit(std::move(args), &output), 0) << output;
+    ExpectSameResults(Path(reference), Path(out));
+    *calls = Calls(Path(out), "embed:lexical");
+    ASSERT_TRUE(calls->is_object()) << ReadFile(Path(out + "/summary.json")).substr(0, 2000);
+  }
+
   // `noveltygrid coordinator` on 127.0.0.1:`port` (fixed, so that a restarted one is found at the same
   // address). Returns the process and, in `listening`, its "listening on" line.
   std::unique_ptr<Process> StartCoordinatorAt(int port, const std::string& config, const std::string& out,
                                               std::vector<std::string> extra, std::string* listening) {
-    std::vector<std::string> args = {"coordinator", "--config", config,   "--listen", absl::StrCat("127.0.0.1:", port),
-                                     "--out",       out,        "--seed", kSeed};
-    args.insert(args.end(), extra.begin(), extra.end());
-    std::unique_ptr<Process> coordinator = Spawn(std::move(args));
-    if (coordinator == nullptr) return nullptr;
-    absl::StatusOr<std::string> line = coordinator->WaitForStdoutPrefix(kListening);
-    if (!line.ok()) {
-      ADD_FAILURE() << "the coordinator did not say where it listens: " << line.status() << "\n"
-                    << coordinator->Output();
-      return nullptr;
-    }
-    *listening = *line;
-    return coordinator;
+    return SpawnCoordinator(config, out, std::move(extra), absl::StrCat("127.0.0.1:", port), listening);
+  }
+
+  // One AidanBench unit with a long loop (sim:explorer on aidan-03: 85 answers with seed 42) as sweep
+  // `name`, run in one process into reference/: its config, its answers and its checkpoint's key.
+  struct LongUnit {
+    std::string config;
+    int64_t answers = 0;
+    std::string checkpoint;
+  };
+  void WriteLongUnitWithReference(const std::string& name, LongUnit* unit) {
+    Sweep sweep = MakeSweep(name, {"sim:explorer"});
+    sweep.question_ids = {"aidan-03"};
+    unit->config = WriteSweep(sweep);
+    ASSERT_NO_FATAL_FAILURE(RunReference(unit->config, Path("reference")));
+    const std::vector<nlohmann::json> reference = ReadJsonLines(Path("reference/answers.jsonl"));
+    unit->answers = static_cast<int64_t>(reference.size());
+    ASSERT_FALSE(reference.empty());
+    const std::string unit_id = reference.front().value("unit_id", "");
+    ASSERT_FALSE(unit_id.empty());
+    unit->checkpoint = keys::Checkpoint(unit_id);
+  }
+
+  // A sweep on this test's Redis: its coordinator (quick recovery) and where, worker "a" (calls-a.log),
+  // and the steps checkpointed when A was killed (KillWorkerMidLoop).
+  struct RedisRun {
+    std::unique_ptr<Process> coordinator;
+    std::string address;
+    std::unique_ptr<Process> a;
+    int64_t checkpointed = 0;
+  };
+
+  // Runs `config` into cluster/ with a coordinator and worker "a" on this test's Redis.
+  void StartWithWorkerA(const std::string& config, RedisRun* run) {
+    std::vector<std::string> coordinator_flags = kQuickRecovery;
+    coordinator_flags.insert(coordinator_flags.end(), {"--redis", redis_->url()});
+    run->coordinator = StartCoordinator(config, Path("cluster"), coordinator_flags, &run->address);
+    ASSERT_NE(run->coordinator, nullptr);
+    run->a = StartWorker(run->address, "a", 1, {"--redis", redis_->url(), "--call-log", Path("calls-a.log")});
+    ASSERT_NE(run->a, nullptr);
+  }
+
+  // StartWithWorkerA, then kills A once `checkpoint` holds 10 steps (polled without pause: loops are
+  // fast).
+  void KillWorkerMidLoop(const std::string& config, const std::string& checkpoint, RedisRun* run) {
+    ASSERT_NO_FATAL_FAILURE(StartWithWorkerA(config, run));
+    int64_t steps = 0;
+    ASSERT_TRUE(
+        PollFor([&] { return (steps = ListLength(checkpoint)) >= 10; }, absl::Seconds(60), absl::ZeroDuration()))
+        << "the checkpoint list " << checkpoint << " has " << steps << " step(s)\n"
+        << run->a->Output() << run->coordinator->Output();
+    run->a->Signal(SIGKILL);
+    ASSERT_EQ(run->a->Wait(), 128 + SIGKILL) << run->a->Output();
+    run->checkpointed = ListLength(checkpoint);
+  }
+
+  // Worker "b" (calls-b.log) finishes the sweep of KillWorkerMidLoop: the results equal reference/ and
+  // the checkpoint is gone.
+  void FinishWithWorkerB(RedisRun& killed, const std::string& checkpoint) {
+    auto b = StartWorker(killed.address, "b", 1, {"--redis", redis_->url(), "--call-log", Path("calls-b.log")});
+    ASSERT_NE(b, nullptr);
+    EXPECT_EQ(b->Wait(), 0) << b->Output();
+    ASSERT_EQ(killed.coordinator->Wait(), 0) << killed.coordinator->Output();
+    ExpectSameResults(Path("reference"), Path("cluster"));
+    EXPECT_EQ(ListLength(checkpoint), 0) << "the checkpoint outlived the commit";
   }
 
   int64_t ListLength(const std::string& key) {

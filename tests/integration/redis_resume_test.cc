@@ -15,36 +15,17 @@ namespace {
 
 TEST_F(RedisClusterTest, KilledWorkerResumesFromCheckpointRepeatingAtMostOneIteration) {
   ASSERT_NO_FATAL_FAILURE(StartRedis());
-  // One unit with a long loop (sim:explorer gives 85 answers on this question with seed 42).
-  Sweep sweep = MakeSweep("ckpt", {"sim:explorer"});
-  sweep.question_ids = {"aidan-03"};
-  const std::string config = WriteSweep(sweep);
-  ASSERT_NO_FATAL_FAILURE(RunReference(config, Path("reference")));
-  const std::vector<nlohmann::json> reference = ReadJsonLines(Path("reference/answers.jsonl"));
-  const int64_t answers = static_cast<int64_t>(reference.size());
+  LongUnit unit;
+  ASSERT_NO_FATAL_FAILURE(WriteLongUnitWithReference("ckpt", &unit));
+  const std::string& config = unit.config;
+  const int64_t answers = unit.answers;
+  const std::string& checkpoint = unit.checkpoint;
   ASSERT_GE(answers, 30) << "the loop is too short to kill a worker in its middle";
-  const std::string unit_id = reference.front().value("unit_id", "");
-  ASSERT_FALSE(unit_id.empty());
-  const std::string checkpoint = keys::Checkpoint(unit_id);
 
-  std::vector<std::string> redis = {"--redis", redis_->url()};
-  std::vector<std::string> coordinator_flags = kQuickRecovery;
-  coordinator_flags.insert(coordinator_flags.end(), redis.begin(), redis.end());
-  std::string address;
-  auto coordinator = StartCoordinator(config, Path("cluster"), coordinator_flags, &address);
-  ASSERT_NE(coordinator, nullptr);
-  auto a = StartWorker(address, "a", 1, {"--redis", redis_->url(), "--call-log", Path("calls-a.log")});
-  ASSERT_NE(a, nullptr);
-
-  // Kill A as soon as 10 steps are checkpointed (polled without pause: the loop is fast).
-  int64_t steps = 0;
-  ASSERT_TRUE(PollFor([&] { return (steps = ListLength(checkpoint)) >= 10; }, absl::Seconds(60), absl::ZeroDuration()))
-      << "the checkpoint list " << checkpoint << " has " << steps << " step(s)\n"
-      << a->Output() << coordinator->Output();
-  a->Signal(SIGKILL);
-  ASSERT_EQ(a->Wait(), 128 + SIGKILL) << a->Output();
-  const int64_t checkpointed = ListLength(checkpoint);
-  CoordinatorClient client(address, kToken);
+  RedisRun killed;
+  ASSERT_NO_FATAL_FAILURE(KillWorkerMidLoop(config, checkpoint, &killed));
+  const int64_t checkpointed = killed.checkpointed;
+  CoordinatorClient client(killed.address, kToken);
   absl::StatusOr<v1::StatusResponse> status = client.Status();
   ASSERT_TRUE(status.ok()) << status.status();
   ASSERT_EQ(status->units_done(), 0) << "the unit finished before the worker was killed; checkpointed " << checkpointed
@@ -52,12 +33,7 @@ TEST_F(RedisClusterTest, KilledWorkerResumesFromCheckpointRepeatingAtMostOneIter
   ASSERT_GE(checkpointed, 10);
   ASSERT_LT(checkpointed, answers);
 
-  auto b = StartWorker(address, "b", 1, {"--redis", redis_->url(), "--call-log", Path("calls-b.log")});
-  ASSERT_NE(b, nullptr);
-  EXPECT_EQ(b->Wait(), 0) << b->Output();
-  ASSERT_EQ(coordinator->Wait(), 0) << coordinator->Output();
-  ExpectSameResults(Path("reference"), Path("cluster"));
-  EXPECT_EQ(ListLength(checkpoint), 0) << "the checkpoint outlived the commit";
+  ASSERT_NO_FATAL_FAILURE(FinishWithWorkerB(killed, checkpoint));
   EXPECT_EQ(HashLength(keys::SweepResults("ckpt")), 1);
 
   const std::string log_a = ReadFile(Path("calls-a.log"));
@@ -96,29 +72,13 @@ TEST_F(RedisClusterTest, KilledWorkerResumesNoveltyBenchUnitFromItsGenerations) 
   ASSERT_EQ(reference[0]["generations"].size(), static_cast<size_t>(kGenerations));
   const std::string checkpoint = keys::Checkpoint(reference[0].value("unit_id", ""));
 
-  std::vector<std::string> coordinator_flags = kQuickRecovery;
-  coordinator_flags.insert(coordinator_flags.end(), {"--redis", redis_->url()});
-  std::string address;
-  auto coordinator = StartCoordinator(config, Path("cluster"), coordinator_flags, &address);
-  ASSERT_NE(coordinator, nullptr);
-  auto a = StartWorker(address, "a", 1, {"--redis", redis_->url(), "--call-log", Path("calls-a.log")});
-  ASSERT_NE(a, nullptr);
-  int64_t steps = 0;
-  ASSERT_TRUE(PollFor([&] { return (steps = ListLength(checkpoint)) >= 10; }, absl::Seconds(60), absl::ZeroDuration()))
-      << "the checkpoint list " << checkpoint << " has " << steps << " step(s)\n"
-      << a->Output() << coordinator->Output();
-  a->Signal(SIGKILL);
-  ASSERT_EQ(a->Wait(), 128 + SIGKILL) << a->Output();
-  const int64_t checkpointed = ListLength(checkpoint);
+  RedisRun killed;
+  ASSERT_NO_FATAL_FAILURE(KillWorkerMidLoop(config, checkpoint, &killed));
+  const int64_t checkpointed = killed.checkpointed;
   ASSERT_GE(checkpointed, 10);
   ASSERT_LT(checkpointed, kGenerations) << "the unit was complete before the kill";
 
-  auto b = StartWorker(address, "b", 1, {"--redis", redis_->url(), "--call-log", Path("calls-b.log")});
-  ASSERT_NE(b, nullptr);
-  EXPECT_EQ(b->Wait(), 0) << b->Output();
-  ASSERT_EQ(coordinator->Wait(), 0) << coordinator->Output();
-  ExpectSameResults(Path("reference"), Path("cluster"));
-  EXPECT_EQ(ListLength(checkpoint), 0) << "the checkpoint outlived the commit";
+  ASSERT_NO_FATAL_FAILURE(FinishWithWorkerB(killed, checkpoint));
 
   const int64_t generated_a = CountLines(ReadFile(Path("calls-a.log")), "chat sim:explorer ");
   const int64_t generated_b = CountLines(ReadFile(Path("calls-b.log")), "chat sim:explorer ");
@@ -134,22 +94,16 @@ TEST_F(RedisClusterTest, KilledWorkerResumesNoveltyBenchUnitFromItsGenerations) 
 // and must commit it without a model call.
 TEST_F(RedisClusterTest, UnitCheckpointedToItsEndIsCommittedWithoutModelCalls) {
   ASSERT_NO_FATAL_FAILURE(StartRedis());
-  Sweep sweep = MakeSweep("ended", {"sim:explorer"});
-  sweep.question_ids = {"aidan-03"};
-  const std::string config = WriteSweep(sweep);
-  ASSERT_NO_FATAL_FAILURE(RunReference(config, Path("reference")));
-  const std::vector<nlohmann::json> reference = ReadJsonLines(Path("reference/answers.jsonl"));
-  const int64_t answers = static_cast<int64_t>(reference.size());
+  LongUnit unit;
+  ASSERT_NO_FATAL_FAILURE(WriteLongUnitWithReference("ended", &unit));
+  const int64_t answers = unit.answers;
+  const std::string& checkpoint = unit.checkpoint;
   ASSERT_GE(answers, 10);
-  const std::string checkpoint = keys::Checkpoint(reference.front().value("unit_id", ""));
 
-  std::vector<std::string> coordinator_flags = kQuickRecovery;
-  coordinator_flags.insert(coordinator_flags.end(), {"--redis", redis_->url()});
-  std::string address;
-  auto coordinator = StartCoordinator(config, Path("cluster"), coordinator_flags, &address);
-  ASSERT_NE(coordinator, nullptr);
-  auto a = StartWorker(address, "a", 1, {"--redis", redis_->url(), "--call-log", Path("calls-a.log")});
-  ASSERT_NE(a, nullptr);
+  RedisRun run;
+  ASSERT_NO_FATAL_FAILURE(StartWithWorkerA(unit.config, &run));
+  const std::unique_ptr<Process>& coordinator = run.coordinator;
+  const std::unique_ptr<Process>& a = run.a;
   int64_t steps = 0;
   ASSERT_TRUE(PollFor([&] { return (steps = ListLength(checkpoint)) >= 3; }, absl::Seconds(60), absl::ZeroDuration()))
       << a->Output() << coordinator->Output();
@@ -166,7 +120,7 @@ TEST_F(RedisClusterTest, UnitCheckpointedToItsEndIsCommittedWithoutModelCalls) {
   ASSERT_EQ(a->Wait(), 128 + SIGKILL) << a->Output();
   coordinator->Signal(SIGCONT);
 
-  auto b = StartWorker(address, "b", 1, {"--redis", redis_->url(), "--call-log", Path("calls-b.log")});
+  auto b = StartWorker(run.address, "b", 1, {"--redis", redis_->url(), "--call-log", Path("calls-b.log")});
   ASSERT_NE(b, nullptr);
   std::optional<int> b_exit = b->WaitFor(absl::Seconds(30));
   ASSERT_TRUE(b_exit.has_value()) << "worker b hangs\n" << b->Output();

@@ -87,28 +87,15 @@ TEST_F(RedisClusterTest, EmbeddingCacheHitsAndResultsUnchanged) {
   ASSERT_GT(embedded, 0);
   ASSERT_GT(repeats, 0) << "no answer text recurs within the sweep: nothing for the cache to serve";
 
-  std::string output;
-  ASSERT_EQ(RunToExit({"run", config_a, "--out", Path("a"), "--seed", kSeed, "--quiet", "--concurrency", "1", "--redis",
-                       redis_->url()},
-                      &output),
-            0)
-      << output;
-  ExpectSameResults(Path("reference-a"), Path("a"));
-  const nlohmann::json calls_a = Calls(Path("a"), "embed:lexical");
-  ASSERT_TRUE(calls_a.is_object()) << ReadFile(Path("a/summary.json")).substr(0, 2000);
+  nlohmann::json calls_a;
+  ASSERT_NO_FATAL_FAILURE(RunOnRedis(config_a, "a", "reference-a", {"--concurrency", "1"}, &calls_a));
   EXPECT_GT(calls_a.value("cache_hits", 0), 0) << calls_a.dump();
   EXPECT_EQ(calls_a.value("cache_hits", -1), repeats) << calls_a.dump();
   EXPECT_EQ(calls_a.value("cache_hits", -1) + calls_a.value("requests", -1), embedded) << calls_a.dump();
 
   // Every text of the second sweep is cached: no embedding call at all.
-  ASSERT_EQ(RunToExit({"run", config_b, "--out", Path("b"), "--seed", kSeed, "--quiet", "--redis", redis_->url(),
-                       "--call-log", Path("calls-b.log")},
-                      &output),
-            0)
-      << output;
-  ExpectSameResults(Path("reference-b"), Path("b"));
-  const nlohmann::json calls_b = Calls(Path("b"), "embed:lexical");
-  ASSERT_TRUE(calls_b.is_object()) << ReadFile(Path("b/summary.json")).substr(0, 2000);
+  nlohmann::json calls_b;
+  ASSERT_NO_FATAL_FAILURE(RunOnRedis(config_b, "b", "reference-b", {"--call-log", Path("calls-b.log")}, &calls_b));
   EXPECT_GT(calls_b.value("cache_hits", 0), 0) << calls_b.dump();
   EXPECT_EQ(calls_b.value("cache_hits", -1), embedded) << calls_b.dump();
   EXPECT_EQ(calls_b.value("requests", -1), 0) << calls_b.dump();

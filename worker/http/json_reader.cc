@@ -118,14 +118,19 @@ bool JsonReader::BeginArray() {
   return true;
 }
 
-bool JsonReader::NextMember(absl::string_view* key) {
+bool JsonReader::NextEntry(char close) {
   if (!ok_ || started_.empty()) return Fail();
-  if (Consume('}')) {
+  if (Consume(close)) {
     started_.pop_back();
     return false;
   }
   if (started_.back() == '1' && !Consume(',')) return Fail();
   started_.back() = '1';
+  return true;
+}
+
+bool JsonReader::NextMember(absl::string_view* key) {
+  if (!NextEntry('}')) return false;
   SkipSpace();
   absl::string_view raw;
   bool escaped = false;
@@ -140,16 +145,7 @@ bool JsonReader::NextMember(absl::string_view* key) {
   return true;
 }
 
-bool JsonReader::NextElement() {
-  if (!ok_ || started_.empty()) return Fail();
-  if (Consume(']')) {
-    started_.pop_back();
-    return false;
-  }
-  if (started_.back() == '1' && !Consume(',')) return Fail();
-  started_.back() = '1';
-  return true;
-}
+bool JsonReader::NextElement() { return NextEntry(']'); }
 
 bool JsonReader::ScanString(absl::string_view* raw, bool* escaped) {
   if (pos_ >= text_.size() || text_[pos_] != '"') return false;

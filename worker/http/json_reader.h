@@ -68,6 +68,9 @@ class JsonReader {
     ok_ = false;
     return false;
   }
+  // Steps into the next entry of the innermost container (past its ',' when not the first): true; or
+  // past `close`, leaving the container: false (also on malformed input, which fails the reader).
+  bool NextEntry(char close);
   void SkipSpace();
   bool Consume(char c);
   bool ScanString(absl::string_view* raw, bool* escaped);  // at '"'

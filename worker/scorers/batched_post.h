@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/functional/any_invocable.h"
@@ -58,6 +59,33 @@ using BatchedCallback = absl::AnyInvocable<void(absl::StatusOr<BatchedNumbers>) 
 
 void PostInBatches(const BatchTarget& target, size_t count, const BatchBodyBuilder& build_body, BatchReplyParser parse,
                    BatchedCallback done);
+
+// What both HTTP scorers hold, constant after construction: their options (with the id) and where
+// their batches go.
+template <typename Scorer, typename Options>
+class HttpBatchScorer : public Scorer {
+ public:
+  const std::string& id() const override { return options_.id; }
+
+ protected:
+  HttpBatchScorer(Options options, BatchTarget target) : options_(std::move(options)), target_(std::move(target)) {}
+
+  const Options options_;
+  const BatchTarget target_;
+};
+
+// A BatchedCallback that hands the numbers to `done` as a `Reply` ({values, call}: ScoredPairs or
+// RewardScores), or the error as it is.
+template <typename Reply, typename Callback>
+BatchedCallback DeliverAs(Callback done) {
+  return [done = std::move(done)](absl::StatusOr<BatchedNumbers> numbers) mutable {
+    if (!numbers.ok()) {
+      std::move(done)(numbers.status());
+      return;
+    }
+    std::move(done)(Reply{std::move(numbers->values), numbers->call});
+  };
+}
 
 // The shared checks of a reply number: a JSON number (not a string, bool or null) and finite.
 absl::StatusOr<double> ReplyNumber(const Json& value, const std::string& what);

@@ -19,9 +19,6 @@ absl::StatusOr<std::unique_ptr<HttpPairClassifier>> HttpPairClassifier::Create(c
   return std::unique_ptr<HttpPairClassifier>(new HttpPairClassifier(options, std::move(target)));
 }
 
-HttpPairClassifier::HttpPairClassifier(HttpPairClassifierOptions options, BatchTarget target)
-    : options_(std::move(options)), target_(std::move(target)) {}
-
 void HttpPairClassifier::Classify(std::vector<TextPair> pairs, ClassifyCallback done) {
   PostInBatches(
       target_, pairs.size(),
@@ -35,13 +32,7 @@ void HttpPairClassifier::Classify(std::vector<TextPair> pairs, ClassifyCallback 
       [label = options_.same_label](const Json& reply, size_t expected) {
         return ParsePairClassifierReply(reply, expected, label);
       },
-      [done = std::move(done)](absl::StatusOr<BatchedNumbers> numbers) mutable {
-        if (!numbers.ok()) {
-          std::move(done)(numbers.status());
-          return;
-        }
-        std::move(done)(ScoredPairs{std::move(numbers->values), numbers->call});
-      });
+      DeliverAs<ScoredPairs>(std::move(done)));
 }
 
 absl::StatusOr<std::vector<double>> ParsePairClassifierReply(const Json& reply, size_t expected,

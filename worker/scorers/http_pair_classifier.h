@@ -41,22 +41,17 @@ struct HttpPairClassifierOptions {
   bool truncate = true;
 };
 
-class HttpPairClassifier : public PairClassifier {
+class HttpPairClassifier : public HttpBatchScorer<PairClassifier, HttpPairClassifierOptions> {
  public:
   // InvalidArgument for an empty id or label, a path without a leading '/', max_batch < 1, or a null
   // channel or executor.
   static absl::StatusOr<std::unique_ptr<HttpPairClassifier>> Create(const HttpPairClassifierOptions& options,
                                                                     ProviderChannel* channel, Executor* executor);
 
-  const std::string& id() const override { return options_.id; }
   void Classify(std::vector<TextPair> pairs, ClassifyCallback done) override;
 
  private:
-  HttpPairClassifier(HttpPairClassifierOptions options, BatchTarget target);
-
-  // Constant after construction.
-  const HttpPairClassifierOptions options_;
-  const BatchTarget target_;
+  using HttpBatchScorer::HttpBatchScorer;
 };
 
 // The P(same) of each entry of a /predict reply for `expected` pairs (exposed for tests).

@@ -16,9 +16,6 @@ absl::StatusOr<std::unique_ptr<HttpRewardModel>> HttpRewardModel::Create(const H
   return std::unique_ptr<HttpRewardModel>(new HttpRewardModel(options, std::move(target)));
 }
 
-HttpRewardModel::HttpRewardModel(HttpRewardModelOptions options, BatchTarget target)
-    : options_(std::move(options)), target_(std::move(target)) {}
-
 void HttpRewardModel::Score(std::vector<RewardItem> items, RewardCallback done) {
   PostInBatches(
       target_, items.size(),
@@ -31,14 +28,7 @@ void HttpRewardModel::Score(std::vector<RewardItem> items, RewardCallback done) 
         if (!options_.model.empty()) body["model"] = options_.model;
         return body;
       },
-      ParseRewardReply,
-      [done = std::move(done)](absl::StatusOr<BatchedNumbers> numbers) mutable {
-        if (!numbers.ok()) {
-          std::move(done)(numbers.status());
-          return;
-        }
-        std::move(done)(RewardScores{std::move(numbers->values), numbers->call});
-      });
+      ParseRewardReply, DeliverAs<RewardScores>(std::move(done)));
 }
 
 absl::StatusOr<std::vector<double>> ParseRewardReply(const Json& reply, size_t expected) {

@@ -33,22 +33,17 @@ struct HttpRewardModelOptions {
   int max_batch = 32;            // items per request, >= 1
 };
 
-class HttpRewardModel : public RewardModel {
+class HttpRewardModel : public HttpBatchScorer<RewardModel, HttpRewardModelOptions> {
  public:
   // InvalidArgument for an empty id, a path without a leading '/', max_batch < 1, or a null channel
   // or executor.
   static absl::StatusOr<std::unique_ptr<HttpRewardModel>> Create(const HttpRewardModelOptions& options,
                                                                  ProviderChannel* channel, Executor* executor);
 
-  const std::string& id() const override { return options_.id; }
   void Score(std::vector<RewardItem> items, RewardCallback done) override;
 
  private:
-  HttpRewardModel(HttpRewardModelOptions options, BatchTarget target);
-
-  // Constant after construction.
-  const HttpRewardModelOptions options_;
-  const BatchTarget target_;
+  using HttpBatchScorer::HttpBatchScorer;
 };
 
 // The rewards of a reply for `expected` items (exposed for tests).

@@ -6,20 +6,30 @@
 
 namespace noveltygrid {
 
+namespace {
+
+// One number per item, `score(item)`, delivered as a `Reply` ({values, call}) through `executor`.
+template <typename Reply, typename Item, typename Score, typename Callback>
+void ScoreEach(Executor* executor, const std::vector<Item>& items, Score score, Callback done) {
+  std::vector<double> values;
+  values.reserve(items.size());
+  for (const Item& item : items) values.push_back(score(item));
+  executor->Schedule([reply = Reply{std::move(values), ScorerCallInfo{}}, done = std::move(done)]() mutable {
+    std::move(done)(std::move(reply));
+  });
+}
+
+}  // namespace
+
 void SimPairClassifier::Classify(std::vector<TextPair> pairs, ClassifyCallback done) {
-  ScoredPairs reply;
-  reply.same_probability.reserve(pairs.size());
-  for (const TextPair& pair : pairs) reply.same_probability.push_back(SimSameIdeaProbability(pair.first, pair.second));
-  executor_->Schedule(
-      [reply = std::move(reply), done = std::move(done)]() mutable { std::move(done)(std::move(reply)); });
+  ScoreEach<ScoredPairs>(
+      executor_, pairs, [](const TextPair& pair) { return SimSameIdeaProbability(pair.first, pair.second); },
+      std::move(done));
 }
 
 void SimRewardModel::Score(std::vector<RewardItem> items, RewardCallback done) {
-  RewardScores reply;
-  reply.scores.reserve(items.size());
-  for (const RewardItem& item : items) reply.scores.push_back(SimReward(item.prompt, item.response));
-  executor_->Schedule(
-      [reply = std::move(reply), done = std::move(done)]() mutable { std::move(done)(std::move(reply)); });
+  ScoreEach<RewardScores>(
+      executor_, items, [](const RewardItem& item) { return SimReward(item.prompt, item.response); }, std::move(done));
 }
 
 }  // namespace noveltygrid

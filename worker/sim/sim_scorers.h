@@ -19,30 +19,33 @@ namespace noveltygrid {
 inline constexpr char kSimClassifierId[] = "sim:classifier";
 inline constexpr char kSimRewardId[] = "sim:reward";
 
-class SimPairClassifier : public PairClassifier {
+// What both simulated scorers hold: their id and the executor replies are delivered on.
+template <typename Scorer>
+class SimScorer : public Scorer {
  public:
-  explicit SimPairClassifier(Executor* executor) : executor_(executor) {}
+  SimScorer(const char* id, Executor* executor) : id_(id), executor_(executor) {}
 
   const std::string& id() const override { return id_; }
-  // SimSameIdeaProbability per pair; ScorerCallInfo stays zero (no HTTP).
-  void Classify(std::vector<TextPair> pairs, ClassifyCallback done) override;
 
- private:
-  const std::string id_ = kSimClassifierId;
+ protected:
+  const std::string id_;
   Executor* const executor_;
 };
 
-class SimRewardModel : public RewardModel {
+class SimPairClassifier : public SimScorer<PairClassifier> {
  public:
-  explicit SimRewardModel(Executor* executor) : executor_(executor) {}
+  explicit SimPairClassifier(Executor* executor) : SimScorer(kSimClassifierId, executor) {}
 
-  const std::string& id() const override { return id_; }
+  // SimSameIdeaProbability per pair; ScorerCallInfo stays zero (no HTTP).
+  void Classify(std::vector<TextPair> pairs, ClassifyCallback done) override;
+};
+
+class SimRewardModel : public SimScorer<RewardModel> {
+ public:
+  explicit SimRewardModel(Executor* executor) : SimScorer(kSimRewardId, executor) {}
+
   // SimReward per item; ScorerCallInfo stays zero (no HTTP).
   void Score(std::vector<RewardItem> items, RewardCallback done) override;
-
- private:
-  const std::string id_ = kSimRewardId;
-  Executor* const executor_;
 };
 
 }  // namespace noveltygrid

@@ -16,33 +16,32 @@ using ::testing::Not;
 using testing_status::MessageOf;
 using testing_status::Must;
 
+// `url` parses into these parts and describes itself as `described` (without the password).
+void ExpectParsed(const std::string& url, const std::string& host, int port, int db, const std::string& user,
+                  const std::string& password, const std::string& described) {
+  const RedisEndpoint endpoint = Must(ParseRedisUrl(url));
+  EXPECT_EQ(endpoint.host, host) << url;
+  EXPECT_EQ(endpoint.port, port) << url;
+  EXPECT_EQ(endpoint.db, db) << url;
+  EXPECT_EQ(endpoint.user, user) << url;
+  EXPECT_EQ(endpoint.password, password) << url;
+  EXPECT_EQ(endpoint.Describe(), described) << url;
+}
+
 TEST(RedisUrlTest, ParsesTheFullForm) {
-  const RedisEndpoint endpoint = Must(ParseRedisUrl("redis://:s3cret@cache.local:6380/2"));
-  EXPECT_EQ(endpoint.host, "cache.local");
-  EXPECT_EQ(endpoint.port, 6380);
-  EXPECT_EQ(endpoint.db, 2);
-  EXPECT_EQ(endpoint.user, "");
-  EXPECT_EQ(endpoint.password, "s3cret");
-  EXPECT_EQ(endpoint.Describe(), "redis://cache.local:6380/2");  // no password
+  ExpectParsed("redis://:s3cret@cache.local:6380/2", "cache.local", 6380, 2, "", "s3cret",
+               "redis://cache.local:6380/2");
 }
 
 TEST(RedisUrlTest, DefaultsPortAndDb) {
-  const RedisEndpoint endpoint = Must(ParseRedisUrl("redis://10.0.0.5"));
-  EXPECT_EQ(endpoint.host, "10.0.0.5");
-  EXPECT_EQ(endpoint.port, 6379);
-  EXPECT_EQ(endpoint.db, 0);
-  EXPECT_EQ(endpoint.password, "");
+  ExpectParsed("redis://10.0.0.5", "10.0.0.5", 6379, 0, "", "", "redis://10.0.0.5:6379/0");
   EXPECT_EQ(Must(ParseRedisUrl("redis://h:1/")).db, 0);
   EXPECT_EQ(Must(ParseRedisUrl("REDIS://h:1/15")).db, 15);
 }
 
 TEST(RedisUrlTest, UserPasswordIpv6AndPercentEscapes) {
-  const RedisEndpoint endpoint = Must(ParseRedisUrl("redis://worker:p%40ss:w%2Frd@[::1]:7000/3"));
-  EXPECT_EQ(endpoint.user, "worker");
-  EXPECT_EQ(endpoint.password, "p@ss:w/rd");
-  EXPECT_EQ(endpoint.host, "::1");
-  EXPECT_EQ(endpoint.port, 7000);
-  EXPECT_EQ(endpoint.Describe(), "redis://[::1]:7000/3");
+  ExpectParsed("redis://worker:p%40ss:w%2Frd@[::1]:7000/3", "::1", 7000, 3, "worker", "p@ss:w/rd",
+               "redis://[::1]:7000/3");
   // A raw '@' in the password works too: the last '@' ends the user info.
   EXPECT_EQ(Must(ParseRedisUrl("redis://:a@b@h:1")).password, "a@b");
 }

@@ -51,6 +51,21 @@ absl::StatusOr<HttpResponse> SendAndWait(HttpClient& client, HttpRequest request
   return result;
 }
 
+// Starts `sim` with `options`; its port, or 0 (a test failure) when it did not start.
+int StartSim(SimServer& sim, const SimServerOptions& options) {
+  absl::StatusOr<int> port = sim.Start(options);
+  EXPECT_TRUE(port.ok()) << port.status();
+  return port.value_or(0);
+}
+
+// A chat completion request (kChatBody) to the simulated server on `port`.
+HttpRequest SimChat(int port) {
+  HttpRequest request;
+  request.url = "http://127.0.0.1:" + std::to_string(port) + "/v1/chat/completions";
+  request.body = kChatBody;
+  return request;
+}
+
 HttpRequest Get(const std::string& url) {
   HttpRequest request;
   request.method = "GET";
@@ -180,13 +195,11 @@ TEST(HttpClientTest, DroppedConnectionIsUnavailable) {
   options.fault_rate = 1.0;
   options.faults = {SimFault::kTimeout};
   options.timeout_hold = absl::Milliseconds(1);
-  absl::StatusOr<int> port = sim.Start(options);
-  ASSERT_TRUE(port.ok()) << port.status();
+  const int port = StartSim(sim, options);
+  ASSERT_NE(port, 0);
   ThreadPool executor(2);
   auto client = MakeClient(&executor);
-  HttpRequest request;
-  request.url = "http://127.0.0.1:" + std::to_string(*port) + "/v1/chat/completions";
-  request.body = kChatBody;
+  HttpRequest request = SimChat(port);
   absl::StatusOr<HttpResponse> r = SendAndWait(*client, request);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kUnavailable) << r.status();
@@ -217,8 +230,8 @@ TEST(HttpClientTest, EveryReplyArrivesWithOrWithoutWakeUpBatching) {
   SimServer sim;
   SimServerOptions sim_options;
   sim_options.latency_ms = 5;
-  absl::StatusOr<int> port = sim.Start(sim_options);
-  ASSERT_TRUE(port.ok()) << port.status();
+  const int port = StartSim(sim, sim_options);
+  ASSERT_NE(port, 0);
   for (const absl::Duration window : {absl::ZeroDuration(), absl::Milliseconds(20)}) {
     ThreadPool executor(2);
     HttpClientOptions options;
@@ -230,9 +243,7 @@ TEST(HttpClientTest, EveryReplyArrivesWithOrWithoutWakeUpBatching) {
     absl::BlockingCounter done(kRequests + 1);
     std::atomic<int> ok{0};
     for (int i = 0; i < kRequests; ++i) {
-      HttpRequest request;
-      request.url = "http://127.0.0.1:" + std::to_string(*port) + "/v1/chat/completions";
-      request.body = kChatBody;
+      HttpRequest request = SimChat(port);
       (*client)->Send(std::move(request), [&](absl::StatusOr<HttpResponse> r) {
         if (r.ok() && r->status == 200) ok.fetch_add(1);
         done.DecrementCount();
@@ -258,8 +269,8 @@ TEST(HttpClientTest, ManyConcurrentRequestsReuseConnections) {
   SimServerOptions options;
   options.latency_ms = 20;
   options.threads = 64;
-  absl::StatusOr<int> port = sim.Start(options);
-  ASSERT_TRUE(port.ok()) << port.status();
+  const int port = StartSim(sim, options);
+  ASSERT_NE(port, 0);
   ThreadPool executor(2);
   constexpr int kPerHost = 32;
   auto client = MakeClient(&executor, kPerHost);
@@ -270,9 +281,7 @@ TEST(HttpClientTest, ManyConcurrentRequestsReuseConnections) {
   int ok = 0;
   std::vector<std::string> errors;
   for (int i = 0; i < kRequests; ++i) {
-    HttpRequest request;
-    request.url = "http://127.0.0.1:" + std::to_string(*port) + "/v1/chat/completions";
-    request.body = kChatBody;
+    HttpRequest request = SimChat(port);
     client->Send(std::move(request), [&](absl::StatusOr<HttpResponse> r) {
       {
         absl::MutexLock lock(&mu);
@@ -394,11 +403,11 @@ TEST(HttpClientTest, LoopCpuPerRequestAtHighConcurrency) {
   SimServerOptions options;
   options.latency_ms = 50;
   options.threads = 640;
-  absl::StatusOr<int> port = sim.Start(options);
-  ASSERT_TRUE(port.ok()) << port.status();
+  const int port = StartSim(sim, options);
+  ASSERT_NE(port, 0);
   ThreadPool executor(2);
   auto client = MakeClient(&executor, 640);
-  const std::string url = "http://127.0.0.1:" + std::to_string(*port) + "/v1/embeddings";
+  const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/v1/embeddings";
 
   // The loop thread's CPU time in ns, from /proc (it names itself ng-http-loop).
   auto loop_cpu_ns = [] {
@@ -434,7 +443,7 @@ TEST(HttpClientTest, LoopCpuPerRequestAtHighConcurrency) {
       done.DecrementCount();
     });
   };
-  ASSERT_TRUE(SendAndWait(*client, Get("http://127.0.0.1:" + std::to_string(*port) + "/health")).ok());  // loop named
+  ASSERT_TRUE(SendAndWait(*client, Get("http://127.0.0.1:" + std::to_string(port) + "/health")).ok());  // loop named
   const int64_t before = loop_cpu_ns();
   for (int i = 0; i < kInFlight; ++i) send_one();
   done.Wait();

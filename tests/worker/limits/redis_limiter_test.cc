@@ -8,7 +8,6 @@
 // Synchronisation: Pump() (one admission round, done when it returns) and conditions awaited with a
 // generous timeout; nothing sleeps, nothing asserts on timing.
 #include <arpa/inet.h>
-#include <hiredis/hiredis.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -27,17 +26,16 @@
 #include "absl/synchronization/mutex.h"
 #include "gtest/gtest.h"
 #include "tests/common/storage/redis_server.h"
+#include "tests/worker/limits/inline_executor.h"
 #include "worker/limits/provider_limiter.h"
 
 namespace noveltygrid {
 namespace {
 
 constexpr char kPassword[] = "s3cret-limits";
+const absl::Time kFiveSecondsIntoAMinute = absl::FromUnixSeconds(1'700'000'040 + 5);
 
-class InlineExecutor : public Executor {
- public:
-  void Schedule(Task task) override { std::move(task)(); }
-};
+using ::noveltygrid::testing::InlineExecutor;
 
 // Requests admitted, per limiter, and those not yet released (oldest first) -- filled by `go` tasks.
 class Tally {
@@ -117,27 +115,30 @@ class RedisLimiterTest : public ::testing::Test {
     return limiter.ok() ? std::move(*limiter) : nullptr;
   }
 
+  // Two limiters for one provider on this test's Redis -- two workers sharing it -- on one fake clock,
+  // with a tally of what each admitted (A counts as 0, B as 1).
+  struct TwoWorkers {
+    explicit TwoWorkers(absl::Time start) : clock(start) {}
+    FakeClock clock;
+    InlineExecutor executor;
+    Tally tally;
+    std::unique_ptr<ProviderLimiter> a;
+    std::unique_ptr<ProviderLimiter> b;
+  };
+  std::unique_ptr<TwoWorkers> MakeTwo(const std::string& provider, ProviderLimits limits,
+                                      absl::Time start = kFiveSecondsIntoAMinute) {
+    auto workers = std::make_unique<TwoWorkers>(start);
+    workers->a = Make(provider, limits, &workers->executor, &workers->clock, Url());
+    workers->b = Make(provider, limits, &workers->executor, &workers->clock, Url());
+    return workers;
+  }
+
   // One command on the test's own connection, for looking at the keys; the reply as an integer
   // (a string reply parsed; nil is 0).
   long long Query(const std::vector<std::string>& args) {
-    redisContext* c = redisConnect("127.0.0.1", port_);
-    EXPECT_TRUE(c != nullptr && c->err == 0);
-    freeReplyObject(redisCommand(c, "AUTH %s", kPassword));
-    std::vector<const char*> argv;
-    std::vector<size_t> lens;
-    for (const std::string& a : args) {
-      argv.push_back(a.data());
-      lens.push_back(a.size());
-    }
-    auto* reply =
-        static_cast<redisReply*>(redisCommandArgv(c, static_cast<int>(args.size()), argv.data(), lens.data()));
-    long long value = -1;
-    if (reply != nullptr && reply->type == REDIS_REPLY_INTEGER) value = reply->integer;
-    if (reply != nullptr && reply->type == REDIS_REPLY_STRING) value = std::atoll(reply->str);
-    if (reply != nullptr && reply->type == REDIS_REPLY_NIL) value = 0;
-    freeReplyObject(reply);
-    redisFree(c);
-    return value;
+    const absl::StatusOr<std::string> reply = redis_->Command(args);
+    EXPECT_FALSE(absl::IsUnavailable(reply.status())) << reply.status();
+    return reply.ok() ? std::atoll(reply->c_str()) : -1;
   }
 
   static std::string MinuteKey(const std::string& provider, const char* what, absl::Time t) {
@@ -187,11 +188,8 @@ TEST_F(RedisLimiterTest, TwoInstancesNeverExceedMaxInFlightTogether) {
 }
 
 TEST_F(RedisLimiterTest, RequestsPerMinuteAreCountedOnceForBothInstances) {
-  FakeClock clock(absl::FromUnixSeconds(1'700'000'040 + 5));  // 5 s into a minute
-  InlineExecutor executor;
-  Tally tally;
-  std::unique_ptr<ProviderLimiter> a = Make("rpm", {.requests_per_minute = 5}, &executor, &clock, Url());
-  std::unique_ptr<ProviderLimiter> b = Make("rpm", {.requests_per_minute = 5}, &executor, &clock, Url());
+  std::unique_ptr<TwoWorkers> workers = MakeTwo("rpm", {.requests_per_minute = 5});  // 5 s into a minute
+  auto& [clock, executor, tally, a, b] = *workers;
   for (int i = 0; i < 4; ++i) {
     a->Acquire(tally.Go(0));
     b->Acquire(tally.Go(1));
@@ -221,11 +219,8 @@ TEST_F(RedisLimiterTest, RequestsPerMinuteAreCountedOnceForBothInstances) {
 }
 
 TEST_F(RedisLimiterTest, TokensPerMinuteAreChargedInRedis) {
-  FakeClock clock(absl::FromUnixSeconds(1'700'000'040 + 5));
-  InlineExecutor executor;
-  Tally tally;
-  std::unique_ptr<ProviderLimiter> a = Make("tpm", {.tokens_per_minute = 100}, &executor, &clock, Url());
-  std::unique_ptr<ProviderLimiter> b = Make("tpm", {.tokens_per_minute = 100}, &executor, &clock, Url());
+  std::unique_ptr<TwoWorkers> workers = MakeTwo("tpm", {.tokens_per_minute = 100});
+  auto& [clock, executor, tally, a, b] = *workers;
   a->Acquire(tally.Go(0));
   a->Pump();
   EXPECT_EQ(tally.admitted(0), 1);
@@ -241,11 +236,8 @@ TEST_F(RedisLimiterTest, TokensPerMinuteAreChargedInRedis) {
 }
 
 TEST_F(RedisLimiterTest, ReservationsAreChargedInRedisAtAdmissionAndSettledAtRelease) {
-  FakeClock clock(absl::FromUnixSeconds(1'700'000'040 + 5));
-  InlineExecutor executor;
-  Tally tally;
-  std::unique_ptr<ProviderLimiter> a = Make("rsv", {.tokens_per_minute = 100}, &executor, &clock, Url());
-  std::unique_ptr<ProviderLimiter> b = Make("rsv", {.tokens_per_minute = 100}, &executor, &clock, Url());
+  std::unique_ptr<TwoWorkers> workers = MakeTwo("rsv", {.tokens_per_minute = 100});
+  auto& [clock, executor, tally, a, b] = *workers;
   std::vector<TokenReservation> reserved;
   auto go = [&](int who) {
     return [&, who](TokenReservation r) {
@@ -290,11 +282,8 @@ TEST_F(RedisLimiterTest, ReservationsAreChargedInRedisAtAdmissionAndSettledAtRel
 // Instance A takes both slots and vanishes without a Release; B gets them once slot_ttl (30 s of the
 // FakeClock, which the scripts use) has passed.
 TEST_F(RedisLimiterTest, SlotsOfADeadInstanceComeBackAfterTheirTtl) {
-  FakeClock clock;
-  InlineExecutor executor;
-  Tally tally;
-  std::unique_ptr<ProviderLimiter> a = Make("ttl", {.max_in_flight = 2}, &executor, &clock, Url());
-  std::unique_ptr<ProviderLimiter> b = Make("ttl", {.max_in_flight = 2}, &executor, &clock, Url());
+  std::unique_ptr<TwoWorkers> workers = MakeTwo("ttl", {.max_in_flight = 2}, absl::FromUnixSeconds(1'700'000'000));
+  auto& [clock, executor, tally, a, b] = *workers;
   a->Acquire(tally.Go(0));
   a->Acquire(tally.Go(0));
   a->Pump();

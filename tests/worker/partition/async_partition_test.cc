@@ -14,6 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/worker/partition/fake_models.h"
+#include "tests/worker/partition/sim_classifier_equivalence.h"
 #include "tests/worker/partition/test_generations.h"
 #include "worker/partition/classifier_decider.h"
 #include "worker/partition/unigram_decider.h"
@@ -26,6 +27,7 @@ namespace {
 using ::noveltygrid::nbtest::FakeClassifier;
 using ::noveltygrid::nbtest::GenerationSets;
 using ::noveltygrid::nbtest::ManualExecutor;
+using ::noveltygrid::nbtest::SimClassifierEquivalence;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -40,18 +42,6 @@ PartitionOutcome Partition(ManualExecutor& executor, const std::vector<std::stri
   EXPECT_TRUE(outcome.has_value()) << "the partition never finished";
   return outcome.has_value() ? std::move(*outcome) : PartitionOutcome{absl::InternalError("unfinished"), {}};
 }
-
-// The synchronous predicate GreedyPartition is given: the sim classifier's P(same) > threshold.
-class SimClassifierEquivalence : public noveltybench::Equivalence {
- public:
-  explicit SimClassifierEquivalence(double threshold) : threshold_(threshold) {}
-  bool Equivalent(std::string_view, std::string_view first, std::string_view candidate) const override {
-    return SimSameIdeaProbability(first, candidate) > threshold_;
-  }
-
- private:
-  double threshold_;
-};
 
 // Same iff the first words match (any text: the short-text rule comes first anyway).
 double SameFirstWord(const std::string& a, const std::string& b) {

@@ -4,7 +4,6 @@
 #ifndef NOVELTYGRID_TESTS_WORKER_PARTITION_FAKE_MODELS_H_
 #define NOVELTYGRID_TESTS_WORKER_PARTITION_FAKE_MODELS_H_
 
-#include <deque>
 #include <functional>
 #include <map>
 #include <string>
@@ -14,27 +13,31 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/executor.h"
+#include "tests/worker/models/sim_test_util.h"
 #include "worker/models/model.h"
 #include "worker/scorers/scorers.h"
 
 namespace noveltygrid::nbtest {
 
 // Runs tasks only when the test says so, so nothing is ever delivered inline by accident.
-class ManualExecutor : public Executor {
- public:
-  void Schedule(Task task) override { queue_.push_back(std::move(task)); }
-  size_t pending() const { return queue_.size(); }
-  void RunAll() {
-    while (!queue_.empty()) {
-      Task task = std::move(queue_.front());
-      queue_.pop_front();
-      std::move(task)();
-    }
-  }
+using ManualExecutor = simtest::QueueExecutor;
 
- private:
-  std::deque<Task> queue_;
-};
+// Delivers a scorer's reply through `executor`: `failure` when set, else a `Reply` ({values, call})
+// of value(item) per item.
+template <typename Reply, typename Item, typename Value, typename Callback>
+void ScheduleScores(Executor* executor, const absl::Status& failure, const std::vector<Item>& items, Value value,
+                    Callback done) {
+  absl::StatusOr<Reply> result;
+  if (!failure.ok()) {
+    result = failure;
+  } else {
+    std::vector<double> values;
+    for (const Item& item : items) values.push_back(value(item));
+    result = Reply{std::move(values), ScorerCallInfo{}};
+  }
+  executor->Schedule(
+      [result = std::move(result), done = std::move(done)]() mutable { std::move(done)(std::move(result)); });
+}
 
 // A chat model: choice c of a request is reply(request, c), or the whole call fails with
 // fail(request) when that returns an error. Records every request.
@@ -81,16 +84,9 @@ class FakeClassifier : public PairClassifier {
   const std::string& id() const override { return id_; }
   void Classify(std::vector<TextPair> pairs, ClassifyCallback done) override {
     batches.push_back(pairs);
-    absl::StatusOr<ScoredPairs> result;
-    if (!failure.ok()) {
-      result = failure;
-    } else {
-      ScoredPairs scored;
-      for (const TextPair& p : pairs) scored.same_probability.push_back(probability_(p.first, p.second));
-      result = std::move(scored);
-    }
-    executor_->Schedule(
-        [result = std::move(result), done = std::move(done)]() mutable { std::move(done)(std::move(result)); });
+    ScheduleScores<ScoredPairs>(
+        executor_, failure, pairs, [this](const TextPair& p) { return probability_(p.first, p.second); },
+        std::move(done));
   }
   size_t pairs_asked() const {
     size_t n = 0;
@@ -149,16 +145,9 @@ class FakeReward : public RewardModel {
   const std::string& id() const override { return id_; }
   void Score(std::vector<RewardItem> items, RewardCallback done) override {
     batches.push_back(items);
-    absl::StatusOr<RewardScores> result;
-    if (!failure.ok()) {
-      result = failure;
-    } else {
-      RewardScores scores;
-      for (const RewardItem& item : items) scores.scores.push_back(reward_(item.prompt, item.response));
-      result = std::move(scores);
-    }
-    executor_->Schedule(
-        [result = std::move(result), done = std::move(done)]() mutable { std::move(done)(std::move(result)); });
+    ScheduleScores<RewardScores>(
+        executor_, failure, items, [this](const RewardItem& item) { return reward_(item.prompt, item.response); },
+        std::move(done));
   }
 
   std::vector<std::vector<RewardItem>> batches;

@@ -16,12 +16,9 @@
 #include "tests/worker/scorers/scorer_test_env.h"
 #include "worker/sim/sim_scoring.h"
 
-namespace noveltygrid {
+namespace noveltygrid::testing {
 namespace {
 
-using ::noveltygrid::testing::CannedServer;
-using ::noveltygrid::testing::ChannelStack;
-using ::noveltygrid::testing::Waiter;
 using ::testing::HasSubstr;
 
 constexpr char kKey[] = "scorers-test-key";
@@ -52,10 +49,7 @@ std::unique_ptr<HttpPairClassifier> MakeClassifier(ChannelStack& stack, int max_
   options.id = "sim-classifier";
   options.max_batch = max_batch;
   options.same_label = std::move(same_label);
-  absl::StatusOr<std::unique_ptr<HttpPairClassifier>> classifier =
-      HttpPairClassifier::Create(options, stack.channel(), stack.executor());
-  EXPECT_TRUE(classifier.ok()) << classifier.status();
-  return classifier.ok() ? *std::move(classifier) : nullptr;
+  return CreateOnStack<HttpPairClassifier>(options, stack);
 }
 
 absl::StatusOr<ScoredPairs> Classify(PairClassifier& classifier, std::vector<TextPair> pairs,
@@ -199,15 +193,9 @@ TEST(HttpPairClassifierTest, RejectsMalformedRepliesNamingTheEndpoint) {
       {absl::StrCat("[", ok, R"(,{"label":"LABEL_1","score":0.5}])"), "entry 1 is a JSON object"},
       {R"({"predictions":[]})", "not an array"},
   };
-  for (const auto& [body, expected] : cases) {
-    canned.Answer("/predict", 200, body);
-    absl::StatusOr<ScoredPairs> scored = Classify(*classifier, {{"a", "b"}, {"c", "d"}});
-    ASSERT_FALSE(scored.ok()) << body;
-    EXPECT_EQ(scored.status().code(), absl::StatusCode::kInvalidArgument) << body << ": " << scored.status();
-    EXPECT_THAT(std::string(scored.status().message()), HasSubstr(expected)) << body;
-    EXPECT_THAT(std::string(scored.status().message()),
-                HasSubstr(absl::StrCat("pair classifier 'sim-classifier' at ", canned.base_url(), "/predict")));
-  }
+  ExpectRepliesRejected(canned, "/predict", "pair classifier 'sim-classifier'", cases, [&] {
+    return Classify(*classifier, {{"a", "b"}, {"c", "d"}});
+  });
 }
 
 TEST(HttpPairClassifierTest, AServerErrorFailsTheCall) {
@@ -245,4 +233,4 @@ TEST(HttpPairClassifierTest, CreateRejectsBadOptions) {
 }
 
 }  // namespace
-}  // namespace noveltygrid
+}  // namespace noveltygrid::testing

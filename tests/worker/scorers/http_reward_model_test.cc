@@ -14,13 +14,8 @@
 #include "tests/worker/scorers/scorer_test_env.h"
 #include "worker/sim/sim_scoring.h"
 
-namespace noveltygrid {
+namespace noveltygrid::testing {
 namespace {
-
-using ::noveltygrid::testing::CannedServer;
-using ::noveltygrid::testing::ChannelStack;
-using ::noveltygrid::testing::Waiter;
-using ::testing::HasSubstr;
 
 std::vector<RewardItem> MakeItems(int count) {
   const std::vector<std::string> prompts = {"Name one unusual use for a brick.", "Invent a name for a new color.",
@@ -44,10 +39,7 @@ std::unique_ptr<HttpRewardModel> MakeRewardModel(ChannelStack& stack, int max_ba
   options.id = "sim-reward";
   options.model = std::move(model);
   options.max_batch = max_batch;
-  absl::StatusOr<std::unique_ptr<HttpRewardModel>> reward =
-      HttpRewardModel::Create(options, stack.channel(), stack.executor());
-  EXPECT_TRUE(reward.ok()) << reward.status();
-  return reward.ok() ? *std::move(reward) : nullptr;
+  return CreateOnStack<HttpRewardModel>(options, stack);
 }
 
 absl::StatusOr<RewardScores> Score(RewardModel& model, std::vector<RewardItem> items) {
@@ -123,16 +115,10 @@ TEST(HttpRewardModelTest, RejectsMalformedRepliesNamingTheEndpoint) {
       {R"({"scores":[null, 2.0]})", "score 0 is null, not a number"},
       {R"({"scores":[1.0, [2.0]]})", "score 1 is array, not a number"},
   };
-  for (const auto& [body, expected] : cases) {
-    canned.Answer("/reward", 200, body);
-    absl::StatusOr<RewardScores> scored = Score(*reward, {{"p1", "r1"}, {"p2", "r2"}});
-    ASSERT_FALSE(scored.ok()) << body;
-    EXPECT_EQ(scored.status().code(), absl::StatusCode::kInvalidArgument) << body << ": " << scored.status();
-    EXPECT_THAT(std::string(scored.status().message()), HasSubstr(expected)) << body;
-    EXPECT_THAT(std::string(scored.status().message()),
-                HasSubstr(absl::StrCat("reward model 'sim-reward' at ", canned.base_url(), "/reward")));
-  }
+  ExpectRepliesRejected(canned, "/reward", "reward model 'sim-reward'", cases, [&] {
+    return Score(*reward, {{"p1", "r1"}, {"p2", "r2"}});
+  });
 }
 
 }  // namespace
-}  // namespace noveltygrid
+}  // namespace noveltygrid::testing

@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
@@ -22,6 +23,7 @@
 #include "absl/time/time.h"
 #include "common/executor.h"
 #include "common/provider_config.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "worker/http/http_client.h"
 #include "worker/http/provider_channel.h"
@@ -159,6 +161,32 @@ class CannedServer {
   int requests_ ABSL_GUARDED_BY(mu_) = 0;
   std::string last_body_ ABSL_GUARDED_BY(mu_);
 };
+
+// `Scorer::Create(options, ...)` on `stack`'s channel and executor; null (and a test failure) when it
+// fails.
+template <typename Scorer, typename Options>
+std::unique_ptr<Scorer> CreateOnStack(const Options& options, ChannelStack& stack) {
+  absl::StatusOr<std::unique_ptr<Scorer>> scorer = Scorer::Create(options, stack.channel(), stack.executor());
+  EXPECT_TRUE(scorer.ok()) << scorer.status();
+  return scorer.ok() ? *std::move(scorer) : nullptr;
+}
+
+// For each (reply body, expected message part) of `cases`: `canned` answers `path` with that body, and
+// the call `call()` makes must fail with InvalidArgument naming the problem and the endpoint ("WHAT at
+// BASE_URL+PATH", `what` as "reward model 'id'").
+template <typename Call>
+void ExpectRepliesRejected(CannedServer& canned, const std::string& path, const std::string& what,
+                           const std::vector<std::pair<std::string, std::string>>& cases, Call call) {
+  for (const auto& [body, expected] : cases) {
+    canned.Answer(path, 200, body);
+    const auto scored = call();
+    ASSERT_FALSE(scored.ok()) << body;
+    EXPECT_EQ(scored.status().code(), absl::StatusCode::kInvalidArgument) << body << ": " << scored.status();
+    EXPECT_THAT(std::string(scored.status().message()), ::testing::HasSubstr(expected)) << body;
+    EXPECT_THAT(std::string(scored.status().message()),
+                ::testing::HasSubstr(absl::StrCat(what, " at ", canned.base_url(), path)));
+  }
+}
 
 }  // namespace noveltygrid::testing
 
