@@ -41,6 +41,7 @@
 #include "common/prompts.h"
 #include "common/provider_config.h"
 #include "common/records.h"
+#include "noveltygrid/v1/settings.pb.h"
 
 namespace noveltygrid {
 
@@ -70,21 +71,20 @@ struct NoveltyDataset {
 };
 
 // The `noveltybench:` section, with every default filled in (see LoadSweepConfig).
+// NoveltyBench's settings as they are without a `noveltybench:` section: k = 10, 512 tokens, ask_n,
+// the classifier partitioner (0.102, sim:classifier), reward quality (sim:reward), patience 0.8, and the
+// prompt wording empty (the worker then uses DefaultNoveltyPrompts()).
+v1::NoveltySettings DefaultNoveltySettings();
+
 struct NoveltyBenchConfig {
   std::vector<NoveltyDataset> datasets;  // config order
   int limit = 0;                         // prompts per dataset; 0 = all
   std::vector<std::string> modes;        // kMode* names, config order; default [standard]
-  int k = 10;                            // generations per prompt, 1..100
-  int max_tokens = 512;
-  bool ask_n = true;                                 // one request with n = k where the mode allows it
-  std::string partitioner = kPartitionerClassifier;  // classifier, unigram, embedding or llm
-  double threshold = 0.102;                          // the partitioner's "same" cut, in [0, 1]
-  std::string partition_model;                       // classifier / embedder / judge id; empty for unigram
-  std::string quality = kQualityReward;              // reward or llm
-  std::string quality_model;                         // reward model or judge id
-  double patience = 0.8;
+  // The benchmark settings (k 1..100, max_tokens, ask_n, partitioner and its threshold in [0, 1] and
+  // partition_model (empty for unigram), quality and quality_model, patience, the prompt wording from
+  // prompts_file or the defaults), as every lease carries them.
+  v1::NoveltySettings settings = DefaultNoveltySettings();
   std::vector<double> temperatures;        // defaults to the top-level list
-  noveltybench::NoveltyPrompts prompts;    // DefaultNoveltyPrompts() unless prompts_file is given
   std::string prompts_source = "builtin";  // or the resolved prompts_file
 };
 

@@ -30,56 +30,6 @@ UnitSpec FromProto(const v1::Unit& u) {
   return out;
 }
 
-void ToProto(const ModelEndpoint& e, v1::ModelEndpoint* out) {
-  const ProviderConfig& p = e.provider;
-  out->set_name(e.name);
-  out->set_remote_model(e.remote_model);
-  out->set_provider(p.name);
-  out->set_base_url(p.base_url);
-  out->set_api_key_env(p.api_key_env);
-  out->set_api_key_file(p.api_key_file);
-  out->set_max_in_flight(p.limits.max_in_flight);
-  out->set_requests_per_minute(p.limits.requests_per_minute);
-  out->set_tokens_per_minute(p.limits.tokens_per_minute);
-  out->set_timeout_ms(absl::ToInt64Milliseconds(p.timeout));
-  out->set_max_retries(p.max_retries);
-  out->set_initial_backoff_ms(absl::ToInt64Milliseconds(p.initial_backoff));
-  out->set_max_backoff_ms(absl::ToInt64Milliseconds(p.max_backoff));
-  out->set_embed_batch(p.embed_batch);
-  out->set_embed_wait_ms(absl::ToInt64Milliseconds(p.embed_wait));
-  out->set_provider_extra_body_json(p.extra_body_json);
-  out->set_extra_body_json(e.extra_body_json);
-  out->set_dimensions(e.dimensions);
-  out->set_max_tokens_field(p.max_tokens_field);
-  out->set_embed_encoding(p.embed_encoding);
-}
-
-ModelEndpoint FromProto(const v1::ModelEndpoint& e) {
-  ModelEndpoint out;
-  ProviderConfig& p = out.provider;
-  out.name = e.name();
-  out.remote_model = e.remote_model();
-  p.name = e.provider();
-  p.base_url = e.base_url();
-  p.api_key_env = e.api_key_env();
-  p.api_key_file = e.api_key_file();
-  p.limits.max_in_flight = e.max_in_flight();
-  p.limits.requests_per_minute = e.requests_per_minute();
-  p.limits.tokens_per_minute = e.tokens_per_minute();
-  p.timeout = absl::Milliseconds(e.timeout_ms());
-  p.max_retries = e.max_retries();
-  p.initial_backoff = absl::Milliseconds(e.initial_backoff_ms());
-  p.max_backoff = absl::Milliseconds(e.max_backoff_ms());
-  p.embed_batch = e.embed_batch();
-  p.embed_wait = absl::Milliseconds(e.embed_wait_ms());
-  p.extra_body_json = e.provider_extra_body_json();
-  out.extra_body_json = e.extra_body_json();
-  out.dimensions = e.dimensions();
-  p.max_tokens_field = e.max_tokens_field();
-  p.embed_encoding = e.embed_encoding();
-  return out;
-}
-
 void ToProto(const AidanSettings& s, v1::AidanSettings* out) {
   out->set_seed(s.seed);
   out->set_judge(s.judge);
@@ -98,7 +48,7 @@ void ToProto(const AidanSettings& s, v1::AidanSettings* out) {
   out->set_max_tokens(s.max_tokens);
   out->set_judge_retries(s.judge_retries);
   out->set_llm_novelty(s.llm_novelty);
-  for (const auto& [name, endpoint] : s.endpoints) ToProto(endpoint, out->add_endpoints());
+  ToProto(s.endpoints, out->mutable_endpoints());
 }
 
 absl::StatusOr<AidanSettings> FromProto(const v1::AidanSettings& s) {
@@ -122,45 +72,7 @@ absl::StatusOr<AidanSettings> FromProto(const v1::AidanSettings& s) {
   out.max_tokens = s.max_tokens();
   out.judge_retries = s.judge_retries();
   out.llm_novelty = s.llm_novelty();
-  for (const v1::ModelEndpoint& e : s.endpoints()) out.endpoints[e.name()] = FromProto(e);
-  return out;
-}
-
-void ToProto(const NoveltySettings& s, v1::NoveltySettings* out) {
-  out->set_seed(s.seed);
-  out->set_k(s.k);
-  out->set_max_tokens(s.max_tokens);
-  out->set_ask_n(s.ask_n);
-  out->set_partitioner(s.partitioner);
-  out->set_threshold(s.threshold);
-  out->set_partition_model(s.partition_model);
-  out->set_quality(s.quality);
-  out->set_quality_model(s.quality_model);
-  out->set_patience(s.patience);
-  out->set_in_context_followup(s.in_context_followup);
-  out->set_system_prompt(s.system_prompt);
-  out->set_equivalence_prompt(s.equivalence_prompt);
-  out->set_quality_prompt(s.quality_prompt);
-  for (const auto& [name, endpoint] : s.endpoints) ToProto(endpoint, out->add_endpoints());
-}
-
-NoveltySettings FromProto(const v1::NoveltySettings& s) {
-  NoveltySettings out;
-  out.seed = s.seed();
-  out.k = s.k();
-  out.max_tokens = s.max_tokens();
-  out.ask_n = s.ask_n();
-  out.partitioner = s.partitioner();
-  out.threshold = s.threshold();
-  out.partition_model = s.partition_model();
-  out.quality = s.quality();
-  out.quality_model = s.quality_model();
-  out.patience = s.patience();
-  out.in_context_followup = s.in_context_followup();
-  out.system_prompt = s.system_prompt();
-  out.equivalence_prompt = s.equivalence_prompt();
-  out.quality_prompt = s.quality_prompt();
-  for (const v1::ModelEndpoint& e : s.endpoints()) out.endpoints[e.name()] = FromProto(e);
+  out.endpoints = EndpointsByName(s.endpoints());
   return out;
 }
 
