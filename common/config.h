@@ -49,16 +49,19 @@ struct ModelSpec {
   std::string name;  // id used in results, e.g. "sim:explorer"
 };
 
+// AidanBench's settings before the `aidanbench:` section is read: no iteration cap, 4000 tokens, 2 judge
+// retries, no LLM novelty (the parser always sets the preset, default reference-2025, and the templates).
+v1::AidanSettings DefaultAidanSettings();
+
 struct AidanBenchConfig {
   std::string questions_path;       // resolved absolute or as given
   std::vector<Question> questions;  // loaded and checked: non-empty, unique ids
-  AidanPreset preset;
-  PromptTemplates templates;  // built-in default unless `templates:` names a file
+  // The benchmark settings (preset name, templates -- built-in unless `templates:` names a file --,
+  // max_iterations (0 = no cap, the reference behaviour), max_tokens, judge_retries (extra judge calls
+  // after an unparseable reply), llm_novelty (the optional LLM similarity judge)), as every lease
+  // carries them.
+  v1::AidanSettings settings = DefaultAidanSettings();
   std::string templates_source = "builtin";
-  int max_iterations = 0;  // 0 = no cap (reference behaviour)
-  int max_tokens = 4000;
-  int judge_retries = 2;             // extra judge calls after an unparseable reply
-  bool llm_novelty = false;          // optional LLM similarity judge
   std::vector<double> temperatures;  // defaults to the top-level list
 };
 

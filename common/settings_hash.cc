@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "common/endpoint_proto.h"
+#include "common/settings_proto.h"
 #include "noveltygrid/v1/settings.pb.h"
 
 namespace noveltygrid {

@@ -3,9 +3,9 @@
 #include <set>
 #include <vector>
 
-#include "common/endpoint_proto.h"
 #include "common/hashing.h"
 #include "common/settings_hash.h"
+#include "common/settings_proto.h"
 
 namespace noveltygrid {
 
@@ -26,43 +26,17 @@ std::map<std::string, ModelEndpoint> EndpointsOf(const SweepConfig& config, cons
 }  // namespace
 
 AidanSettings MakeAidanSettings(const SweepConfig& config) {
-  AidanSettings s;
-  s.seed = config.seed;
-  s.judge = config.judge;
-  s.embedder = config.embedder;
-  s.endpoints = EndpointsOf(config, {config.judge, config.embedder});
-  if (config.aidanbench.has_value()) {
-    const AidanBenchConfig& a = *config.aidanbench;
-    s.preset = a.preset;
-    s.templates = a.templates;
-    s.max_iterations = a.max_iterations;
-    s.max_tokens = a.max_tokens;
-    s.judge_retries = a.judge_retries;
-    s.llm_novelty = a.llm_novelty;
-  }
+  AidanSettings s = config.aidanbench.has_value() ? config.aidanbench->settings : DefaultAidanSettings();
+  s.set_seed(config.seed);
+  s.set_judge(config.judge);
+  s.set_embedder(config.embedder);
+  ToProto(EndpointsOf(config, {config.judge, config.embedder}), s.mutable_endpoints());
   return s;
 }
 
 uint64_t AidanSettingsHash(const AidanSettings& s) {
-  const PromptTemplates& t = s.templates;
-  // judge_retries changes how hard we try, not what a successful unit computes; it is left out.
   StableHasher hasher;
-  hasher.Add(s.seed)
-      .Add(s.judge)
-      .Add(s.embedder)
-      .Add(s.preset.name)
-      .Add(t.generation_base)
-      .Add(t.generation_instructions)
-      .Add(t.generation_previous_block)
-      .Add(t.previous_answer_item)
-      .Add(t.previous_answers_separator)
-      .Add(t.coherence_judge)
-      .Add(t.coherence_judge_1_10)
-      .Add(t.similarity_judge)
-      .Add(static_cast<uint64_t>(s.max_iterations))
-      .Add(static_cast<uint64_t>(s.max_tokens))
-      .Add(static_cast<uint64_t>(s.llm_novelty));
-  AddEndpoints(s.endpoints, hasher);
+  AddSettings(s, hasher);
   return hasher.Finish();
 }
 

@@ -13,20 +13,11 @@
 
 namespace noveltygrid {
 
-struct AidanSettings {
-  uint64_t seed = 0;
-  std::string judge;     // model id of the coherence (and similarity) judge
-  std::string embedder;  // model id of the embedder
-  AidanPreset preset;
-  PromptTemplates templates;
-  int max_iterations = 0;
-  int max_tokens = 4000;
-  int judge_retries = 2;
-  bool llm_novelty = false;
-  // How to reach the models served over HTTP (by model name: generators, judge, embedder). Where the
-  // key is found travels here, never the key.
-  std::map<std::string, ModelEndpoint> endpoints;
-};
+// AidanBench protocol settings (the config's `aidanbench:` section with the top-level seed, judge and
+// embedder), sent with every AidanBench lease: the message itself (proto/noveltygrid/v1/settings.proto).
+// Its endpoints tell how to reach the models served over HTTP (generators, judge, embedder): where
+// the key is found travels, never the key. The preset travels by name (FindAidanPreset).
+using AidanSettings = v1::AidanSettings;
 
 AidanSettings MakeAidanSettings(const SweepConfig& config);
 
@@ -43,9 +34,10 @@ NoveltySettings MakeNoveltySettings(const SweepConfig& config);
 // (AddSettings, common/settings_hash.h), endpoints as AidanSettingsHash counts them.
 uint64_t NoveltySettingsHash(const NoveltySettings& settings);
 
-// Hash of everything in the settings that changes what a unit computes. Of an endpoint only the
-// provider's model name (when it differs from the model's name) and extra body fields count: where a
-// model is served from does not change what it answers.
+// Hash of everything in the settings that changes what a unit computes: every field but judge_retries
+// (AddSettings, common/settings_hash.h). Of an endpoint only the provider's model name (when it differs
+// from the model's name) and extra body fields count: where a model is served from does not change
+// what it answers.
 uint64_t AidanSettingsHash(const AidanSettings& settings);
 
 }  // namespace noveltygrid

@@ -30,52 +30,6 @@ UnitSpec FromProto(const v1::Unit& u) {
   return out;
 }
 
-void ToProto(const AidanSettings& s, v1::AidanSettings* out) {
-  out->set_seed(s.seed);
-  out->set_judge(s.judge);
-  out->set_embedder(s.embedder);
-  out->set_preset(s.preset.name);
-  v1::PromptTemplates* t = out->mutable_templates();
-  t->set_generation_base(s.templates.generation_base);
-  t->set_generation_instructions(s.templates.generation_instructions);
-  t->set_generation_previous_block(s.templates.generation_previous_block);
-  t->set_previous_answer_item(s.templates.previous_answer_item);
-  t->set_previous_answers_separator(s.templates.previous_answers_separator);
-  t->set_coherence_judge(s.templates.coherence_judge);
-  t->set_coherence_judge_1_10(s.templates.coherence_judge_1_10);
-  t->set_similarity_judge(s.templates.similarity_judge);
-  out->set_max_iterations(s.max_iterations);
-  out->set_max_tokens(s.max_tokens);
-  out->set_judge_retries(s.judge_retries);
-  out->set_llm_novelty(s.llm_novelty);
-  ToProto(s.endpoints, out->mutable_endpoints());
-}
-
-absl::StatusOr<AidanSettings> FromProto(const v1::AidanSettings& s) {
-  AidanSettings out;
-  absl::StatusOr<AidanPreset> preset = FindAidanPreset(s.preset());
-  if (!preset.ok()) return preset.status();
-  out.preset = *preset;
-  out.seed = s.seed();
-  out.judge = s.judge();
-  out.embedder = s.embedder();
-  const v1::PromptTemplates& t = s.templates();
-  out.templates.generation_base = t.generation_base();
-  out.templates.generation_instructions = t.generation_instructions();
-  out.templates.generation_previous_block = t.generation_previous_block();
-  out.templates.previous_answer_item = t.previous_answer_item();
-  out.templates.previous_answers_separator = t.previous_answers_separator();
-  out.templates.coherence_judge = t.coherence_judge();
-  out.templates.coherence_judge_1_10 = t.coherence_judge_1_10();
-  out.templates.similarity_judge = t.similarity_judge();
-  out.max_iterations = s.max_iterations();
-  out.max_tokens = s.max_tokens();
-  out.judge_retries = s.judge_retries();
-  out.llm_novelty = s.llm_novelty();
-  out.endpoints = EndpointsByName(s.endpoints());
-  return out;
-}
-
 void ToProto(const NoveltyOutcome& n, v1::NoveltyOutcome* out) {
   for (int c : n.partition) out->add_partition(c);
   for (size_t i = 0; i < n.quality.size(); ++i) {

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "common/config.h"
-#include "common/endpoint_proto.h"
 #include "common/hashing.h"
+#include "common/settings_proto.h"
 #include "gtest/gtest.h"
 #include "tests/common/test_files.h"
 
@@ -69,8 +69,9 @@ TEST(NoveltySettingsTest, EndpointsAreThoseOfTheGeneratorsAndScorers) {
   EXPECT_EQ(endpoints.count("vllm:skywork"), 1u);
   EXPECT_EQ(endpoints.count("openai:o3-mini"), 0u);  // AidanBench's judge only
   const AidanSettings aidan = MakeAidanSettings(config);
-  EXPECT_EQ(aidan.endpoints.count("openai:o3-mini"), 1u);
-  EXPECT_EQ(aidan.endpoints.count("vllm:skywork"), 0u);
+  const std::map<std::string, ModelEndpoint> aidan_endpoints = EndpointsByName(aidan.endpoints());
+  EXPECT_EQ(aidan_endpoints.count("openai:o3-mini"), 1u);
+  EXPECT_EQ(aidan_endpoints.count("vllm:skywork"), 0u);
 }
 
 TEST(NoveltySettingsTest, EverySettingThatChangesResultsChangesTheHash) {
@@ -144,6 +145,33 @@ TEST(NoveltySettingsTest, WhereAModelIsServedDoesNotChangeTheHash) {
   EXPECT_TRUE(MakeNoveltySettings(in_process).endpoints().empty());
   EXPECT_EQ(MakeNoveltySettings(over_http).endpoints_size(), 3);  // generator, classifier, reward model
   EXPECT_EQ(NoveltySettingsHash(MakeNoveltySettings(in_process)), NoveltySettingsHash(MakeNoveltySettings(over_http)));
+}
+
+TEST(AidanSettingsTest, TheHashKeepsTheUnitIdsOfEarlierResults) {
+  AidanSettings s = MakeAidanSettings(
+      Parse("seed: 5\nmodels: [sim:explorer]\ntemperatures: [1.0]\naidanbench:\n  questions: " + kPaperQuestions +
+            "\n  max_iterations: 7\n  llm_novelty: true\n"));
+  const v1::PromptTemplates& t = s.templates();
+  StableHasher expected;
+  expected.Add(s.seed())
+      .Add(s.judge())
+      .Add(s.embedder())
+      .Add(s.preset())
+      .Add(t.generation_base())
+      .Add(t.generation_instructions())
+      .Add(t.generation_previous_block())
+      .Add(t.previous_answer_item())
+      .Add(t.previous_answers_separator())
+      .Add(t.coherence_judge())
+      .Add(t.coherence_judge_1_10())
+      .Add(t.similarity_judge())
+      .Add(static_cast<uint64_t>(s.max_iterations()))
+      .Add(static_cast<uint64_t>(s.max_tokens()))
+      .Add(static_cast<uint64_t>(s.llm_novelty()));
+  const uint64_t want = expected.Finish();
+  EXPECT_EQ(AidanSettingsHash(s), want);
+  s.set_judge_retries(s.judge_retries() + 1);  // how hard we try, not what a unit computes
+  EXPECT_EQ(AidanSettingsHash(s), want);
 }
 
 TEST(AidanSettingsTest, ANoveltyBenchSectionDoesNotChangeAidanBenchSettings) {

@@ -10,12 +10,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "common/endpoint_proto.h"
 #include "common/executor.h"
 #include "common/hashing.h"
 #include "common/noveltybench/partition.h"
 #include "common/noveltybench/prompts.h"
 #include "common/noveltybench/scoring.h"
+#include "common/settings_proto.h"
 #include "common/text.h"
 #include "worker/cache/equivalence_cache.h"
 #include "worker/engines/aidanbench_engine.h"

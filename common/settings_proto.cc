@@ -1,4 +1,4 @@
-#include "common/endpoint_proto.h"
+#include "common/settings_proto.h"
 
 #include "absl/time/time.h"
 
@@ -65,6 +65,30 @@ void ToProto(const std::map<std::string, ModelEndpoint>& endpoints,
              google::protobuf::RepeatedPtrField<v1::ModelEndpoint>* out) {
   out->Clear();
   for (const auto& [name, endpoint] : endpoints) ToProto(endpoint, out->Add());
+}
+
+void ToProto(const PromptTemplates& t, v1::PromptTemplates* out) {
+  out->set_generation_base(t.generation_base);
+  out->set_generation_instructions(t.generation_instructions);
+  out->set_generation_previous_block(t.generation_previous_block);
+  out->set_previous_answer_item(t.previous_answer_item);
+  out->set_previous_answers_separator(t.previous_answers_separator);
+  out->set_coherence_judge(t.coherence_judge);
+  out->set_coherence_judge_1_10(t.coherence_judge_1_10);
+  out->set_similarity_judge(t.similarity_judge);
+}
+
+PromptTemplates FromProto(const v1::PromptTemplates& t) {
+  PromptTemplates out;
+  out.generation_base = t.generation_base();
+  out.generation_instructions = t.generation_instructions();
+  out.generation_previous_block = t.generation_previous_block();
+  out.previous_answer_item = t.previous_answer_item();
+  out.previous_answers_separator = t.previous_answers_separator();
+  out.coherence_judge = t.coherence_judge();
+  out.coherence_judge_1_10 = t.coherence_judge_1_10();
+  out.similarity_judge = t.similarity_judge();
+  return out;
 }
 
 }  // namespace noveltygrid

@@ -1,11 +1,14 @@
-// ModelEndpoint (common/provider_config.h) <-> its noveltygrid.v1 message, in one place: the settings
-// messages carry the endpoints of the models a benchmark calls, keyed by the model's name.
-#ifndef NOVELTYGRID_COMMON_ENDPOINT_PROTO_H_
-#define NOVELTYGRID_COMMON_ENDPOINT_PROTO_H_
+// The two C++ structs inside the settings messages (proto/noveltygrid/v1/settings.proto) <-> their
+// messages, each converted whole in one place: ModelEndpoint (common/provider_config.h; the settings
+// carry the endpoints of the models a benchmark calls, keyed by the model's name) and PromptTemplates
+// (common/prompts.h; the AidanBench wording, whose methods fill the templates in).
+#ifndef NOVELTYGRID_COMMON_SETTINGS_PROTO_H_
+#define NOVELTYGRID_COMMON_SETTINGS_PROTO_H_
 
 #include <map>
 #include <string>
 
+#include "common/prompts.h"
 #include "common/provider_config.h"
 #include "noveltygrid/v1/settings.pb.h"
 
@@ -22,6 +25,9 @@ std::map<std::string, ModelEndpoint> EndpointsByName(
 void ToProto(const std::map<std::string, ModelEndpoint>& endpoints,
              google::protobuf::RepeatedPtrField<v1::ModelEndpoint>* out);
 
+void ToProto(const PromptTemplates& templates, v1::PromptTemplates* out);
+PromptTemplates FromProto(const v1::PromptTemplates& templates);
+
 }  // namespace noveltygrid
 
-#endif  // NOVELTYGRID_COMMON_ENDPOINT_PROTO_H_
+#endif  // NOVELTYGRID_COMMON_SETTINGS_PROTO_H_
