@@ -20,6 +20,7 @@
 #include "common/noveltybench/partitioners.h"
 #include "common/noveltybench/prompts.h"
 #include "common/noveltybench/rows.h"
+#include "common/settings_proto.h"
 #include "common/storage/store_factory.h"
 #include "common/unit_settings.h"
 #include "coordinator/benchmarks/noveltybench/noveltybench_results.h"
@@ -131,18 +132,19 @@ absl::StatusOr<Choice> ChoosePartitioner(const ParsedArgs& args) {
                      "partition_model from it"));
   }
   NoveltySettings settings = MakeNoveltySettings(*config);
-  if (!partitioner.empty() && partitioner != settings.partitioner) {
+  if (!partitioner.empty() && partitioner != settings.partitioner()) {
     return absl::InvalidArgumentError(absl::StrCat("--partitioner ", partitioner,
-                                                   " does not match noveltybench.partitioner '", settings.partitioner,
+                                                   " does not match noveltybench.partitioner '", settings.partitioner(),
                                                    "' in ", path, "; omit --partitioner or change the config"));
   }
-  if (!NeedsModel(settings.partitioner)) return Offline(settings.partitioner, threshold.value_or(settings.threshold));
+  if (!NeedsModel(settings.partitioner()))
+    return Offline(settings.partitioner(), threshold.value_or(settings.threshold()));
   if (threshold.has_value()) {
     if (*threshold < 0 || *threshold > 1) {
       return absl::InvalidArgumentError(
-          absl::StrCat("threshold ", *threshold, " for ", settings.partitioner, " is outside [0, 1]"));
+          absl::StrCat("threshold ", *threshold, " for ", settings.partitioner(), " is outside [0, 1]"));
     }
-    settings.threshold = *threshold;
+    settings.set_threshold(*threshold);
   }
   Choice choice;
   choice.settings = std::move(settings);
@@ -168,16 +170,16 @@ class PartitionerRuntime {
     r->providers_ = std::make_unique<ProviderHub>(ProviderHubOptions{r->pool_.get(), limits_url, nullptr});
     r->models_ = std::make_unique<ModelRegistry>(ModelContext{r->pool_.get(), r->providers_.get(), &r->builtins_});
 
-    const std::string& id = settings.partition_model;
-    auto it = settings.endpoints.find(id);
-    const ModelEndpoint* endpoint = it == settings.endpoints.end() ? nullptr : &it->second;
+    const std::string& id = settings.partition_model();
+    const std::map<std::string, ModelEndpoint> endpoints = EndpointsByName(settings.endpoints());
+    const ModelEndpoint* endpoint = FindEndpoint(endpoints, id);
     DeciderOptions options;
-    options.partitioner = settings.partitioner;
-    options.threshold = settings.threshold;
-    options.equivalence_judge = settings.equivalence_prompt.empty()
+    options.partitioner = settings.partitioner();
+    options.threshold = settings.threshold();
+    options.equivalence_judge = settings.equivalence_prompt().empty()
                                     ? noveltybench::DefaultNoveltyPrompts().equivalence_judge
-                                    : settings.equivalence_prompt;
-    options.seed = settings.seed;
+                                    : settings.equivalence_prompt();
+    options.seed = settings.seed();
     absl::Status built;
     auto take = [&built](auto made, auto*& into) {
       if (made.ok()) {
@@ -186,9 +188,10 @@ class PartitionerRuntime {
         built = made.status();
       }
     };
-    if (settings.partitioner == kPartitionerClassifier) take(r->models_->Classifier(id, endpoint), options.classifier);
-    if (settings.partitioner == kPartitionerEmbedding) take(r->models_->Embedding(id, endpoint), options.embedder);
-    if (settings.partitioner == kPartitionerLlm) take(r->models_->Chat(id, endpoint), options.judge);
+    if (settings.partitioner() == kPartitionerClassifier)
+      take(r->models_->Classifier(id, endpoint), options.classifier);
+    if (settings.partitioner() == kPartitionerEmbedding) take(r->models_->Embedding(id, endpoint), options.embedder);
+    if (settings.partitioner() == kPartitionerLlm) take(r->models_->Chat(id, endpoint), options.judge);
     if (!built.ok()) return built;
     absl::StatusOr<std::unique_ptr<EquivalenceDecider>> decider = MakeEquivalenceDecider(options);
     if (!decider.ok()) return decider.status();
@@ -336,9 +339,9 @@ int RunRepartitionCommand(const std::vector<std::string>& args) {
   } else {
     const int code = SetUpModel(*choice->settings, parsed->GetOrEnv("redis", "NOVELTYGRID_REDIS_URL"), model);
     if (code != 0) return code;
-    scoring.partitioner = choice->settings->partitioner;
-    scoring.threshold = choice->settings->threshold;
-    scoring.partition_model = choice->settings->partition_model;
+    scoring.partitioner = choice->settings->partitioner();
+    scoring.threshold = choice->settings->threshold();
+    scoring.partition_model = choice->settings->partition_model();
   }
 
   const std::string& file = parsed->positional[0];

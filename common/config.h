@@ -41,6 +41,7 @@
 #include "common/prompts.h"
 #include "common/provider_config.h"
 #include "common/records.h"
+#include "noveltygrid/v1/settings.pb.h"
 
 namespace noveltygrid {
 
@@ -48,16 +49,19 @@ struct ModelSpec {
   std::string name;  // id used in results, e.g. "sim:explorer"
 };
 
+// AidanBench's settings before the `aidanbench:` section is read: no iteration cap, 4000 tokens, 2 judge
+// retries, no LLM novelty (the parser always sets the preset, default reference-2025, and the templates).
+v1::AidanSettings DefaultAidanSettings();
+
 struct AidanBenchConfig {
   std::string questions_path;       // resolved absolute or as given
   std::vector<Question> questions;  // loaded and checked: non-empty, unique ids
-  AidanPreset preset;
-  PromptTemplates templates;  // built-in default unless `templates:` names a file
+  // The benchmark settings (preset name, templates -- built-in unless `templates:` names a file --,
+  // max_iterations (0 = no cap, the reference behaviour), max_tokens, judge_retries (extra judge calls
+  // after an unparseable reply), llm_novelty (the optional LLM similarity judge)), as every lease
+  // carries them.
+  v1::AidanSettings settings = DefaultAidanSettings();
   std::string templates_source = "builtin";
-  int max_iterations = 0;  // 0 = no cap (reference behaviour)
-  int max_tokens = 4000;
-  int judge_retries = 2;             // extra judge calls after an unparseable reply
-  bool llm_novelty = false;          // optional LLM similarity judge
   std::vector<double> temperatures;  // defaults to the top-level list
 };
 
@@ -70,21 +74,20 @@ struct NoveltyDataset {
 };
 
 // The `noveltybench:` section, with every default filled in (see LoadSweepConfig).
+// NoveltyBench's settings as they are without a `noveltybench:` section: k = 10, 512 tokens, ask_n,
+// the classifier partitioner (0.102, sim:classifier), reward quality (sim:reward), patience 0.8, and the
+// prompt wording empty (the worker then uses DefaultNoveltyPrompts()).
+v1::NoveltySettings DefaultNoveltySettings();
+
 struct NoveltyBenchConfig {
   std::vector<NoveltyDataset> datasets;  // config order
   int limit = 0;                         // prompts per dataset; 0 = all
   std::vector<std::string> modes;        // kMode* names, config order; default [standard]
-  int k = 10;                            // generations per prompt, 1..100
-  int max_tokens = 512;
-  bool ask_n = true;                                 // one request with n = k where the mode allows it
-  std::string partitioner = kPartitionerClassifier;  // classifier, unigram, embedding or llm
-  double threshold = 0.102;                          // the partitioner's "same" cut, in [0, 1]
-  std::string partition_model;                       // classifier / embedder / judge id; empty for unigram
-  std::string quality = kQualityReward;              // reward or llm
-  std::string quality_model;                         // reward model or judge id
-  double patience = 0.8;
+  // The benchmark settings (k 1..100, max_tokens, ask_n, partitioner and its threshold in [0, 1] and
+  // partition_model (empty for unigram), quality and quality_model, patience, the prompt wording from
+  // prompts_file or the defaults), as every lease carries them.
+  v1::NoveltySettings settings = DefaultNoveltySettings();
   std::vector<double> temperatures;        // defaults to the top-level list
-  noveltybench::NoveltyPrompts prompts;    // DefaultNoveltyPrompts() unless prompts_file is given
   std::string prompts_source = "builtin";  // or the resolved prompts_file
 };
 

@@ -8,6 +8,7 @@
 #include "common/config_sections.h"
 #include "common/dataset.h"
 #include "common/prompts.h"
+#include "common/settings_proto.h"
 #include "common/status_macros.h"
 
 namespace noveltygrid {
@@ -31,6 +32,7 @@ class AidanBenchSection : private ConfigReader {
   absl::StatusOr<AidanBenchConfig> Parse(const YAML::Node& node, const std::vector<double>& top_temperatures) const {
     ASSIGN_OR_RETURN(auto entries, fields_.Entries(node, "aidanbench", AidanBenchKeys()));
     AidanBenchConfig aidan;
+    v1::AidanSettings& s = aidan.settings;  // the benchmark settings (MakeAidanSettings copies them whole)
 
     const YAML::Node* questions = Find(entries, "questions");
     constexpr char kQuestionsExpected[] =
@@ -52,28 +54,35 @@ class AidanBenchSection : private ConfigReader {
       return fields_.Error("aidanbench.preset", absl::StrCat("unknown preset '", preset_name, "'"),
                            absl::StrCat("one of: ", AidanPresetNames()));
     }
-    aidan.preset = *preset;
+    s.set_preset(preset->name);
 
-    aidan.templates = DefaultPromptTemplates();
+    PromptTemplates templates = DefaultPromptTemplates();
     if (const YAML::Node* n = Find(entries, "templates")) {
       ASSIGN_OR_RETURN(std::string templates_path, fields_.String(*n, "aidanbench.templates", kTemplatesExpected));
       aidan.templates_source = Resolve(templates_path);
-      absl::StatusOr<PromptTemplates> templates = LoadPromptTemplates(aidan.templates_source);
-      if (!templates.ok()) return Wrap("aidanbench.templates", templates.status(), kTemplatesExpected);
-      aidan.templates = *std::move(templates);
+      absl::StatusOr<PromptTemplates> loaded_templates = LoadPromptTemplates(aidan.templates_source);
+      if (!loaded_templates.ok()) {
+        return Wrap("aidanbench.templates", loaded_templates.status(), kTemplatesExpected);
+      }
+      templates = *std::move(loaded_templates);
     }
+    ToProto(templates, s.mutable_templates());
 
     if (const YAML::Node* n = Find(entries, "max_iterations")) {
-      ASSIGN_OR_RETURN(aidan.max_iterations, Int(*n, "aidanbench.max_iterations", 0));
+      ASSIGN_OR_RETURN(const int max_iterations, Int(*n, "aidanbench.max_iterations", 0));
+      s.set_max_iterations(max_iterations);
     }
     if (const YAML::Node* n = Find(entries, "max_tokens")) {
-      ASSIGN_OR_RETURN(aidan.max_tokens, Int(*n, "aidanbench.max_tokens", 1));
+      ASSIGN_OR_RETURN(const int max_tokens, Int(*n, "aidanbench.max_tokens", 1));
+      s.set_max_tokens(max_tokens);
     }
     if (const YAML::Node* n = Find(entries, "judge_retries")) {
-      ASSIGN_OR_RETURN(aidan.judge_retries, Int(*n, "aidanbench.judge_retries", 0, 10));
+      ASSIGN_OR_RETURN(const int judge_retries, Int(*n, "aidanbench.judge_retries", 0, 10));
+      s.set_judge_retries(judge_retries);
     }
     if (const YAML::Node* n = Find(entries, "llm_novelty")) {
-      ASSIGN_OR_RETURN(aidan.llm_novelty, fields_.Bool(*n, "aidanbench.llm_novelty"));
+      ASSIGN_OR_RETURN(const bool llm_novelty, fields_.Bool(*n, "aidanbench.llm_novelty"));
+      s.set_llm_novelty(llm_novelty);
     }
     aidan.temperatures = top_temperatures;
     if (const YAML::Node* n = Find(entries, "temperatures")) {
@@ -81,15 +90,14 @@ class AidanBenchSection : private ConfigReader {
     }
 
     // Combinations the templates cannot serve.
-    if (aidan.preset.judge_scale_max == 10 && aidan.templates.coherence_judge_1_10.empty()) {
-      return fields_.Error(
-          "aidanbench.preset",
-          absl::StrCat("preset ", aidan.preset.name, " needs a 1-10 coherence judge but the templates (",
-                       aidan.templates_source, ") have no coherence_judge_1_10"),
-          "templates with a coherence_judge_1_10 entry (or omit aidanbench.templates to use the "
-          "built-in ones), or preset reference-2025");
+    if (preset->judge_scale_max == 10 && templates.coherence_judge_1_10.empty()) {
+      return fields_.Error("aidanbench.preset",
+                           absl::StrCat("preset ", preset->name, " needs a 1-10 coherence judge but the templates (",
+                                        aidan.templates_source, ") have no coherence_judge_1_10"),
+                           "templates with a coherence_judge_1_10 entry (or omit aidanbench.templates to use the "
+                           "built-in ones), or preset reference-2025");
     }
-    if (aidan.llm_novelty && aidan.templates.similarity_judge.empty()) {
+    if (s.llm_novelty() && templates.similarity_judge.empty()) {
       return fields_.Error("aidanbench.llm_novelty",
                            absl::StrCat("the LLM similarity judge is on but the templates (", aidan.templates_source,
                                         ") have no similarity_judge"),
@@ -104,6 +112,13 @@ class AidanBenchSection : private ConfigReader {
 absl::StatusOr<AidanBenchConfig> ParseAidanBenchSection(const ConfigReader& reader, const YAML::Node& node,
                                                         const std::vector<double>& top_temperatures) {
   return AidanBenchSection(reader).Parse(node, top_temperatures);
+}
+
+v1::AidanSettings DefaultAidanSettings() {
+  v1::AidanSettings s;
+  s.set_max_tokens(4000);
+  s.set_judge_retries(2);
+  return s;
 }
 
 }  // namespace noveltygrid

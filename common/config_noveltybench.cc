@@ -52,6 +52,8 @@ class NoveltyBenchSection : private ConfigReader {
                                            const ModelRef& embedder, NoveltyHelperRefs& models) const {
     ASSIGN_OR_RETURN(auto entries, fields_.Entries(node, "noveltybench", NoveltyBenchKeys()));
     NoveltyBenchConfig nb;
+    v1::NoveltySettings& s = nb.settings;  // the benchmark settings (MakeNoveltySettings copies them whole)
+    s.clear_partition_model();             // set below unless the partitioner needs none
     if (const YAML::Node* n = Find(entries, "limit")) {
       ASSIGN_OR_RETURN(nb.limit, Int(*n, "noveltybench.limit", 0));
     }
@@ -61,47 +63,52 @@ class NoveltyBenchSection : private ConfigReader {
       ASSIGN_OR_RETURN(nb.modes, NoveltyModes(*n));
     }
     if (const YAML::Node* n = Find(entries, "k")) {
-      ASSIGN_OR_RETURN(nb.k, Int(*n, "noveltybench.k", 1, 100));
+      ASSIGN_OR_RETURN(const int k, Int(*n, "noveltybench.k", 1, 100));
+      s.set_k(k);
     }
     if (const YAML::Node* n = Find(entries, "max_tokens")) {
-      ASSIGN_OR_RETURN(nb.max_tokens, Int(*n, "noveltybench.max_tokens", 1));
+      ASSIGN_OR_RETURN(const int max_tokens, Int(*n, "noveltybench.max_tokens", 1));
+      s.set_max_tokens(max_tokens);
     }
     if (const YAML::Node* n = Find(entries, "ask_n")) {
-      ASSIGN_OR_RETURN(nb.ask_n, fields_.Bool(*n, "noveltybench.ask_n"));
+      ASSIGN_OR_RETURN(const bool ask_n, fields_.Bool(*n, "noveltybench.ask_n"));
+      s.set_ask_n(ask_n);
     }
 
     if (const YAML::Node* n = Find(entries, "partitioner")) {
-      ASSIGN_OR_RETURN(nb.partitioner, fields_.String(*n, "noveltybench.partitioner", kPartitionersExpected));
+      ASSIGN_OR_RETURN(*s.mutable_partitioner(), fields_.String(*n, "noveltybench.partitioner", kPartitionersExpected));
     }
     const PartitionerDefault* partitioner = nullptr;
     for (const PartitionerDefault& p : kPartitioners) {
-      if (nb.partitioner == p.name) partitioner = &p;
+      if (s.partitioner() == p.name) partitioner = &p;
     }
     if (partitioner == nullptr) {
-      return fields_.Error("noveltybench.partitioner", absl::StrCat("unknown partitioner '", nb.partitioner, "'"),
+      return fields_.Error("noveltybench.partitioner", absl::StrCat("unknown partitioner '", s.partitioner(), "'"),
                            kPartitionersExpected);
     }
-    nb.threshold = partitioner->threshold;
+    s.set_threshold(partitioner->threshold);
     if (const YAML::Node* n = Find(entries, "threshold")) {
-      ASSIGN_OR_RETURN(nb.threshold, fields_.Number(*n, "noveltybench.threshold", 0, 1));
+      ASSIGN_OR_RETURN(const double threshold, fields_.Number(*n, "noveltybench.threshold", 0, 1));
+      s.set_threshold(threshold);
     }
     ASSIGN_OR_RETURN(models.partition,
-                     PartitionModel(Find(entries, "partition_model"), nb.partitioner, judge, embedder));
-    if (models.partition.has_value()) nb.partition_model = models.partition->name;
+                     PartitionModel(Find(entries, "partition_model"), s.partitioner(), judge, embedder));
+    if (models.partition.has_value()) s.set_partition_model(models.partition->name);
 
     if (const YAML::Node* n = Find(entries, "quality")) {
-      ASSIGN_OR_RETURN(nb.quality, fields_.String(*n, "noveltybench.quality", "reward or llm"));
+      ASSIGN_OR_RETURN(*s.mutable_quality(), fields_.String(*n, "noveltybench.quality", "reward or llm"));
     }
-    if (nb.quality != kQualityReward && nb.quality != kQualityLlm) {
-      return fields_.Error("noveltybench.quality", absl::StrCat("unknown quality scorer '", nb.quality, "'"),
+    if (s.quality() != kQualityReward && s.quality() != kQualityLlm) {
+      return fields_.Error("noveltybench.quality", absl::StrCat("unknown quality scorer '", s.quality(), "'"),
                            "reward (a reward model, the reference's buckets) or llm (the judge's 1..10)");
     }
-    ASSIGN_OR_RETURN(models.quality, QualityModel(Find(entries, "quality_model"), nb.quality, judge));
-    nb.quality_model = models.quality->name;
+    ASSIGN_OR_RETURN(models.quality, QualityModel(Find(entries, "quality_model"), s.quality(), judge));
+    s.set_quality_model(models.quality->name);
 
     if (const YAML::Node* n = Find(entries, "patience")) {
-      ASSIGN_OR_RETURN(nb.patience, fields_.Number(*n, "noveltybench.patience", 0, 100));
-      if (nb.patience <= 0) {
+      ASSIGN_OR_RETURN(const double patience, fields_.Number(*n, "noveltybench.patience", 0, 100));
+      s.set_patience(patience);
+      if (patience <= 0) {
         return fields_.Error("noveltybench.patience", "0 is not greater than 0",
                              "a number greater than 0 (the reference uses 0.8)");
       }
@@ -110,7 +117,7 @@ class NoveltyBenchSection : private ConfigReader {
     if (const YAML::Node* n = Find(entries, "temperatures")) {
       ASSIGN_OR_RETURN(nb.temperatures, Temperatures(*n, "noveltybench.temperatures"));
     }
-    nb.prompts = noveltybench::DefaultNoveltyPrompts();
+    noveltybench::NoveltyPrompts wording = noveltybench::DefaultNoveltyPrompts();
     if (const YAML::Node* n = Find(entries, "prompts_file")) {
       constexpr char kPromptsFileExpected[] =
           "a JSON file with any of the keys in_context_followup, system_prompt, equivalence_judge, quality_judge";
@@ -118,8 +125,12 @@ class NoveltyBenchSection : private ConfigReader {
       nb.prompts_source = Resolve(path);
       absl::StatusOr<noveltybench::NoveltyPrompts> prompts = noveltybench::LoadNoveltyPrompts(nb.prompts_source);
       if (!prompts.ok()) return Wrap("noveltybench.prompts_file", prompts.status(), kPromptsFileExpected);
-      nb.prompts = *std::move(prompts);
+      wording = *std::move(prompts);
     }
+    s.set_in_context_followup(wording.in_context_followup);
+    s.set_system_prompt(wording.system_prompt);
+    s.set_equivalence_prompt(wording.equivalence_judge);
+    s.set_quality_prompt(wording.quality_judge);
     RETURN_IF_ERROR(CheckParaphrases(nb));
     // The simulated scorers are the defaults; real generators must not be scored by them unasked.
     struct DefaultScorer {
@@ -130,10 +141,10 @@ class NoveltyBenchSection : private ConfigReader {
       const char* expected;
     };
     const DefaultScorer scorers[] = {
-        {"partition_model", nb.partition_model, kDefaultClassifier, "partition",
+        {"partition_model", s.partition_model(), kDefaultClassifier, "partition",
          "a pair classifier endpoint (e.g. {name: deberta, provider: tei, model: ...}), "
          "another partitioner, or partition_model: sim:classifier to use the simulator on purpose"},
-        {"quality_model", nb.quality_model, kDefaultRewardModel, "score",
+        {"quality_model", s.quality_model(), kDefaultRewardModel, "score",
          "a reward model endpoint, quality: llm, or quality_model: sim:reward to use the simulator on purpose"},
     };
     for (const ModelSpec& g : generators) {
@@ -266,11 +277,11 @@ class NoveltyBenchSection : private ConfigReader {
     const std::string key = absl::StrCat("noveltybench.modes[", mode - nb.modes.begin(), "]");
     for (const NoveltyDataset& d : nb.datasets) {
       for (const BenchPrompt& p : d.prompts) {
-        if (static_cast<int>(p.paraphrases.size()) >= nb.k) continue;
+        if (static_cast<int>(p.paraphrases.size()) >= nb.settings.k()) continue;
         return fields_.Error(
             key,
-            absl::StrCat("the paraphrase mode needs k = ", nb.k, " paraphrases per prompt but prompt '", p.id,
-                         "' (dataset ", d.name, ") has ", p.paraphrases.size()),
+            absl::StrCat("the paraphrase mode needs k = ", nb.settings.k(), " paraphrases per prompt but prompt '",
+                         p.id, "' (dataset ", d.name, ") has ", p.paraphrases.size()),
             "prompts with at least k prompt_paraphrases (curated.jsonl has 10 each), a smaller k, or no "
             "paraphrase mode");
       }
@@ -287,6 +298,20 @@ absl::StatusOr<NoveltyBenchConfig> ParseNoveltyBenchSection(const ConfigReader& 
                                                             const ModelRef& judge, const ModelRef& embedder,
                                                             NoveltyHelperRefs& models) {
   return NoveltyBenchSection(reader).Parse(node, top_temperatures, generators, judge, embedder, models);
+}
+
+v1::NoveltySettings DefaultNoveltySettings() {
+  v1::NoveltySettings s;
+  s.set_k(10);
+  s.set_max_tokens(512);
+  s.set_ask_n(true);
+  s.set_partitioner(kPartitionerClassifier);
+  s.set_threshold(0.102);
+  s.set_partition_model(kDefaultClassifier);
+  s.set_quality(kQualityReward);
+  s.set_quality_model(kDefaultRewardModel);
+  s.set_patience(0.8);
+  return s;
 }
 
 }  // namespace noveltygrid

@@ -9,60 +9,35 @@
 
 #include "common/config.h"
 #include "common/prompts.h"
+#include "noveltygrid/v1/settings.pb.h"
 
 namespace noveltygrid {
 
-struct AidanSettings {
-  uint64_t seed = 0;
-  std::string judge;     // model id of the coherence (and similarity) judge
-  std::string embedder;  // model id of the embedder
-  AidanPreset preset;
-  PromptTemplates templates;
-  int max_iterations = 0;
-  int max_tokens = 4000;
-  int judge_retries = 2;
-  bool llm_novelty = false;
-  // How to reach the models served over HTTP (by model name: generators, judge, embedder). Where the
-  // key is found travels here, never the key.
-  std::map<std::string, ModelEndpoint> endpoints;
-};
+// AidanBench protocol settings (the config's `aidanbench:` section with the top-level seed, judge and
+// embedder), sent with every AidanBench lease: the message itself (proto/noveltygrid/v1/settings.proto).
+// Its endpoints tell how to reach the models served over HTTP (generators, judge, embedder): where
+// the key is found travels, never the key. The preset travels by name (FindAidanPreset).
+using AidanSettings = v1::AidanSettings;
 
 AidanSettings MakeAidanSettings(const SweepConfig& config);
 
 // NoveltyBench protocol settings (the config's `noveltybench:` section), sent with every NoveltyBench
-// lease. Model fields name models the worker builds like any other (in-process "sim:..." ids, or
-// endpoints below).
-struct NoveltySettings {
-  uint64_t seed = 0;
-  int k = 10;  // generations per unit
-  int max_tokens = 512;
-  bool ask_n = true;  // standard / system-prompt: one request with n = k (else k requests)
-  // Partitioner: "classifier" (pair classifier, P(same) > threshold), "unigram" (ROUGE-1 F >
-  // threshold, offline), "embedding" (cosine > threshold), "llm" (judge's similarity / 100 > threshold).
-  std::string partitioner = kPartitionerClassifier;
-  double threshold = 0.102;
-  std::string partition_model = "sim:classifier";  // classifier, embedder or judge id; empty for unigram
-  // Quality: "reward" (reward model, REFERENCE.md buckets) or "llm" (judge's 1..10 score).
-  std::string quality = kQualityReward;
-  std::string quality_model = "sim:reward";
-  double patience = 0.8;
-  // Prompt wording; the defaults are the project's own (see common/noveltybench/prompts.h).
-  std::string in_context_followup;                 // the user turn after each answer (in-context mode)
-  std::string system_prompt;                       // the system message (system-prompt mode)
-  std::string equivalence_prompt;                  // llm partitioner: {prompt}, {answer1}, {answer2}
-  std::string quality_prompt;                      // llm quality: {prompt}, {response}
-  std::map<std::string, ModelEndpoint> endpoints;  // by model name, as AidanSettings.endpoints
-};
+// lease: the message itself (proto/noveltygrid/v1/settings.proto). Model fields name models the worker
+// builds like any other (in-process "sim:..." ids, or the endpoints it carries).
+using NoveltySettings = v1::NoveltySettings;
 
+// The config's settings (DefaultNoveltySettings() without a `noveltybench:` section) with the sweep's
+// seed and the endpoints of the generators and helper models.
 NoveltySettings MakeNoveltySettings(const SweepConfig& config);
 
-// Hash of everything in the settings that changes what a NoveltyBench unit computes (endpoints as
-// AidanSettingsHash counts them).
+// Hash of everything in the settings that changes what a NoveltyBench unit computes: every field
+// (AddSettings, common/settings_hash.h), endpoints as AidanSettingsHash counts them.
 uint64_t NoveltySettingsHash(const NoveltySettings& settings);
 
-// Hash of everything in the settings that changes what a unit computes. Of an endpoint only the
-// provider's model name (when it differs from the model's name) and extra body fields count: where a
-// model is served from does not change what it answers.
+// Hash of everything in the settings that changes what a unit computes: every field but judge_retries
+// (AddSettings, common/settings_hash.h). Of an endpoint only the provider's model name (when it differs
+// from the model's name) and extra body fields count: where a model is served from does not change
+// what it answers.
 uint64_t AidanSettingsHash(const AidanSettings& settings);
 
 }  // namespace noveltygrid

@@ -6,6 +6,7 @@
 #include "absl/status/statusor.h"
 #include "common/embedding.h"
 #include "common/records.h"
+#include "common/settings_proto.h"
 #include "common/unit_settings.h"
 #include "noveltygrid/v1/coordinator.pb.h"
 
@@ -14,13 +15,6 @@ namespace noveltygrid {
 void ToProto(const UnitSpec& unit, v1::Unit* out);
 UnitSpec FromProto(const v1::Unit& unit);
 
-void ToProto(const ModelEndpoint& endpoint, v1::ModelEndpoint* out);
-ModelEndpoint FromProto(const v1::ModelEndpoint& endpoint);
-void ToProto(const AidanSettings& settings, v1::AidanSettings* out);
-absl::StatusOr<AidanSettings> FromProto(const v1::AidanSettings& settings);
-
-void ToProto(const NoveltySettings& settings, v1::NoveltySettings* out);
-NoveltySettings FromProto(const v1::NoveltySettings& settings);
 void ToProto(const NoveltyOutcome& outcome, v1::NoveltyOutcome* out);
 NoveltyOutcome FromProto(const v1::NoveltyOutcome& outcome);
 

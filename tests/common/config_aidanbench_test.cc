@@ -43,7 +43,8 @@ TEST(SweepConfigTest, ReferenceTemplatesLoadFromAPath) {
   auto config = ParseSweepConfig(Config("  templates: " + kReferenceTemplates + "\n"), "x.yaml");
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->aidanbench->templates_source, kReferenceTemplates);
-  EXPECT_TRUE(config->aidanbench->templates.generation_base.starts_with("Answer the following question:."));
+  EXPECT_TRUE(
+      config->aidanbench->settings.templates().generation_base().starts_with("Answer the following question:."));
 }
 
 TEST(SweepConfigTest, EmptyQuestionsFile) {

@@ -31,19 +31,19 @@ TEST(NoveltyBenchConfigTest, DefaultsFromAPromptsFile) {
   EXPECT_EQ(nb.datasets[0].prompts[0].id, "curated-0");
   EXPECT_EQ(nb.limit, 0);
   EXPECT_EQ(nb.modes, std::vector<std::string>{"standard"});
-  EXPECT_EQ(nb.k, 10);
-  EXPECT_EQ(nb.max_tokens, 512);
-  EXPECT_TRUE(nb.ask_n);
-  EXPECT_EQ(nb.partitioner, "classifier");
-  EXPECT_EQ(nb.threshold, 0.102);
-  EXPECT_EQ(nb.partition_model, "sim:classifier");
-  EXPECT_EQ(nb.quality, "reward");
-  EXPECT_EQ(nb.quality_model, "sim:reward");
-  EXPECT_EQ(nb.patience, 0.8);
+  EXPECT_EQ(nb.settings.k(), 10);
+  EXPECT_EQ(nb.settings.max_tokens(), 512);
+  EXPECT_TRUE(nb.settings.ask_n());
+  EXPECT_EQ(nb.settings.partitioner(), "classifier");
+  EXPECT_EQ(nb.settings.threshold(), 0.102);
+  EXPECT_EQ(nb.settings.partition_model(), "sim:classifier");
+  EXPECT_EQ(nb.settings.quality(), "reward");
+  EXPECT_EQ(nb.settings.quality_model(), "sim:reward");
+  EXPECT_EQ(nb.settings.patience(), 0.8);
   EXPECT_EQ(nb.temperatures, (std::vector<double>{0.7, 1.0}));
   EXPECT_EQ(nb.prompts_source, "builtin");
-  EXPECT_EQ(nb.prompts.system_prompt, noveltybench::DefaultNoveltyPrompts().system_prompt);
-  EXPECT_EQ(nb.prompts.quality_judge, noveltybench::DefaultNoveltyPrompts().quality_judge);
+  EXPECT_EQ(nb.settings.system_prompt(), noveltybench::DefaultNoveltyPrompts().system_prompt);
+  EXPECT_EQ(nb.settings.quality_prompt(), noveltybench::DefaultNoveltyPrompts().quality_judge);
   EXPECT_TRUE(config->endpoints.empty());  // the simulated scorers run in-process
 }
 
@@ -71,19 +71,19 @@ TEST(NoveltyBenchConfigTest, EveryKeySet) {
   ASSERT_EQ(nb.datasets[1].prompts.size(), 2u);
   EXPECT_EQ(nb.datasets[1].prompts[1].id, "curated-1");
   EXPECT_EQ(nb.modes, (std::vector<std::string>{"system-prompt", "in-context"}));
-  EXPECT_EQ(nb.k, 4);
-  EXPECT_EQ(nb.max_tokens, 100);
-  EXPECT_FALSE(nb.ask_n);
-  EXPECT_EQ(nb.partitioner, "unigram");
-  EXPECT_EQ(nb.threshold, 0.5);
-  EXPECT_EQ(nb.partition_model, "");  // unigram needs none
-  EXPECT_EQ(nb.quality, "llm");
-  EXPECT_EQ(nb.quality_model, "sim:strict");  // the top-level judge
-  EXPECT_EQ(nb.patience, 0.5);
+  EXPECT_EQ(nb.settings.k(), 4);
+  EXPECT_EQ(nb.settings.max_tokens(), 100);
+  EXPECT_FALSE(nb.settings.ask_n());
+  EXPECT_EQ(nb.settings.partitioner(), "unigram");
+  EXPECT_EQ(nb.settings.threshold(), 0.5);
+  EXPECT_EQ(nb.settings.partition_model(), "");  // unigram needs none
+  EXPECT_EQ(nb.settings.quality(), "llm");
+  EXPECT_EQ(nb.settings.quality_model(), "sim:strict");  // the top-level judge
+  EXPECT_EQ(nb.settings.patience(), 0.5);
   EXPECT_EQ(nb.temperatures, (std::vector<double>{1.0, 0.2}));
   EXPECT_EQ(nb.prompts_source, prompts_file);
-  EXPECT_EQ(nb.prompts.system_prompt, "Be original.");
-  EXPECT_EQ(nb.prompts.in_context_followup, noveltybench::DefaultNoveltyPrompts().in_context_followup);
+  EXPECT_EQ(nb.settings.system_prompt(), "Be original.");
+  EXPECT_EQ(nb.settings.in_context_followup(), noveltybench::DefaultNoveltyPrompts().in_context_followup);
 }
 
 TEST(NoveltyBenchConfigTest, EachPartitionerHasItsDefaultThresholdAndModel) {
@@ -97,12 +97,12 @@ TEST(NoveltyBenchConfigTest, EachPartitionerHasItsDefaultThresholdAndModel) {
     auto config = ParseSweepConfig(
         NoveltyConfig("  partitioner: " + c.partitioner + "\n", "judge: sim:strict\nembedder: lexical-64\n"), "x.yaml");
     ASSERT_TRUE(config.ok()) << c.partitioner << ": " << config.status();
-    EXPECT_EQ(config->noveltybench->threshold, c.threshold) << c.partitioner;
-    EXPECT_EQ(config->noveltybench->partition_model, c.model) << c.partitioner;
+    EXPECT_EQ(config->noveltybench->settings.threshold(), c.threshold) << c.partitioner;
+    EXPECT_EQ(config->noveltybench->settings.partition_model(), c.model) << c.partitioner;
   }
   auto given = ParseSweepConfig(NoveltyConfig("  partitioner: embedding\n  partition_model: lexical-16\n"), "x.yaml");
   ASSERT_TRUE(given.ok()) << given.status();
-  EXPECT_EQ(given->noveltybench->partition_model, "lexical-16");
+  EXPECT_EQ(given->noveltybench->settings.partition_model(), "lexical-16");
 }
 
 // The simulated scorers are defaults for simulated generators only: a real model's generations are
@@ -216,8 +216,8 @@ TEST(NoveltyBenchConfigTest, ScorerModelsAreRoutedLikeTheJudge) {
                     lab + "judge: openai:gpt-4o\n"),
       "x.yaml");
   ASSERT_TRUE(config.ok()) << config.status();
-  EXPECT_EQ(config->noveltybench->partition_model, "lab:deberta-similarity");
-  EXPECT_EQ(config->noveltybench->quality_model, "skywork");
+  EXPECT_EQ(config->noveltybench->settings.partition_model(), "lab:deberta-similarity");
+  EXPECT_EQ(config->noveltybench->settings.quality_model(), "skywork");
   ASSERT_EQ(config->endpoints.size(), 2u);  // the judge is not used: not routed, needs no key
   EXPECT_EQ(config->endpoints.at("lab:deberta-similarity").remote_model, "deberta-similarity");
   EXPECT_EQ(config->endpoints.at("skywork").remote_model, "Skywork/Skywork-Reward-Gemma-2-27B-v0.2");

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "common/settings_proto.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/common/config_test_util.h"
@@ -40,13 +41,13 @@ TEST(SweepConfigTest, GoodConfigParsesWithDefaults) {
   EXPECT_EQ(aidan.questions_path, kPaperQuestions);
   ASSERT_EQ(aidan.questions.size(), 65u);
   EXPECT_EQ(aidan.questions[0].id, "aidan-01");
-  EXPECT_EQ(aidan.preset.name, "reference-2025");
+  EXPECT_EQ(aidan.settings.preset(), "reference-2025");
   EXPECT_EQ(aidan.templates_source, "builtin");
-  EXPECT_EQ(aidan.templates.generation_base, DefaultPromptTemplates().generation_base);
-  EXPECT_EQ(aidan.max_iterations, 0);
-  EXPECT_EQ(aidan.max_tokens, 4000);
-  EXPECT_EQ(aidan.judge_retries, 2);
-  EXPECT_FALSE(aidan.llm_novelty);
+  EXPECT_EQ(aidan.settings.templates().generation_base(), DefaultPromptTemplates().generation_base);
+  EXPECT_EQ(aidan.settings.max_iterations(), 0);
+  EXPECT_EQ(aidan.settings.max_tokens(), 4000);
+  EXPECT_EQ(aidan.settings.judge_retries(), 2);
+  EXPECT_FALSE(aidan.settings.llm_novelty());
   EXPECT_EQ(aidan.temperatures, config->temperatures);
 }
 
@@ -72,11 +73,11 @@ TEST(SweepConfigTest, EveryKeySet) {
   EXPECT_EQ(config->embedder, "lexical-32");
   EXPECT_EQ(config->concurrency, 3);
   const AidanBenchConfig& aidan = *config->aidanbench;
-  EXPECT_EQ(aidan.preset.name, "paper-2024");  // the built-in templates have a 1-10 judge
-  EXPECT_EQ(aidan.max_iterations, 25);
-  EXPECT_EQ(aidan.max_tokens, 512);
-  EXPECT_EQ(aidan.judge_retries, 0);
-  EXPECT_TRUE(aidan.llm_novelty);
+  EXPECT_EQ(aidan.settings.preset(), "paper-2024");  // the built-in templates have a 1-10 judge
+  EXPECT_EQ(aidan.settings.max_iterations(), 25);
+  EXPECT_EQ(aidan.settings.max_tokens(), 512);
+  EXPECT_EQ(aidan.settings.judge_retries(), 0);
+  EXPECT_TRUE(aidan.settings.llm_novelty());
   EXPECT_EQ(aidan.temperatures, (std::vector<double>{0.7}));
 }
 
@@ -245,7 +246,8 @@ TEST(SweepConfigTest, RelativePathsResolveAgainstTheConfigFolder) {
   EXPECT_EQ(config->aidanbench->templates_source, (dir.path() / "prompts/t.json").string());
   ASSERT_EQ(config->aidanbench->questions.size(), 1u);
   EXPECT_EQ(config->aidanbench->questions[0].text, "Why?");
-  EXPECT_EQ(config->aidanbench->templates.CoherencePrompt("q", "A", 10), "1 to 10 <answer>A</answer>");
+  EXPECT_EQ(FromProto(config->aidanbench->settings.templates()).CoherencePrompt("q", "A", 10),
+            "1 to 10 <answer>A</answer>");
 }
 
 TEST(SweepConfigTest, RelativeConfigPathResolvesAgainstTheWorkingDirectory) {

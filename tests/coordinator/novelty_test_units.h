@@ -52,9 +52,9 @@ inline UnitResult MakeFailedNoveltyUnit(const std::string& model, double tempera
 }
 
 inline NoveltySettings HandSettings() {
-  NoveltySettings s;
-  s.k = 2;
-  s.patience = 0.5;
+  NoveltySettings s = DefaultNoveltySettings();
+  s.set_k(2);
+  s.set_patience(0.5);
   return s;
 }
 

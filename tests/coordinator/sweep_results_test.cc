@@ -89,9 +89,9 @@ std::vector<Json> Lines(const std::string& text) {
 
 NoveltySnapshot NoveltyRun(std::vector<UnitResult> units = HandNoveltyUnits()) {
   NoveltySettings settings = HandSettings();
-  settings.partitioner = "classifier";
-  settings.threshold = 0.102;
-  settings.partition_model = "sim:classifier";
+  settings.set_partitioner("classifier");
+  settings.set_threshold(0.102);
+  settings.set_partition_model("sim:classifier");
   NoveltyReducer reducer(settings, HandModels(), HandTemperatures(), HandModes(), HandDatasets());
   for (UnitResult& u : units) reducer.Add(std::move(u), {{"reward:sim:reward", {.requests = 2}}});
   reducer.SetRunInfo(Json{{"seconds", 2.5}, {"units", 7}});
@@ -274,8 +274,8 @@ TEST(NoveltySweepReportTest, RebuildIsByteIdentical) {
     for (const auto& [file, text] : before)
       EXPECT_EQ(Slurp(dir.path() / file), text) << file << " aidan " << with_aidan;
     EXPECT_EQ(rebuilt->leaderboard, before[kLeaderboardFileName]);
-    EXPECT_EQ(novelty_part->snapshot().settings.patience, 0.5);
-    EXPECT_EQ(novelty_part->snapshot().settings.partition_model, "sim:classifier");
+    EXPECT_EQ(novelty_part->snapshot().settings.patience(), 0.5);
+    EXPECT_EQ(novelty_part->snapshot().settings.partition_model(), "sim:classifier");
   }
 }
 

@@ -15,6 +15,7 @@
 #include "common/noveltybench/partition.h"
 #include "common/noveltybench/prompts.h"
 #include "common/noveltybench/scoring.h"
+#include "common/settings_proto.h"
 #include "common/text.h"
 #include "worker/cache/equivalence_cache.h"
 #include "worker/engines/aidanbench_engine.h"
@@ -39,10 +40,10 @@ noveltybench::NoveltyPrompts ResolvePrompts(const NoveltySettings& settings) {
   auto over = [](std::string& entry, const std::string& setting) {
     if (!setting.empty()) entry = setting;
   };
-  over(prompts.in_context_followup, settings.in_context_followup);
-  over(prompts.system_prompt, settings.system_prompt);
-  over(prompts.equivalence_judge, settings.equivalence_prompt);
-  over(prompts.quality_judge, settings.quality_prompt);
+  over(prompts.in_context_followup, settings.in_context_followup());
+  over(prompts.system_prompt, settings.system_prompt());
+  over(prompts.equivalence_judge, settings.equivalence_prompt());
+  over(prompts.quality_judge, settings.quality_prompt());
   return prompts;
 }
 
@@ -118,14 +119,14 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
 
   void Begin() {
     if (absl::Status status = Prepare(); !status.ok()) return Finish(kStopError, std::string(status.message()));
-    if (static_cast<int>(result_.answers.size()) == settings_.k) return StartPartition();
+    if (static_cast<int>(result_.answers.size()) == settings_.k()) return StartPartition();
     RequestGenerations();
   }
 
   // Checks the unit against the settings and models, builds the decider and takes the checkpoint.
   absl::Status Prepare() {
     const UnitSpec& unit = result_.unit;
-    if (settings_.k < 1) return absl::InvalidArgumentError(absl::StrCat("k is ", settings_.k, "; it must be >= 1"));
+    if (settings_.k() < 1) return absl::InvalidArgumentError(absl::StrCat("k is ", settings_.k(), "; it must be >= 1"));
     if (models_.generator == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat("no generator model for ", unit.model));
     }
@@ -135,38 +136,39 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
                                                      ", ", kModeInContext, ", ", kModeParaphrase, " or ",
                                                      kModeSystemPrompt));
     }
-    if (mode == kModeParaphrase && static_cast<int>(unit.paraphrases.size()) < settings_.k) {
-      return absl::InvalidArgumentError(absl::StrCat("paraphrase mode needs ", settings_.k, " paraphrases of prompt '",
-                                                     unit.item_id, "' (one per generation); ", "the dataset gives it ",
-                                                     unit.paraphrases.size()));
+    if (mode == kModeParaphrase && static_cast<int>(unit.paraphrases.size()) < settings_.k()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("paraphrase mode needs ", settings_.k(), " paraphrases of prompt '", unit.item_id,
+                       "' (one per generation); ", "the dataset gives it ", unit.paraphrases.size()));
     }
     DeciderOptions decider;
-    decider.partitioner = settings_.partitioner;
-    decider.threshold = settings_.threshold;
+    decider.partitioner = settings_.partitioner();
+    decider.threshold = settings_.threshold();
     decider.equivalence_judge = prompts_.equivalence_judge;
-    decider.seed = settings_.seed;
+    decider.seed = settings_.seed();
     decider.judge_retries = kJudgeRetries;
     decider.classifier = models_.classifier;
     decider.embedder = models_.embedder;
     decider.judge = models_.equivalence_judge;
-    if (const ModelEndpoint* e = FindEndpoint(settings_.endpoints, settings_.partition_model);
-        e != nullptr && EndpointChangesAnswers(settings_.partition_model, *e)) {
+    const std::map<std::string, ModelEndpoint> endpoints = EndpointsByName(settings_.endpoints());
+    if (const ModelEndpoint* e = FindEndpoint(endpoints, settings_.partition_model());
+        e != nullptr && EndpointChangesAnswers(settings_.partition_model(), *e)) {
       decider.model_identity = absl::StrCat(e->remote_model, "\n", e->extra_body_json, "\n", e->dimensions);
     }
     absl::StatusOr<std::unique_ptr<EquivalenceDecider>> made = MakeEquivalenceDecider(decider);
     if (!made.ok()) return made.status();
     decider_ = std::move(*made);
-    if (settings_.quality == kQualityReward) {
+    if (settings_.quality() == kQualityReward) {
       if (models_.reward == nullptr) return absl::InvalidArgumentError("quality 'reward' needs a reward model");
-    } else if (settings_.quality == kQualityLlm) {
+    } else if (settings_.quality() == kQualityLlm) {
       if (models_.quality_judge == nullptr) return absl::InvalidArgumentError("quality 'llm' needs a judge model");
     } else {
       return absl::InvalidArgumentError(
-          absl::StrCat("unknown quality '", settings_.quality, "'; expected reward or llm"));
+          absl::StrCat("unknown quality '", settings_.quality(), "'; expected reward or llm"));
     }
-    if (static_cast<int>(checkpoint_.size()) > settings_.k) {
+    if (static_cast<int>(checkpoint_.size()) > settings_.k()) {
       return absl::InvalidArgumentError(absl::StrCat("the checkpoint holds ", checkpoint_.size(),
-                                                     " generations; the unit has only k = ", settings_.k));
+                                                     " generations; the unit has only k = ", settings_.k()));
     }
     // Only a clean prefix counts (generation steps never carry errors; anything else is asked again).
     for (size_t i = 0; i < checkpoint_.size(); ++i) {
@@ -199,14 +201,14 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
     const int first = static_cast<int>(result_.answers.size());
     if (unit.mode == kModeInContext) return Ask(first, 1, Conversation());
     if (unit.mode == kModeParaphrase) {
-      for (int i = first; i < settings_.k; ++i) Ask(i, 1, {{"user", unit.paraphrases[i]}});
+      for (int i = first; i < settings_.k(); ++i) Ask(i, 1, {{"user", unit.paraphrases[i]}});
       return;
     }
     // Standard and system-prompt. A resumed n = k unit repeats the fresh run's request exactly (n = k,
     // the seed of index 0) and keeps only the choices it lacks: asking n = k - first would put other
     // choices there, and the results would depend on where a worker died.
-    if (settings_.ask_n) return Ask(0, settings_.k, Conversation(), /*keep_from=*/first);
-    for (int i = first; i < settings_.k; ++i) Ask(i, 1, Conversation());
+    if (settings_.ask_n()) return Ask(0, settings_.k(), Conversation(), /*keep_from=*/first);
+    for (int i = first; i < settings_.k(); ++i) Ask(i, 1, Conversation());
   }
 
   // Generations first .. first + n - 1, as the n choices of one request; choices before `keep_from`
@@ -215,8 +217,8 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
     ChatRequest request;
     request.messages = std::move(messages);
     request.temperature = result_.unit.temperature;
-    request.max_tokens = settings_.max_tokens;
-    request.seed = GenerationSeed(settings_.seed, first);
+    request.max_tokens = settings_.max_tokens();
+    request.seed = GenerationSeed(settings_.seed(), first);
     request.n = n;
     calls_[Key("generate", models_.generator->id())].requests++;
     models_.generator->Complete(
@@ -253,7 +255,7 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
       if (on_sample_ && !on_sample_(result_.answers.back(), calls_)) return Finish(kStopCancelled, "");
     }
     const int have = static_cast<int>(result_.answers.size());
-    if (have == settings_.k) return StartPartition();
+    if (have == settings_.k()) return StartPartition();
     if (result_.unit.mode == kModeInContext && ready_.empty()) Ask(have, 1, Conversation());
   }
 
@@ -289,7 +291,7 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
   // ---- quality (class openers only) ----
 
   void StartQuality() {
-    const int k = settings_.k;
+    const int k = settings_.k();
     novelty_.quality.assign(k, std::nullopt);
     novelty_.reward.assign(k, std::nullopt);
     const std::vector<bool> openers = noveltybench::ClassOpeners(novelty_.partition);
@@ -297,7 +299,7 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
     for (int i = 0; i < k; ++i) {
       if (openers[i]) scored.push_back(i);
     }
-    if (settings_.quality == kQualityLlm) {
+    if (settings_.quality() == kQualityLlm) {
       judging_ = static_cast<int>(scored.size());
       for (int i : scored) Judge(i, 0);
       return;
@@ -337,7 +339,7 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
         {"user", noveltybench::QualityJudgePrompt(prompts_, result_.unit.item_text, result_.answers[index].answer)});
     request.temperature = 0;
     request.max_tokens = noveltybench::kJudgeMaxTokens;
-    request.seed = settings_.seed;
+    request.seed = settings_.seed();
     CallCounters& counters = calls_[Key("judge", models_.quality_judge->id())];
     counters.requests++;
     if (attempt > 0) counters.retries++;

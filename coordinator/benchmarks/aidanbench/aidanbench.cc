@@ -9,9 +9,8 @@ AidanBenchmark::AidanBenchmark(const SweepConfig& config)
     : settings_(MakeAidanSettings(config)),
       settings_hash_(AidanSettingsHash(settings_)),
       temperatures_(config.aidanbench->temperatures),
-      questions_(config.aidanbench->questions) {
-  ToProto(settings_, &proto_);
-}
+      questions_(config.aidanbench->questions),
+      preset_(FindAidanPreset(settings_.preset()).value_or(AidanPreset{})) {}  // the config checked the name
 
 void AidanBenchmark::PlanUnits(const std::vector<std::string>& models, std::vector<UnitSpec>& units,
                                StableHasher& fingerprint) const {
@@ -41,10 +40,10 @@ void AidanBenchmark::PlanUnits(const std::vector<std::string>& models, std::vect
   }
 }
 
-void AidanBenchmark::AttachSettings(v1::Lease& lease) const { *lease.mutable_aidan() = proto_; }
+void AidanBenchmark::AttachSettings(v1::Lease& lease) const { *lease.mutable_aidan() = settings_; }
 
 std::unique_ptr<BenchmarkReducer> AidanBenchmark::MakeReducer(const std::vector<std::string>& models) const {
-  return std::make_unique<AidanReducer>(settings_.preset, models, temperatures_);
+  return std::make_unique<AidanReducer>(preset_, models, temperatures_);
 }
 
 }  // namespace noveltygrid

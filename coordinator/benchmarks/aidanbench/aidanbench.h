@@ -26,17 +26,17 @@ class AidanBenchmark : public Benchmark {
   std::string name() const override { return kAidanBench; }
   void PlanUnits(const std::vector<std::string>& models, std::vector<UnitSpec>& units,
                  StableHasher& fingerprint) const override;
-  std::vector<std::string> HelperModels() const override { return {settings_.judge, settings_.embedder}; }
+  std::vector<std::string> HelperModels() const override { return {settings_.judge(), settings_.embedder()}; }
   void AttachSettings(v1::Lease& lease) const override;
   absl::Status CheckResult(const UnitResult&) const override { return absl::OkStatus(); }
   std::unique_ptr<BenchmarkReducer> MakeReducer(const std::vector<std::string>& models) const override;
 
  private:
-  const AidanSettings settings_;
+  const AidanSettings settings_;  // what every lease carries
   const uint64_t settings_hash_;
   const std::vector<double> temperatures_;
   const std::vector<Question> questions_;
-  v1::AidanSettings proto_;  // what every lease carries
+  const AidanPreset preset_;  // settings_.preset()
 };
 
 }  // namespace noveltygrid

@@ -34,10 +34,10 @@ std::string Headline(const NoveltySweepCell& cell) {
 
 std::string NoveltyHeader(const NoveltySnapshot& snapshot) {
   const NoveltySettings& s = snapshot.settings;
-  std::string out = absl::StrCat("partitioner: ", s.partitioner, " (threshold ", s.threshold);
-  if (!s.partition_model.empty()) absl::StrAppend(&out, ", ", s.partition_model);
-  absl::StrAppend(&out, "); quality: ", s.quality, " (", s.quality_model, "); patience ", s.patience, "; k ", s.k,
-                  "\n");
+  std::string out = absl::StrCat("partitioner: ", s.partitioner(), " (threshold ", s.threshold());
+  if (!s.partition_model().empty()) absl::StrAppend(&out, ", ", s.partition_model());
+  absl::StrAppend(&out, "); quality: ", s.quality(), " (", s.quality_model(), "); patience ", s.patience(), "; k ",
+                  s.k(), "\n");
   absl::StrAppend(&out, "mode: ", snapshot.modes.front(), "; datasets: ", absl::StrJoin(snapshot.datasets, ", "));
   const bool weighted = std::any_of(snapshot.leaderboard.begin(), snapshot.leaderboard.end(),
                                     [](const NoveltyBest& b) { return b.weighted; });

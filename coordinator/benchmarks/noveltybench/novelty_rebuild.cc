@@ -19,10 +19,10 @@ absl::StatusOr<std::unique_ptr<BenchmarkResults>> RebuildNoveltyResults(const Re
   std::optional<NoveltySettings> settings =
       request.old_summary != nullptr ? NoveltySettingsFromSummary(*request.old_summary) : std::nullopt;
   if (!settings.has_value()) {
-    settings = NoveltySettings{};
-    notes.push_back(absl::StrCat("no recorded NoveltyBench settings; scored with patience ", settings->patience,
-                                 " and described with the defaults (partitioner ", settings->partitioner, ", quality ",
-                                 settings->quality, ")"));
+    settings = DefaultNoveltySettings();
+    notes.push_back(absl::StrCat("no recorded NoveltyBench settings; scored with patience ", settings->patience(),
+                                 " and described with the defaults (partitioner ", settings->partitioner(),
+                                 ", quality ", settings->quality(), ")"));
   }
   std::vector<std::string> models, modes, datasets;
   std::vector<double> temperatures;
@@ -42,7 +42,7 @@ absl::StatusOr<std::unique_ptr<BenchmarkResults>> RebuildNoveltyResults(const Re
   if (samples_text != old_samples) {
     RETURN_IF_ERROR(WriteFileAtomically(samples_path, samples_text));
     notes.push_back(absl::StrCat("rewrote ", kSamplesFileName, ": its scores or order differed from what patience ",
-                                 settings->patience, " gives"));
+                                 settings->patience(), " gives"));
   }
   return results;
 }

@@ -137,7 +137,7 @@ NoveltyReducer::NoveltyReducer(NoveltySettings settings, std::vector<std::string
 
 bool NoveltyReducer::Add(UnitResult result, const CallStats& calls) {
   // Scoring happens outside the lock; a duplicate wastes that work but never blocks other adds.
-  NoveltyRowResult row = ScoreUnit(std::move(result), settings_.patience);
+  NoveltyRowResult row = ScoreUnit(std::move(result), settings_.patience());
   const std::string id = row.result.unit.id;
   return Keep(id, std::move(row), calls);
 }

@@ -122,14 +122,14 @@ Json NoveltySweepSectionJson(const NoveltySnapshot& snapshot) {
   Json section = Json::object();
   for (const NoveltySweepCell& cell : snapshot.cells) {
     Json j = MeansJson(cell.means);
-    j["patience"] = s.patience;
-    j["partitioner"] = s.partitioner;
-    j["threshold"] = s.threshold;
-    j["quality"] = s.quality;
+    j["patience"] = s.patience();
+    j["partitioner"] = s.partitioner();
+    j["threshold"] = s.threshold();
+    j["quality"] = s.quality();
     j["mode"] = cell.mode;
-    if (!s.partition_model.empty()) j["partition_model"] = s.partition_model;
-    j["quality_model"] = s.quality_model;
-    j["k"] = s.k;
+    if (!s.partition_model().empty()) j["partition_model"] = s.partition_model();
+    j["quality_model"] = s.quality_model();
+    j["k"] = s.k();
     j["errors"] = cell.errors;
     if (snapshot.modes.size() > 1) j["by_mode"] = GroupsJson(cell.by_mode);
     if (snapshot.datasets.size() > 1) j["by_dataset"] = GroupsJson(cell.by_dataset);
@@ -180,15 +180,15 @@ std::optional<NoveltySettings> NoveltySettingsFromSummary(const Json& summary) {
     if (!temps.is_object()) continue;
     for (const auto& [temp, cell] : temps.items()) {
       if (!cell.is_object() || !cell.contains("patience") || !cell["patience"].is_number()) continue;
-      NoveltySettings s;
+      NoveltySettings s = DefaultNoveltySettings();
       try {
-        s.patience = cell["patience"].get<double>();
-        s.partitioner = cell.value("partitioner", s.partitioner);
-        s.threshold = cell.value("threshold", s.threshold);
-        s.partition_model = cell.value("partition_model", std::string());
-        s.quality = cell.value("quality", s.quality);
-        s.quality_model = cell.value("quality_model", s.quality_model);
-        s.k = cell.value("k", s.k);
+        s.set_patience(cell["patience"].get<double>());
+        s.set_partitioner(cell.value("partitioner", s.partitioner()));
+        s.set_threshold(cell.value("threshold", s.threshold()));
+        s.set_partition_model(cell.value("partition_model", std::string()));
+        s.set_quality(cell.value("quality", s.quality()));
+        s.set_quality_model(cell.value("quality_model", s.quality_model()));
+        s.set_k(cell.value("k", s.k()));
       } catch (const Json::exception&) {
         continue;  // a mistyped cell; another may be readable
       }

@@ -30,8 +30,8 @@ std::string NoveltyUnitId(const UnitSpec& unit, uint64_t settings_hash) {
 
 std::vector<std::string> NoveltyHelperModels(const NoveltySettings& settings) {
   std::vector<std::string> helpers;
-  if (!settings.partition_model.empty()) helpers.push_back(settings.partition_model);
-  helpers.push_back(settings.quality_model);
+  if (!settings.partition_model().empty()) helpers.push_back(settings.partition_model());
+  helpers.push_back(settings.quality_model());
   return helpers;
 }
 
@@ -40,9 +40,7 @@ NoveltyBenchmark::NoveltyBenchmark(const SweepConfig& config)
       settings_hash_(NoveltySettingsHash(settings_)),
       temperatures_(config.noveltybench->temperatures),
       modes_(config.noveltybench->modes),
-      datasets_(config.noveltybench->datasets) {
-  ToProto(settings_, &proto_);
-}
+      datasets_(config.noveltybench->datasets) {}
 
 std::vector<std::string> NoveltyBenchmark::dataset_names() const {
   std::vector<std::string> names;
@@ -69,7 +67,7 @@ void NoveltyBenchmark::PlanUnits(const std::vector<std::string>& models, std::ve
             unit.dataset = dataset.name;
             // Only the paraphrase mode reads them, and only the first k (the config checked there are).
             if (mode == kModeParaphrase) {
-              const size_t n = std::min(p.paraphrases.size(), static_cast<size_t>(settings_.k));
+              const size_t n = std::min(p.paraphrases.size(), static_cast<size_t>(settings_.k()));
               unit.paraphrases.assign(p.paraphrases.begin(), p.paraphrases.begin() + n);
             }
             unit.id = NoveltyUnitId(unit, settings_hash_);
@@ -84,13 +82,13 @@ void NoveltyBenchmark::PlanUnits(const std::vector<std::string>& models, std::ve
 
 std::vector<std::string> NoveltyBenchmark::HelperModels() const { return NoveltyHelperModels(settings_); }
 
-void NoveltyBenchmark::AttachSettings(v1::Lease& lease) const { *lease.mutable_novelty() = proto_; }
+void NoveltyBenchmark::AttachSettings(v1::Lease& lease) const { *lease.mutable_novelty() = settings_; }
 
 absl::Status NoveltyBenchmark::CheckResult(const UnitResult& result) const {
   if (result.stop_reason == kStopError) return absl::OkStatus();
-  absl::Status usable = ScoreNoveltyResult(result, settings_.patience).status();
-  if (usable.ok() && static_cast<int>(result.answers.size()) != settings_.k) {
-    usable = absl::InvalidArgumentError(absl::StrCat(result.answers.size(), " generations for k = ", settings_.k));
+  absl::Status usable = ScoreNoveltyResult(result, settings_.patience()).status();
+  if (usable.ok() && static_cast<int>(result.answers.size()) != settings_.k()) {
+    usable = absl::InvalidArgumentError(absl::StrCat(result.answers.size(), " generations for k = ", settings_.k()));
   }
   return usable;
 }

@@ -36,12 +36,11 @@ class NoveltyBenchmark : public Benchmark {
   std::unique_ptr<BenchmarkReducer> MakeReducer(const std::vector<std::string>& models) const override;
 
  private:
-  const NoveltySettings settings_;
+  const NoveltySettings settings_;  // what every lease carries
   const uint64_t settings_hash_;
   const std::vector<double> temperatures_;
   const std::vector<std::string> modes_;
   const std::vector<NoveltyDataset> datasets_;
-  v1::NoveltySettings proto_;  // what every lease carries
 };
 
 // The NoveltyBench part of a results folder (novelty_sweep_results.h) behind BenchmarkResults.

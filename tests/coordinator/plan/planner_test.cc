@@ -75,8 +75,8 @@ TEST_F(PlannerTest, NoveltyBenchUnitsFollowAidanBenchInConfigOrder) {
   EXPECT_EQ(novelty->temperatures(), std::vector<double>{1.0});
   EXPECT_EQ(novelty->modes(), (std::vector<std::string>{"in-context", "standard"}));
   EXPECT_EQ(novelty->dataset_names(), (std::vector<std::string>{"curated", "wildchat"}));
-  EXPECT_EQ(novelty->settings().k, 2);
-  EXPECT_EQ(novelty->settings().partitioner, "unigram");
+  EXPECT_EQ(novelty->settings().k(), 2);
+  EXPECT_EQ(novelty->settings().partitioner(), "unigram");
   std::vector<std::string> order;
   for (size_t i = 0; i < plan.units.size(); ++i) {
     const UnitSpec& u = plan.units[i];

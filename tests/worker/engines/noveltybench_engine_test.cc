@@ -69,7 +69,7 @@ TEST(NoveltyEngineTest, StandardAsksOnceForKChoices) {
 
 TEST(NoveltyEngineTest, WithoutAskNStandardAsksKRequestsWithTheirOwnSeeds) {
   Harness h;
-  h.settings.ask_n = false;
+  h.settings.set_ask_n(false);
   Outcome o = h.Run();
   ASSERT_EQ(o.result.stop_reason, kStopComplete) << o.result.error;
   ASSERT_EQ(h.generator.requests.size(), 5u);
@@ -100,8 +100,8 @@ TEST(NoveltyEngineTest, SystemPromptModeSendsTheSystemMessageFirst) {
 
   Harness custom;
   custom.unit.mode = kModeSystemPrompt;
-  custom.settings.system_prompt = "Be original.";
-  custom.settings.ask_n = false;
+  custom.settings.set_system_prompt("Be original.");
+  custom.settings.set_ask_n(false);
   custom.Run();
   ASSERT_EQ(custom.generator.requests.size(), 5u);
   EXPECT_EQ(custom.generator.requests[4].messages[0].content, "Be original.");
@@ -130,7 +130,7 @@ TEST(NoveltyEngineTest, InContextModeIsOneConversation) {
 
   Harness custom;
   custom.unit.mode = kModeInContext;
-  custom.settings.in_context_followup = "Another, please.";
+  custom.settings.set_in_context_followup("Another, please.");
   custom.Run();
   EXPECT_EQ(custom.generator.requests[2].messages[4].content, "Another, please.");
 }
@@ -174,11 +174,11 @@ TEST(NoveltyEngineTest, UnusableUnitsAreRefusedBeforeAnyCall) {
   EXPECT_TRUE(mode.generator.requests.empty());
 
   Harness judge;
-  judge.settings.partitioner = "llm";
+  judge.settings.set_partitioner("llm");
   EXPECT_THAT(judge.Run().result.error, HasSubstr("needs a judge model"));
 
   Harness quality;
-  quality.settings.quality = "stars";
+  quality.settings.set_quality("stars");
   EXPECT_THAT(quality.Run().result.error, HasSubstr("unknown quality 'stars'"));
   EXPECT_TRUE(quality.generator.requests.empty());
 }
@@ -189,7 +189,7 @@ class NoveltyResumeTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(NoveltyResumeTest, AsksOnlyTheMissingGenerationsAndMatchesAFreshRun) {
   auto configure = [](Harness& h) {
-    h.settings.ask_n = false;
+    h.settings.set_ask_n(false);
     h.unit.mode = GetParam();
     h.unit.paraphrases = {"p0", "p1", "p2", "p3", "p4"};
   };
@@ -268,10 +268,10 @@ TEST(NoveltyEngineTest, ConcurrentRepliesGiveTheSameRecordsAsASerialRun) {
     absl::StatusOr<std::unique_ptr<SimJudgeModel>> judge = SimJudgeModel::Create("sim:judge", &executor);
     EXPECT_TRUE(generator.ok() && judge.ok());
     SimPairClassifier classifier(&executor);
-    NoveltySettings settings;
-    settings.ask_n = false;
-    settings.quality = "llm";
-    settings.quality_model = "sim:judge";
+    NoveltySettings settings = DefaultNoveltySettings();
+    settings.set_ask_n(false);
+    settings.set_quality("llm");
+    settings.set_quality_model("sim:judge");
     UnitSpec unit;
     unit.id = "u-threads";
     unit.model = "sim:explorer";
@@ -318,7 +318,7 @@ TEST(NoveltyEngineTest, ConcurrentRepliesGiveTheSameRecordsAsASerialRun) {
 
 TEST(NoveltyEngineTest, AGeneratorErrorStopsTheUnitKeepingEarlierGenerations) {
   Harness h;
-  h.settings.ask_n = false;
+  h.settings.set_ask_n(false);
   h.generator.fail = [](const ChatRequest& r) {
     return r.seed == 42 ? absl::OkStatus() : absl::UnavailableError("provider down");
   };
@@ -354,7 +354,7 @@ TEST(NoveltyEngineTest, TooFewChoicesIsAGenerationError) {
 
 TEST(NoveltyEngineTest, CancellingStopsAtTheDeclinedSample) {
   Harness h;
-  h.settings.ask_n = false;
+  h.settings.set_ask_n(false);
   h.keep_going = [](const StepRecord& sample) { return sample.answer_num < 3; };
   Outcome o = h.Run();
   EXPECT_EQ(o.result.stop_reason, kStopCancelled);

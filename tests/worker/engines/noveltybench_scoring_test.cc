@@ -43,8 +43,8 @@ using ::testing::HasSubstr;
 
 TEST(NoveltyEngineTest, PartitionIsGreedyPartitionWithTheSameDecision) {
   Harness h;
-  h.settings.k = 10;
-  h.settings.ask_n = false;
+  h.settings.set_k(10);
+  h.settings.set_ask_n(false);
   Outcome o = h.Run();
   ASSERT_EQ(o.result.stop_reason, kStopComplete) << o.result.error;
   const std::vector<int> expected =
@@ -61,7 +61,7 @@ TEST(NoveltyEngineTest, SimulatedModelsEndToEnd) {
   ASSERT_TRUE(generator.ok());
   SimPairClassifier classifier(&executor);
   SimRewardModel reward(&executor);
-  NoveltySettings settings;  // the defaults: k = 10, classifier 0.102, reward quality
+  NoveltySettings settings = DefaultNoveltySettings();  // the defaults: k = 10, classifier 0.102, reward quality
   UnitSpec unit;
   unit.id = "u-sim";
   unit.model = "sim:steady";
@@ -102,14 +102,14 @@ TEST(NoveltyEngineTest, CachedDecisionsSaveTheClassifierOnASecondRun) {
   InMemoryStore store;
   EquivalenceCache cache(&store);
   Harness first;
-  first.settings.k = 10;
+  first.settings.set_k(10);
   first.models.cache = &cache;
   Outcome a = first.Run();
   ASSERT_EQ(a.result.stop_reason, kStopComplete) << a.result.error;
   ASSERT_FALSE(first.classifier.batches.empty());
 
   Harness second;
-  second.settings.k = 10;
+  second.settings.set_k(10);
   second.models.cache = &cache;
   Outcome b = second.Run();
   ASSERT_EQ(b.result.stop_reason, kStopComplete) << b.result.error;
@@ -121,7 +121,7 @@ TEST(NoveltyEngineTest, CachedDecisionsSaveTheClassifierOnASecondRun) {
 
 TEST(NoveltyEngineTest, RewardQualityUsesTheReferenceBucketsForClassOpenersOnly) {
   Harness h;
-  h.settings.k = 10;
+  h.settings.set_k(10);
   // Rewards by idea: A on a bucket edge (-6.0 -> 3), B just above it (-5.99 -> 4), C high (10).
   FakeReward reward("rm", &h.executor, [](const std::string&, const std::string& response) {
     const char idea = response[5];
@@ -151,7 +151,7 @@ TEST(NoveltyEngineTest, RewardQualityUsesTheReferenceBucketsForClassOpenersOnly)
 
 TEST(NoveltyEngineTest, LlmQualityIsTheJudgesScoreWithZeroCountedAsOne) {
   Harness h;
-  h.settings.quality = "llm";
+  h.settings.set_quality("llm");
   FakeChat judge("judge", &h.executor, [](const ChatRequest& r, int) {
     return r.messages[0].content.find("<answer>idea A") != std::string::npos
                ? "<coherence_score>0</coherence_score>"
@@ -181,7 +181,7 @@ TEST(NoveltyEngineTest, LlmQualityIsTheJudgesScoreWithZeroCountedAsOne) {
 
 TEST(NoveltyEngineTest, LlmQualityWithTheSimulatedJudgeAndDefaultWording) {
   Harness h;
-  h.settings.quality = "llm";
+  h.settings.set_quality("llm");
   absl::StatusOr<std::unique_ptr<SimJudgeModel>> judge = SimJudgeModel::Create("sim:judge", &h.executor);
   ASSERT_TRUE(judge.ok());
   h.models.reward = nullptr;
@@ -199,7 +199,7 @@ TEST(NoveltyEngineTest, LlmQualityWithTheSimulatedJudgeAndDefaultWording) {
 TEST(NoveltyEngineTest, AnUnparseableQualityReplyIsAskedTwiceMoreThenFails) {
   for (int bad_replies : {2, 3}) {
     Harness h;
-    h.settings.quality = "llm";
+    h.settings.set_quality("llm");
     int replies = 0;
     FakeChat judge("judge", &h.executor, [&replies, bad_replies](const ChatRequest&, int) {
       return replies++ < bad_replies ? std::string("Quite good.") : "<coherence_score>8</coherence_score>";

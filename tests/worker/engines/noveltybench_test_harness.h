@@ -49,7 +49,7 @@ struct Harness {
   FakeChat generator{"gen", &executor, Generate};
   FakeClassifier classifier{"clf", &executor, SameIdea};
   FakeReward reward{"rm", &executor, [](const std::string&, const std::string&) { return -3.0; }};
-  NoveltySettings settings;
+  NoveltySettings settings = DefaultNoveltySettings();
   UnitSpec unit;
   NoveltyModels models;
   std::vector<StepRecord> samples;  // as on_sample saw them
@@ -59,9 +59,9 @@ struct Harness {
   int done_calls = 0;
 
   Harness() {
-    settings.seed = 42;
-    settings.k = 5;
-    settings.max_tokens = 300;
+    settings.set_seed(42);
+    settings.set_k(5);
+    settings.set_max_tokens(300);
     unit.id = "u1";
     unit.benchmark = kNoveltyBench;
     unit.model = "gen";

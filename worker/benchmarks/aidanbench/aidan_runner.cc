@@ -1,8 +1,11 @@
 #include "worker/benchmarks/aidanbench/aidan_runner.h"
 
+#include <map>
 #include <memory>
+#include <string>
 #include <utility>
 
+#include "common/settings_proto.h"
 #include "common/unit_settings.h"
 #include "proto/wire.h"
 
@@ -10,12 +13,13 @@ namespace noveltygrid {
 
 absl::Status AidanRunner::Start(const v1::Lease& lease, UnitCheckpoint checkpoint, StepObserver on_step,
                                 UnitDoneCallback done, LeaseCheck /*still_leased: asked through on_step*/) {
-  absl::StatusOr<AidanSettings> read = FromProto(lease.aidan());
-  if (!read.ok()) return read.status();
-  auto settings = std::make_shared<const AidanSettings>(*std::move(read));
+  const AidanSettings& settings = lease.aidan();
+  absl::StatusOr<AidanPreset> preset = FindAidanPreset(settings.preset());
+  if (!preset.ok()) return preset.status();
   AidanModels models;
   models.cache = context_.embedding_cache;
-  auto endpoint = [&settings](const std::string& name) { return FindEndpoint(settings->endpoints, name); };
+  const std::map<std::string, ModelEndpoint> endpoints = EndpointsByName(settings.endpoints());
+  auto endpoint = [&endpoints](const std::string& name) { return FindEndpoint(endpoints, name); };
   const std::string& generator = lease.unit().model();
   absl::Status status;
   if (auto m = context_.models->Chat(generator, endpoint(generator)); m.ok()) {
@@ -23,28 +27,29 @@ absl::Status AidanRunner::Start(const v1::Lease& lease, UnitCheckpoint checkpoin
   } else {
     status = m.status();
   }
-  if (auto m = context_.models->Chat(settings->judge, endpoint(settings->judge)); m.ok()) {
+  if (auto m = context_.models->Chat(settings.judge(), endpoint(settings.judge())); m.ok()) {
     models.judge = *m;
   } else if (status.ok()) {
     status = m.status();
   }
-  if (auto m = context_.models->Embedding(settings->embedder, endpoint(settings->embedder)); m.ok()) {
+  if (auto m = context_.models->Embedding(settings.embedder(), endpoint(settings.embedder())); m.ok()) {
     models.embedder = *m;
   } else if (status.ok()) {
     status = m.status();
   }
   if (!status.ok()) return status;
+  auto templates = std::make_shared<const PromptTemplates>(FromProto(settings.templates()));
   AidanEngineOptions options;
-  options.preset = settings->preset;
-  options.templates = &settings->templates;
-  options.max_iterations = settings->max_iterations;
-  options.max_tokens = settings->max_tokens;
-  options.judge_retries = settings->judge_retries;
-  options.llm_novelty = settings->llm_novelty;
-  options.seed = settings->seed;
-  // The loop points into the settings (templates); keep them alive until it is done.
+  options.preset = *std::move(preset);
+  options.templates = templates.get();
+  options.max_iterations = settings.max_iterations();
+  options.max_tokens = settings.max_tokens();
+  options.judge_retries = settings.judge_retries();
+  options.llm_novelty = settings.llm_novelty();
+  options.seed = settings.seed();
+  // The loop points into the templates; keep them alive until it is done.
   RunAidanLoop(options, models, FromProto(lease.unit()), std::move(checkpoint), std::move(on_step),
-               [keep = std::move(settings), done = std::move(done)](UnitResult result, CallStats calls) mutable {
+               [keep = std::move(templates), done = std::move(done)](UnitResult result, CallStats calls) mutable {
                  std::move(done)(std::move(result), std::move(calls));
                });
   return absl::OkStatus();
@@ -53,9 +58,12 @@ absl::Status AidanRunner::Start(const v1::Lease& lease, UnitCheckpoint checkpoin
 absl::Status AidanRunner::CheckModels(const SweepConfig& config) {
   if (!config.aidanbench.has_value()) return absl::OkStatus();
   const AidanSettings settings = MakeAidanSettings(config);
-  auto endpoint = [&settings](const std::string& name) { return FindEndpoint(settings.endpoints, name); };
-  if (auto judge = context_.models->Chat(settings.judge, endpoint(settings.judge)); !judge.ok()) return judge.status();
-  return context_.models->Embedding(settings.embedder, endpoint(settings.embedder)).status();
+  const std::map<std::string, ModelEndpoint> endpoints = EndpointsByName(settings.endpoints());
+  auto endpoint = [&endpoints](const std::string& name) { return FindEndpoint(endpoints, name); };
+  if (auto judge = context_.models->Chat(settings.judge(), endpoint(settings.judge())); !judge.ok()) {
+    return judge.status();
+  }
+  return context_.models->Embedding(settings.embedder(), endpoint(settings.embedder())).status();
 }
 
 }  // namespace noveltygrid

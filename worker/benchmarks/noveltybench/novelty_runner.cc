@@ -8,7 +8,8 @@
 namespace noveltygrid {
 
 absl::StatusOr<NoveltyModels> NoveltyRunner::ModelsFor(const NoveltySettings& settings, const std::string& generator) {
-  auto endpoint = [&settings](const std::string& name) { return FindEndpoint(settings.endpoints, name); };
+  const std::map<std::string, ModelEndpoint> endpoints = EndpointsByName(settings.endpoints());
+  auto endpoint = [&endpoints](const std::string& name) { return FindEndpoint(endpoints, name); };
   ModelRegistry* registry = context_.models;
   NoveltyModels models;
   models.cache = context_.equivalence_cache;
@@ -21,20 +22,20 @@ absl::StatusOr<NoveltyModels> NoveltyRunner::ModelsFor(const NoveltySettings& se
     }
   };
   if (!generator.empty()) take(registry->Chat(generator, endpoint(generator)), models.generator);
-  const std::string& pm = settings.partition_model;
-  if (settings.partitioner == kPartitionerClassifier) take(registry->Classifier(pm, endpoint(pm)), models.classifier);
-  if (settings.partitioner == kPartitionerEmbedding) take(registry->Embedding(pm, endpoint(pm)), models.embedder);
-  if (settings.partitioner == kPartitionerLlm) take(registry->Chat(pm, endpoint(pm)), models.equivalence_judge);
-  const std::string& qm = settings.quality_model;
-  if (settings.quality == kQualityReward) take(registry->Reward(qm, endpoint(qm)), models.reward);
-  if (settings.quality == kQualityLlm) take(registry->Chat(qm, endpoint(qm)), models.quality_judge);
+  const std::string& pm = settings.partition_model();
+  if (settings.partitioner() == kPartitionerClassifier) take(registry->Classifier(pm, endpoint(pm)), models.classifier);
+  if (settings.partitioner() == kPartitionerEmbedding) take(registry->Embedding(pm, endpoint(pm)), models.embedder);
+  if (settings.partitioner() == kPartitionerLlm) take(registry->Chat(pm, endpoint(pm)), models.equivalence_judge);
+  const std::string& qm = settings.quality_model();
+  if (settings.quality() == kQualityReward) take(registry->Reward(qm, endpoint(qm)), models.reward);
+  if (settings.quality() == kQualityLlm) take(registry->Chat(qm, endpoint(qm)), models.quality_judge);
   if (!status.ok()) return status;
   return models;
 }
 
 absl::Status NoveltyRunner::Start(const v1::Lease& lease, UnitCheckpoint checkpoint, StepObserver on_step,
                                   UnitDoneCallback done, LeaseCheck still_leased) {
-  auto settings = std::make_shared<const NoveltySettings>(FromProto(lease.novelty()));
+  auto settings = std::make_shared<const NoveltySettings>(lease.novelty());
   absl::StatusOr<NoveltyModels> models = ModelsFor(*settings, lease.unit().model());
   if (!models.ok()) return models.status();
   // Generations are steps without an embedding.
