@@ -47,11 +47,11 @@ class UnitExecutorTest : public ::testing::Test {
       unit.item_id = config.noveltybench->datasets[0].prompts[0].id;
       unit.item_text = config.noveltybench->datasets[0].prompts[0].text;
       unit.mode = kModeStandard;
-      ToProto(MakeNoveltySettings(config), lease.mutable_novelty());
+      *lease.mutable_novelty() = MakeNoveltySettings(config);
     } else {
       unit.item_id = config.aidanbench->questions[0].id;
       unit.item_text = config.aidanbench->questions[0].text;
-      ToProto(MakeAidanSettings(config), lease.mutable_aidan());
+      *lease.mutable_aidan() = MakeAidanSettings(config);
     }
     ToProto(unit, lease.mutable_unit());
     return lease;
@@ -130,7 +130,7 @@ TEST_F(UnitExecutorTest, CheckBenchmarkModelsBuildsEachBenchmarksHelpers) {
   const absl::Status aidan = unit_executor_.CheckBenchmarkModels(config);
   EXPECT_NE(aidan.message().find("sim:nope"), std::string::npos) << aidan;
   config = Quickstart();
-  config.noveltybench->quality_model = "sim:no-reward";
+  config.noveltybench->settings.set_quality_model("sim:no-reward");
   const absl::Status novelty = unit_executor_.CheckBenchmarkModels(config);
   EXPECT_NE(novelty.message().find("sim:no-reward"), std::string::npos) << novelty;
 }
