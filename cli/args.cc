@@ -111,4 +111,28 @@ std::optional<ParsedArgs> ParseOrHelp(const std::vector<std::string>& args, cons
   return *std::move(parsed);
 }
 
+std::optional<ParsedArgs> ParseConfigCommand(const std::string& command, const std::vector<std::string>& args,
+                                             const std::vector<FlagSpec>& flags, const std::string& usage,
+                                             const std::string& summary, int* exit, const std::string& required_flag) {
+  std::optional<ParsedArgs> parsed = ParseOrHelp(
+      args, flags, usage, summary,
+      [&command](const std::string& message) {
+        std::fprintf(stderr, "noveltygrid %s: %s\n", command.c_str(), message.c_str());
+        return 2;
+      },
+      exit);
+  if (!parsed) return std::nullopt;
+  std::string problem;
+  if (parsed->positional.size() != 1) {
+    problem = "expected exactly one CONFIG.yaml";
+  } else if (!required_flag.empty() && !parsed->Has(required_flag)) {
+    problem = absl::StrCat("--", required_flag, " is required");
+  }
+  if (problem.empty()) return parsed;
+  std::fprintf(stderr, "noveltygrid %s: %s\n\n%s", command.c_str(), problem.c_str(),
+               HelpText(usage, summary, flags).c_str());
+  *exit = 2;
+  return std::nullopt;
+}
+
 }  // namespace noveltygrid::cli

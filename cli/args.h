@@ -44,6 +44,14 @@ std::optional<ParsedArgs> ParseOrHelp(const std::vector<std::string>& args, cons
                                       const std::string& usage, const std::string& summary,
                                       const std::function<int(const std::string&)>& usage_error, int* exit);
 
+// ParseOrHelp for `noveltygrid COMMAND CONFIG.yaml [flags]`: a flag error, a missing or extra CONFIG.yaml,
+// or a missing `required_flag` (when not empty) prints "noveltygrid COMMAND: ..." (with the help for the
+// last two) on stderr and ends the command with exit code 2.
+std::optional<ParsedArgs> ParseConfigCommand(const std::string& command, const std::vector<std::string>& args,
+                                             const std::vector<FlagSpec>& flags, const std::string& usage,
+                                             const std::string& summary, int* exit,
+                                             const std::string& required_flag = "");
+
 }  // namespace noveltygrid::cli
 
 #endif  // NOVELTYGRID_CLI_ARGS_H_

@@ -9,7 +9,9 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/progress.h"
+#include "cli/run_file.h"
 #include "cli/signals.h"
+#include "cli/status_view.h"
 #include "cli/worker_setup.h"
 #include "common/storage/store_factory.h"
 #include "coordinator/sweep_coordinator.h"
@@ -137,14 +139,14 @@ int RunCoordinatorCommand(const std::vector<std::string>& raw) {
   options.scheduler.worker_timeout = absl::Milliseconds(*worker_timeout);
   options.heartbeat_interval = absl::Milliseconds(*heartbeat);
   options.scheduler.per_model_cap = static_cast<int>(*per_model_cap);
-  options.on_commit = [&progress](int64_t answers, bool failed) {
-    if (progress) progress->UnitDone(answers, failed);
+  options.on_commit = [&progress](int64_t, bool) {
+    if (progress) progress->Poke();
   };
   absl::StatusOr<std::unique_ptr<SweepCoordinator>> coordinator = SweepCoordinator::Start(*config, options);
   if (!coordinator.ok()) return Fail("coordinator", coordinator.status());
   SweepCoordinator& c = **coordinator;
   const std::string host = options.listen.substr(0, options.listen.rfind(':'));
-  progress = std::make_unique<Progress>(config->name, c.units_total(), c.units_resumed());
+  progress = std::make_unique<Progress>(config->name, [&c] { return FiguresOf(c.Status()); });
   std::printf("noveltygrid coordinator: listening on %s:%d (sweep '%s', %lld units, %lld already done)\n", host.c_str(),
               c.port(), config->name.c_str(), static_cast<long long>(c.units_total()),
               static_cast<long long>(c.units_resumed()));
@@ -158,6 +160,7 @@ int RunCoordinatorCommand(const std::vector<std::string>& raw) {
     failed = c.Wait();
   }
   progress->Finish();
+  if (absl::IsResourceExhausted(failed.status())) return Fail("coordinator", failed.status(), kExitBudget);
   if (!failed.ok()) return Fail("coordinator", failed.status());
   std::fputs(c.LeaderboardText().c_str(), stdout);
   if (*failed > 0) {
@@ -277,68 +280,53 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
 
 int RunStatusCommand(const std::vector<std::string>& raw) {
   const std::vector<FlagSpec> flags = WithSecurityFlags({
-      {"coordinator", "HOST:PORT", "the coordinator to ask"},
+      {"coordinator", "HOST:PORT", "the coordinator to ask (a cluster's)"},
+      {"out", "DIR", "ask the `noveltygrid run` writing into DIR (found through DIR/.noveltygrid/run.json)"},
       {"json", "", "print the status as JSON"},
   });
+  const std::string usage = "status (--coordinator HOST:PORT | --out DIR) [--json]";
+  const std::string summary =
+      "Shows units done / leased / pending per model, rates, tokens and dollars so far, the model calls\n"
+      "waiting on replies, retries or provider limits, and the workers alive.";
   int exit = 0;
-  absl::StatusOr<ParsedArgs> args =
-      Parse("status", raw, "status --coordinator HOST:PORT",
-            "Shows units done / leased / pending per model and the workers alive.", flags, {"coordinator"}, &exit);
+  absl::StatusOr<ParsedArgs> args = Parse("status", raw, usage, summary, flags, {}, &exit);
   if (!args.ok()) return exit;
-  absl::StatusOr<std::string> token = LoadToken(args->Get("token-file"));
-  if (!token.ok()) return Fail("status", token.status(), 2);
-  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials = MakeChannelCredentials(TlsFrom(*args));
-  if (!credentials.ok()) return Fail("status", credentials.status(), 2);
-  auto stub = v1::Coordinator::NewStub(grpc::CreateChannel(args->Get("coordinator"), *credentials));
+  if (args->Has("coordinator") == args->Has("out")) {
+    std::fprintf(stderr, "noveltygrid status: give --coordinator HOST:PORT or --out DIR (one of them)\n\n%s",
+                 HelpText(usage, summary, flags).c_str());
+    return 2;
+  }
+  std::string address = args->Get("coordinator");
+  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+  std::string token;
+  if (args->Has("out")) {
+    // `run`'s own loopback coordinator and per-run token.
+    absl::StatusOr<RunEndpoint> run = ReadRunFile(args->Get("out"));
+    if (!run.ok()) return Fail("status", run.status());
+    address = run->address;
+    token = run->token;
+  } else {
+    absl::StatusOr<std::string> loaded = LoadToken(args->Get("token-file"));
+    if (!loaded.ok()) return Fail("status", loaded.status(), 2);
+    token = *loaded;
+    absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> tls = MakeChannelCredentials(TlsFrom(*args));
+    if (!tls.ok()) return Fail("status", tls.status(), 2);
+    credentials = *tls;
+  }
+  auto stub = v1::Coordinator::NewStub(grpc::CreateChannel(address, credentials));
   grpc::ClientContext context;
   context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
-  Authorize(context, *token);
+  Authorize(context, token);
   v1::StatusResponse s;
   grpc::Status rpc = stub->Status(&context, v1::StatusRequest(), &s);
   if (!rpc.ok()) {
-    return Fail("status", absl::UnavailableError(absl::StrCat("cannot reach the coordinator at ",
-                                                              args->Get("coordinator"), ": ", rpc.error_message())));
+    return Fail("status", absl::UnavailableError(
+                              absl::StrCat("cannot reach the coordinator at ", address, ": ", rpc.error_message())));
   }
   if (args->Has("json")) {
-    Json j{{"sweep", s.sweep()},           {"complete", s.complete()},         {"units_total", s.units_total()},
-           {"units_done", s.units_done()}, {"units_leased", s.units_leased()}, {"units_pending", s.units_pending()}};
-    j["models"] = Json::array();
-    for (const v1::ModelStatus& m : s.models()) {
-      j["models"].push_back({{"model", m.model()},
-                             {"done", m.done()},
-                             {"leased", m.leased()},
-                             {"pending", m.pending()},
-                             {"failed", m.failed()}});
-    }
-    j["workers"] = Json::array();
-    for (const v1::WorkerStatus& w : s.workers()) {
-      j["workers"].push_back({{"worker_id", w.worker_id()},
-                              {"last_seen_ms_ago", w.last_seen_ms_ago()},
-                              {"leases", w.leases()},
-                              {"loops_in_flight", w.loops_in_flight()},
-                              {"capacity", w.capacity()},
-                              {"draining", w.draining()}});
-    }
-    std::printf("%s\n", j.dump(2).c_str());
-    return 0;
-  }
-  std::printf("sweep %s: %lld/%lld units done, %lld leased, %lld pending%s\n\n", s.sweep().c_str(),
-              static_cast<long long>(s.units_done()), static_cast<long long>(s.units_total()),
-              static_cast<long long>(s.units_leased()), static_cast<long long>(s.units_pending()),
-              s.complete() ? " (complete)" : "");
-  std::printf("%-32s %8s %8s %8s %8s\n", "model", "done", "leased", "pending", "failed");
-  for (const v1::ModelStatus& m : s.models()) {
-    std::printf("%-32s %8lld %8lld %8lld %8lld\n", m.model().c_str(), static_cast<long long>(m.done()),
-                static_cast<long long>(m.leased()), static_cast<long long>(m.pending()),
-                static_cast<long long>(m.failed()));
-  }
-  std::printf("\n%d worker(s) alive\n", s.workers_size());
-  if (s.workers_size() > 0) {
-    std::printf("%-32s %8s %8s %10s %10s\n", "worker", "leases", "loops", "capacity", "seen");
-    for (const v1::WorkerStatus& w : s.workers()) {
-      std::printf("%-32s %8d %8d %10d %8lldms%s\n", w.worker_id().c_str(), w.leases(), w.loops_in_flight(),
-                  w.capacity(), static_cast<long long>(w.last_seen_ms_ago()), w.draining() ? " draining" : "");
-    }
+    std::printf("%s\n", StatusJson(s).dump(2).c_str());
+  } else {
+    std::fputs(StatusText(s).c_str(), stdout);
   }
   return 0;
 }

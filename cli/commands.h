@@ -9,8 +9,16 @@
 
 namespace noveltygrid::cli {
 
+// `run` and `coordinator`: the budget (budget_usd:, budgets:) stopped the sweep; what is committed is
+// written and a re-run with a higher budget continues.
+inline constexpr int kExitBudget = 3;
+
 // `noveltygrid run CONFIG.yaml --out DIR [--seed N] [--concurrency N]`: the whole sweep in this process.
 int RunRunCommand(const std::vector<std::string>& args);
+
+// `noveltygrid plan CONFIG.yaml [--out DIR] [--redis URL] [--json]`: units and estimated cost of a sweep
+// (cli/plan_command.cc); read only. 0, 1 on a failure (unreadable journal, Redis), 2 on bad usage.
+int RunPlanCommand(const std::vector<std::string>& args);
 
 // The cluster (cli/cluster_commands.cc).
 // `noveltygrid coordinator --config CONFIG.yaml --listen HOST:PORT --out DIR`

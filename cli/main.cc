@@ -16,6 +16,7 @@ constexpr char kUsage[] =
     "\n"
     "Commands:\n"
     "  run CONFIG.yaml --out DIR      run a whole sweep (AidanBench and/or NoveltyBench) in this process\n"
+    "  plan CONFIG.yaml [--out DIR]   units to run and their estimated requests, tokens, dollars, time\n"
     "  import aidanbench FILE --out DIR\n"
     "                                 score a results file in the AidanBench reference layout\n"
     "  import noveltybench FILE.jsonl --out DIR\n"
@@ -51,6 +52,7 @@ int main(int argc, char** argv) {
   }
   args.erase(args.begin());
   if (command == "run") return noveltygrid::cli::RunRunCommand(args);
+  if (command == "plan") return noveltygrid::cli::RunPlanCommand(args);
   if (command == "import") return noveltygrid::cli::RunImportCommand(args);
   if (command == "report") return noveltygrid::cli::RunReportCommand(args);
   if (command == "coordinator") return noveltygrid::cli::RunCoordinatorCommand(args);

@@ -1,59 +1,151 @@
 #include "cli/progress.h"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <cstdio>
+#include <algorithm>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 
 namespace noveltygrid::cli {
+namespace {
 
-Progress::Progress(std::string label, int64_t total_units, int64_t already_done)
-    : label_(std::move(label)),
-      total_(total_units),
-      tty_(::isatty(STDERR_FILENO) == 1),
-      start_(std::chrono::steady_clock::now()),
-      done_(already_done) {}
+constexpr absl::Duration kTtyTick = absl::Milliseconds(250);
+constexpr absl::Duration kPlainTick = absl::Seconds(1);
+constexpr absl::Duration kPlainEvery = absl::Minutes(1);  // a plain line at least this often
 
-void Progress::UnitDone(int64_t answers, bool failed) {
+double PerSecond(int64_t n, absl::Duration elapsed) {
+  const double seconds = absl::ToDoubleSeconds(elapsed);
+  return seconds > 0 ? static_cast<double>(n) / seconds : 0;
+}
+
+std::string Rate(double r) { return r >= 100 ? absl::StrFormat("%.0f", r) : absl::StrFormat("%.1f", r); }
+
+// Columns of the terminal on `out`, or 0 when unknown.
+int Columns(FILE* out) {
+  struct winsize size {};
+  if (::ioctl(::fileno(out), TIOCGWINSZ, &size) == 0) return size.ws_col;
+  return 0;
+}
+
+}  // namespace
+
+std::string ShortDuration(absl::Duration d) {
+  const int64_t s = std::max<int64_t>(0, absl::ToInt64Seconds(d));
+  if (s < 60) return absl::StrCat(s, "s");
+  if (s < 3600) return absl::StrFormat("%dm%02ds", s / 60, s % 60);
+  return absl::StrFormat("%dh%02dm", s / 3600, s % 3600 / 60);
+}
+
+std::string FormatCount(int64_t n) {
+  if (n < 1000) return absl::StrCat(n);
+  const double v = static_cast<double>(n);
+  if (n < 1'000'000) return absl::StrFormat("%.1fk", v / 1e3);
+  if (n < 1'000'000'000) return absl::StrFormat("%.2fM", v / 1e6);
+  return absl::StrFormat("%.2fG", v / 1e9);
+}
+
+std::string CallWaitsText(const CallWaits& calls) {
+  std::vector<std::string> parts;
+  if (calls.retrying > 0) parts.push_back(absl::StrCat(calls.retrying, " retrying"));
+  if (calls.limited > 0) parts.push_back(absl::StrCat(calls.limited, " at provider limits"));
+  if (calls.in_flight > 0) {
+    parts.push_back(absl::StrCat(calls.in_flight, " in flight (oldest ", ShortDuration(calls.oldest), ")"));
+  }
+  if (parts.empty()) return "";
+  return absl::StrCat("calls: ", absl::StrJoin(parts, ", "));
+}
+
+std::string ProgressLine(const std::string& label, const ProgressFigures& f, int bar_width) {
+  const double fraction = f.units_total > 0 ? static_cast<double>(f.units_done) / f.units_total : 1.0;
+  std::string line = label;
+  if (bar_width > 0) {
+    const int filled = std::clamp(static_cast<int>(fraction * bar_width), 0, bar_width);
+    absl::StrAppend(&line, " [", std::string(filled, '#'), std::string(bar_width - filled, '-'), "]");
+  } else {
+    absl::StrAppend(&line, ":");
+  }
+  const double units_rate = PerSecond(f.units_done_this_run, f.elapsed);
+  absl::StrAppend(&line, " ", f.units_done, "/", f.units_total, " units ", absl::StrFormat("%.1f%%", 100 * fraction),
+                  " | ", Rate(units_rate), " units/s, ", Rate(PerSecond(f.answers_this_run, f.elapsed)),
+                  " answers/s | ", FormatCount(f.tokens), " tokens");
+  if (f.cost_usd.has_value()) {
+    // Cents once there are dollars; small sums (a start, cheap models) keep four decimals.
+    absl::StrAppend(&line, ", $",
+                    *f.cost_usd >= 1 ? absl::StrFormat("%.2f", *f.cost_usd) : absl::StrFormat("%.4f", *f.cost_usd));
+  }
+  if (const std::string calls = CallWaitsText(f.calls); !calls.empty()) absl::StrAppend(&line, " | ", calls);
+  if (f.units_failed > 0) absl::StrAppend(&line, " | ", f.units_failed, " failed");
+  absl::StrAppend(&line, " | ", ShortDuration(f.elapsed));
+  const int64_t left = f.units_total - f.units_done;
+  if (left > 0) {
+    absl::StrAppend(&line, ", eta ",
+                    units_rate > 0 ? ShortDuration(absl::Seconds(static_cast<double>(left) / units_rate)) : "-");
+  }
+  return line;
+}
+
+Progress::Progress(std::string label, Sampler sample, FILE* out)
+    : label_(std::move(label)), sample_(std::move(sample)), out_(out), tty_(::isatty(::fileno(out)) == 1) {
+  thread_ = std::thread([this] { Loop(); });
+}
+
+Progress::~Progress() { Finish(); }
+
+void Progress::Poke() {
   absl::MutexLock lock(&mu_);
-  ++done_;
-  ++done_this_run_;
-  answers_ += answers;
-  if (failed) ++failed_;
-  Draw(false);
+  poked_ = true;
+}
+
+void Progress::Loop() {
+  while (true) {
+    {
+      absl::MutexLock lock(&mu_);
+      auto woken = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || poked_; };
+      mu_.AwaitWithTimeout(absl::Condition(&woken), tty_ ? kTtyTick : kPlainTick);
+      if (stopping_) return;
+      poked_ = false;
+    }
+    const ProgressFigures f = sample_();  // outside the lock: it asks the coordinator
+    absl::MutexLock lock(&mu_);
+    if (stopping_) return;
+    Draw(f, /*final=*/false);
+  }
 }
 
 void Progress::Finish() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (finished_) return;
+    finished_ = true;
+    stopping_ = true;
+  }
+  if (thread_.joinable()) thread_.join();
+  const ProgressFigures f = sample_();
   absl::MutexLock lock(&mu_);
-  Draw(true);
+  Draw(f, /*final=*/true);
 }
 
-void Progress::Draw(bool final) {
-  const auto now = std::chrono::steady_clock::now();
-  const double elapsed = std::chrono::duration<double>(now - start_).count();
-  const int decile = total_ > 0 ? static_cast<int>(done_ * 10 / total_) : 10;
-  if (!final) {
-    if (tty_ && now - last_draw_ < std::chrono::milliseconds(100)) return;
-    if (!tty_ && decile == last_decile_) return;
-  } else if (!tty_ && decile == last_decile_ && done_ == total_) {
-    return;  // the last decile line already showed the final tally
-  }
-  last_draw_ = now;
-  last_decile_ = decile;
-  std::string eta = "-";
-  if (done_this_run_ > 0 && done_ < total_) {
-    eta = absl::StrFormat("%.0fs", elapsed / done_this_run_ * (total_ - done_));
-  }
-  std::string line =
-      absl::StrFormat("%s: %d/%d units (%.0f%%), %d answers, %d failed, %.1fs elapsed, eta %s", label_, done_, total_,
-                      total_ > 0 ? 100.0 * done_ / total_ : 100.0, answers_, failed_, elapsed, eta);
-  if (tty_) {
-    std::fprintf(stderr, "\r\033[K%s%s", line.c_str(), final ? "\n" : "");
+void Progress::Draw(const ProgressFigures& f, bool final) {
+  const absl::Time now = absl::Now();
+  const int decile = f.units_total > 0 ? static_cast<int>(f.units_done * 10 / f.units_total) : 10;
+  if (!tty_) {
+    const bool due = decile != last_decile_ || now - last_line_ >= kPlainEvery;
+    if (final ? f.units_done == last_done_ : !due) return;
+    last_decile_ = decile;
+    last_done_ = f.units_done;
+    last_line_ = now;
+    std::fprintf(out_, "%s\n", ProgressLine(label_, f, 0).c_str());
   } else {
-    std::fprintf(stderr, "%s\n", line.c_str());
+    std::string line = ProgressLine(label_, f, 20);
+    if (const int columns = Columns(out_); columns > 1 && static_cast<int>(line.size()) >= columns) {
+      line.resize(columns - 1);  // a wrapped line could not be redrawn in place
+    }
+    std::fprintf(out_, "\r\033[K%s%s", line.c_str(), final ? "\n" : "");
   }
-  std::fflush(stderr);
+  std::fflush(out_);
 }
 
 }  // namespace noveltygrid::cli

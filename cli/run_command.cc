@@ -9,8 +9,11 @@
 #include "absl/strings/str_format.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/config_args.h"
 #include "cli/progress.h"
+#include "cli/run_file.h"
 #include "cli/signals.h"
+#include "cli/status_view.h"
 #include "cli/worker_setup.h"
 #include "common/config.h"
 #include "common/storage/store_factory.h"
@@ -25,8 +28,8 @@ namespace {
 const std::vector<FlagSpec>& Flags() {
   static const auto* flags = new std::vector<FlagSpec>{
       {"out", "DIR", "results folder (created; re-running into it resumes)"},
-      {"seed", "N", "override the config's seed"},
-      {"concurrency", "N", "override the config's number of loops in flight"},
+      SeedFlag(),
+      ConcurrencyFlag(),
       {"threads", "N", "worker threads (default: number of cores)"},
       {"redis", "URL",
        "redis://[:password@]host:port[/db]: sweep state, embedding cache, loop checkpoints\n"
@@ -61,28 +64,13 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
       "loopback, as in a cluster -- and writes answers.jsonl, summary.json and leaderboard.txt to DIR.\n"
       "The same config and seed give byte-identical results files. Re-running into DIR resumes.";
   int exit = 0;
-  const std::optional<ParsedArgs> args = ParseOrHelp(
-      raw_args, Flags(), usage, summary,
-      [](const std::string& message) { return Fail(absl::InvalidArgumentError(message), 2); }, &exit);
+  const std::optional<ParsedArgs> args = ParseConfigCommand("run", raw_args, Flags(), usage, summary, &exit, "out");
   if (!args) return exit;
-  if (args->positional.size() != 1 || !args->Has("out")) {
-    std::fprintf(stderr, "noveltygrid run: %s\n\n%s",
-                 args->positional.size() != 1 ? "expected exactly one CONFIG.yaml" : "--out DIR is required",
-                 HelpText(usage, summary, Flags()).c_str());
-    return 2;
-  }
-  absl::StatusOr<SweepConfig> config = LoadSweepConfig(args->positional[0]);
+  absl::StatusOr<SweepConfig> config = LoadConfigArgs(*args);
   if (!config.ok()) return Fail(config.status(), 2);
-  absl::StatusOr<long long> seed = args->GetInt("seed", static_cast<long long>(config->seed));
-  absl::StatusOr<long long> concurrency = args->GetInt("concurrency", config->concurrency);
   absl::StatusOr<long long> threads = args->GetInt("threads", std::max(2u, std::thread::hardware_concurrency()));
-  for (const auto* v : {&seed, &concurrency, &threads}) {
-    if (!v->ok()) return Fail(v->status(), 2);
-  }
-  if (*seed < 0 || *concurrency < 1 || *threads < 1) {
-    return Fail(absl::InvalidArgumentError("--seed must be >= 0, --concurrency and --threads >= 1"), 2);
-  }
-  config->seed = static_cast<uint64_t>(*seed);
+  if (!threads.ok()) return Fail(threads.status(), 2);
+  if (*threads < 1) return Fail(absl::InvalidArgumentError("--threads must be >= 1"), 2);
   const bool quiet = args->Has("quiet");
   const std::string token = RandomToken();
   std::unique_ptr<Store> store;
@@ -99,24 +87,37 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
   if (!runtime.ok()) return Fail(runtime.status(), 2);
   if (absl::Status usable = (*runtime)->CheckSweepModels(*config); !usable.ok()) return Fail(usable, 2);
 
-  std::unique_ptr<Progress> progress;
+  std::unique_ptr<Progress> progress;  // samples the coordinator below: Finish() it before any return after that
   CoordinatorOptions coordinator_options;
   coordinator_options.listen = "127.0.0.1:0";
   coordinator_options.out_dir = args->Get("out");
   coordinator_options.token = token;
   coordinator_options.linger = absl::Seconds(2);
   coordinator_options.store = store.get();
-  coordinator_options.on_commit = [&progress](int64_t answers, bool failed) {
-    if (progress) progress->UnitDone(answers, failed);
+  coordinator_options.on_commit = [&progress](int64_t, bool) {
+    if (progress) progress->Poke();
   };
   absl::StatusOr<std::unique_ptr<SweepCoordinator>> coordinator = SweepCoordinator::Start(*config, coordinator_options);
   if (!coordinator.ok()) return Fail(coordinator.status());
   SweepCoordinator& c = **coordinator;
+  // `noveltygrid status --out DIR` finds this run's coordinator (and its token) through these files.
+  RunEndpoint endpoint;
+  endpoint.address = absl::StrCat("127.0.0.1:", c.port());
+  endpoint.token = token;
+  endpoint.sweep = config->name;
+  absl::StatusOr<std::unique_ptr<RunFile>> run_file = RunFile::Create(coordinator_options.out_dir, endpoint);
+  if (!run_file.ok()) return Fail(run_file.status());
   if (!quiet) {
+    std::fprintf(stderr, "%s\n", PlanLine(c.plan_estimate()).c_str());
     std::fprintf(stderr, "noveltygrid run: sweep '%s', %lld units (%lld already done), %lld loops in flight\n",
                  config->name.c_str(), static_cast<long long>(c.units_total()),
-                 static_cast<long long>(c.units_resumed()), *concurrency);
-    progress = std::make_unique<Progress>(config->name, c.units_total(), c.units_resumed());
+                 static_cast<long long>(c.units_resumed()), static_cast<long long>(config->concurrency));
+    // The worker is in this process: its calls waiting are read directly, not from its last heartbeat.
+    progress = std::make_unique<Progress>(config->name, [&c, &runtime] {
+      ProgressFigures figures = FiguresOf(c.Status());
+      figures.calls = (*runtime)->Waits();
+      return figures;
+    });
   }
 
   WorkerOptions worker_options;
@@ -124,14 +125,17 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
   worker_options.token = token;
   worker_options.worker_id = "in-process";
   worker_options.log = false;
-  worker_options.concurrency = static_cast<int>(*concurrency);
+  worker_options.concurrency = config->concurrency;
   // Ctrl-C stops the in-process coordinator at once, so nothing finished later could be journaled:
   // no grace, calls ended, and units stuck behind a provider limit not waited for.
   worker_options.drain_grace = absl::ZeroDuration();
   worker_options.abandon_after = absl::Seconds(2);
   (*runtime)->Wire(worker_options);
   absl::StatusOr<std::unique_ptr<CoordinatorClient>> client = ConnectCoordinator(worker_options);
-  if (!client.ok()) return Fail(client.status());
+  if (!client.ok()) {
+    if (progress) progress->Finish();  // it samples the coordinator, which goes first
+    return Fail(client.status());
+  }
   LeaseLoop worker(worker_options, client->get(), (*runtime)->executor(), (*runtime)->checkpoints());
   absl::Status worker_status;
   std::thread worker_thread([&] {
@@ -150,6 +154,7 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
   worker.Drain();  // returns at once when the sweep is complete
   worker_thread.join();
   if (progress) progress->Finish();
+  (*run_file)->Remove();
   if (worker.abandoned() > 0) {
     // Their callbacks may still run: end here, without destructors (the journal has every commit).
     if (!worker_status.ok()) Fail(worker_status);
@@ -161,6 +166,7 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
         worker_status.code(),
         absl::StrCat(worker_status.message(), "; units not done stay pending, re-run the same command to resume")));
   }
+  if (absl::IsResourceExhausted(failed.status())) return Fail(failed.status(), kExitBudget);
   if (!failed.ok()) return Fail(failed.status());
   if (!quiet) std::fputs(c.LeaderboardText().c_str(), stdout);
   if (*failed > 0) {

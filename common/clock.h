@@ -40,6 +40,12 @@ class SystemClock : public Clock {
   }
 };
 
+// The process's SystemClock (stateless; lives forever): the default wherever a clock is optional.
+inline const Clock* SystemClockInstance() {
+  static const SystemClock* const kClock = new SystemClock();
+  return kClock;
+}
+
 // Thread-safe manual clock for tests. Time moves only in Advance(), which wakes every waiter whose
 // deadline it reaches. Advance() must not race with the destruction of a mutex someone waits on
 // (tests advance from their own thread and destroy the objects under test after joining them).

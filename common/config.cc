@@ -3,6 +3,7 @@
 // (config_sections.h).
 #include "common/config.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -23,9 +24,9 @@ namespace noveltygrid {
 namespace {
 
 const std::vector<std::string>& TopLevelKeys() {
-  static const auto* const kKeys =
-      new std::vector<std::string>{"name",        "seed",       "models",       "temperatures", "judge", "embedder",
-                                   "concurrency", "aidanbench", "noveltybench", "providers",    "prices"};
+  static const auto* const kKeys = new std::vector<std::string>{
+      "name",       "seed",         "models",    "temperatures", "judge",      "embedder", "concurrency",
+      "aidanbench", "noveltybench", "providers", "prices",       "budget_usd", "budgets",  "repeats"};
   return *kKeys;
 }
 
@@ -89,6 +90,10 @@ class SweepParser : private ConfigReader {
       ASSIGN_OR_RETURN(embedder, ParseModelRef(fields_, *n, "embedder"));
       config.embedder = embedder.name;
     }
+    if (const YAML::Node* n = Find(entries, "repeats")) {
+      ASSIGN_OR_RETURN(int64_t repeats, fields_.Integer(*n, "repeats", 1, 1000));
+      config.repeats = static_cast<int>(repeats);
+    }
     if (const YAML::Node* n = Find(entries, "concurrency")) {
       ASSIGN_OR_RETURN(int64_t concurrency, fields_.Integer(*n, "concurrency", 1, std::numeric_limits<int>::max()));
       config.concurrency = static_cast<int>(concurrency);
@@ -142,7 +147,28 @@ class SweepParser : private ConfigReader {
     if (const YAML::Node* n = Find(entries, "prices")) {
       ASSIGN_OR_RETURN(config.prices, ParsePrices(fields_, *n, names));
     }
+    if (const YAML::Node* n = Find(entries, "budget_usd")) {
+      ASSIGN_OR_RETURN(config.budget_usd, fields_.Number(*n, "budget_usd", 0, 1e12));
+    }
+    if (const YAML::Node* n = Find(entries, "budgets")) {
+      ASSIGN_OR_RETURN(config.model_budgets_usd, Budgets(*n, config.models));
+    }
     return config;
+  }
+
+  // `budgets: {MODEL: USD}`, each MODEL one of `models:`.
+  absl::StatusOr<std::map<std::string, double>> Budgets(const YAML::Node& node, const std::vector<ModelSpec>& models) {
+    if (!node.IsMap()) return fields_.Error("budgets", "not a map", "{MODEL: US dollars, ...}");
+    std::map<std::string, double> budgets;
+    for (const auto& entry : node) {
+      const std::string model = entry.first.as<std::string>();
+      const std::string key = absl::StrCat("budgets.", model);
+      if (std::none_of(models.begin(), models.end(), [&](const ModelSpec& m) { return m.name == model; })) {
+        return fields_.Error(key, "not one of models:", "a model of the sweep");
+      }
+      ASSIGN_OR_RETURN(budgets[model], fields_.Number(entry.second, key, 0, 1e12));
+    }
+    return budgets;
   }
 
   absl::StatusOr<std::vector<ModelRef>> Models(const YAML::Node& node) {

@@ -63,6 +63,9 @@ struct AidanBenchConfig {
   v1::AidanSettings settings = DefaultAidanSettings();
   std::string templates_source = "builtin";
   std::vector<double> temperatures;  // defaults to the top-level list
+  // `expected_iterations`: the loop-length prior of the cost estimate (coordinator/plan/estimate.h) by
+  // model, "" for every model; not part of any unit id. Empty: learned from committed units.
+  std::map<std::string, double> expected_iterations;
 };
 
 // One NoveltyBench prompt set: `prompts: FILE` (named after the file's stem, e.g. "curated") or an
@@ -100,12 +103,19 @@ struct SweepConfig {
   std::string judge = "sim:judge";
   std::string embedder = "lexical";
   int concurrency = 16;  // loops in flight
+  // Units planned per (benchmark, model, temperature, item), each with its own derived seed; repeat 0
+  // keeps the seed and the unit ids of a sweep without repeats.
+  int repeats = 1;
   std::optional<AidanBenchConfig> aidanbench;
   std::optional<NoveltyBenchConfig> noveltybench;  // at least one of the two is set
   // Models reached over HTTP (see common/provider_yaml.h for the routing), by model name; the
   // in-process simulated family is absent.
   std::map<std::string, ModelEndpoint> endpoints;
   std::map<std::string, ModelPrice> prices;  // by model name; models without a price cost nothing
+  // Budgets in US dollars (0 = none): the sweep's (`budget_usd:`) and per model (`budgets: {MODEL: USD}`),
+  // priced by `prices:`; see coordinator/lease/budget_policy.h.
+  double budget_usd = 0;
+  std::map<std::string, double> model_budgets_usd;
 };
 
 // Reads, expands and validates a sweep file. A missing file is NotFound; every other problem is

@@ -15,9 +15,9 @@ namespace noveltygrid {
 namespace {
 
 const std::vector<std::string>& AidanBenchKeys() {
-  static const auto* const kKeys =
-      new std::vector<std::string>{"questions",  "preset",        "templates",   "max_iterations",
-                                   "max_tokens", "judge_retries", "llm_novelty", "temperatures"};
+  static const auto* const kKeys = new std::vector<std::string>{
+      "questions",     "preset",      "templates",    "max_iterations",   "max_tokens",
+      "judge_retries", "llm_novelty", "temperatures", "max_unit_seconds", "expected_iterations"};
   return *kKeys;
 }
 
@@ -72,6 +72,10 @@ class AidanBenchSection : private ConfigReader {
       ASSIGN_OR_RETURN(const int max_iterations, Int(*n, "aidanbench.max_iterations", 0));
       s.set_max_iterations(max_iterations);
     }
+    if (const YAML::Node* n = Find(entries, "max_unit_seconds")) {
+      ASSIGN_OR_RETURN(const double seconds, fields_.Number(*n, "aidanbench.max_unit_seconds", 0, 1e9));
+      s.set_max_unit_seconds(seconds);
+    }
     if (const YAML::Node* n = Find(entries, "max_tokens")) {
       ASSIGN_OR_RETURN(const int max_tokens, Int(*n, "aidanbench.max_tokens", 1));
       s.set_max_tokens(max_tokens);
@@ -83,6 +87,9 @@ class AidanBenchSection : private ConfigReader {
     if (const YAML::Node* n = Find(entries, "llm_novelty")) {
       ASSIGN_OR_RETURN(const bool llm_novelty, fields_.Bool(*n, "aidanbench.llm_novelty"));
       s.set_llm_novelty(llm_novelty);
+    }
+    if (const YAML::Node* n = Find(entries, "expected_iterations")) {
+      ASSIGN_OR_RETURN(aidan.expected_iterations, ExpectedIterations(*n));
     }
     aidan.temperatures = top_temperatures;
     if (const YAML::Node* n = Find(entries, "temperatures")) {
@@ -104,6 +111,22 @@ class AidanBenchSection : private ConfigReader {
                            "templates with a similarity_judge entry, or llm_novelty: false");
     }
     return aidan;
+  }
+
+ private:
+  // `expected_iterations: N` (every model) or `{MODEL: N, ...}`; "" keys the every-model value.
+  absl::StatusOr<std::map<std::string, double>> ExpectedIterations(const YAML::Node& node) const {
+    constexpr char kKey[] = "aidanbench.expected_iterations";
+    std::map<std::string, double> out;
+    if (!node.IsMap()) {
+      ASSIGN_OR_RETURN(out[""], fields_.Number(node, kKey, 1, 1e6));
+      return out;
+    }
+    for (const auto& entry : node) {
+      const std::string model = entry.first.as<std::string>();
+      ASSIGN_OR_RETURN(out[model], fields_.Number(entry.second, absl::StrCat(kKey, ".", model), 1, 1e6));
+    }
+    return out;
   }
 };
 

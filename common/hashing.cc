@@ -50,3 +50,17 @@ uint64_t StableHasher::Finish() const { return Mix64(state_); }
 std::string HexId(uint64_t value) { return absl::StrFormat("%016x", value); }
 
 }  // namespace noveltygrid
+
+namespace noveltygrid {
+
+uint64_t RepeatSeed(uint64_t seed, int repeat) {
+  if (repeat == 0) return seed;
+  return StableHasher().Add("repeat-seed").Add(seed).Add(static_cast<uint64_t>(repeat)).Finish();
+}
+
+std::string RepeatUnitId(const std::string& base_id, int repeat) {
+  if (repeat == 0) return base_id;
+  return HexId(StableHasher().Add("repeat").Add(base_id).Add(static_cast<uint64_t>(repeat)).Finish());
+}
+
+}  // namespace noveltygrid

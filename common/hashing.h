@@ -29,6 +29,12 @@ class StableHasher {
 // SplitMix64 step: a good 64-bit mixer, also used as a tiny deterministic RNG.
 uint64_t Mix64(uint64_t x);
 
+// The seed a unit of repeat `repeat` runs with: the sweep seed for repeat 0 (so a sweep without repeats
+// is unchanged), else a hash of (seed, repeat).
+uint64_t RepeatSeed(uint64_t seed, int repeat);
+// The id of repeat `repeat` of the unit whose repeat-0 id is `base_id` (`base_id` itself for 0).
+std::string RepeatUnitId(const std::string& base_id, int repeat);
+
 // 16 lowercase hex digits.
 std::string HexId(uint64_t value);
 

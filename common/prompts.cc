@@ -168,12 +168,6 @@ const std::vector<TemplateKey>& TemplateKeys() {
   return *kKeys;
 }
 
-std::string KnownKeyList() {
-  std::vector<std::string> names;
-  for (const TemplateKey& key : TemplateKeys()) names.push_back(key.name);
-  return absl::StrJoin(names, ", ");
-}
-
 }  // namespace
 
 absl::StatusOr<PromptTemplates> LoadPromptTemplates(const std::string& path) {
@@ -183,13 +177,12 @@ absl::StatusOr<PromptTemplates> LoadPromptTemplates(const std::string& path) {
   };
   if (!json.is_object()) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": the file holds a JSON ", json.type_name(),
-                                                   "; expected an object with keys ", KnownKeyList()));
+                                                   "; expected an object with keys ", KeyNames(TemplateKeys())));
   }
   for (const auto& [key, value] : json.items()) {
     if (key.rfind('_', 0) == 0) continue;  // comments such as "_about"
-    bool known = false;
-    for (const TemplateKey& k : TemplateKeys()) known = known || key == k.name;
-    if (!known) return error(key, "unknown key", absl::StrCat("one of: ", KnownKeyList()));
+    if (FindKey(TemplateKeys(), key) == nullptr)
+      return error(key, "unknown key", absl::StrCat("one of: ", KeyNames(TemplateKeys())));
   }
   PromptTemplates templates;
   for (const TemplateKey& key : TemplateKeys()) {

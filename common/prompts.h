@@ -12,9 +12,11 @@
 #define NOVELTYGRID_COMMON_PROMPTS_H_
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_join.h"
 
 namespace noveltygrid {
 
@@ -47,6 +49,22 @@ absl::StatusOr<PromptTemplates> LoadPromptTemplates(const std::string& path);
 
 // Replaces {name} placeholders from `values` in one pass; unknown {...} text is left as it is.
 std::string FillTemplate(const std::string& tmpl, const std::vector<std::pair<std::string, std::string>>& values);
+
+// For the loaders of prompt files (this one's and noveltybench/prompts.h's), whose keys are a table of
+// entries with a `name`: the entry named `name` (null when none is), and every name for messages.
+template <typename Key>
+const Key* FindKey(const std::vector<Key>& keys, std::string_view name) {
+  for (const Key& key : keys) {
+    if (name == key.name) return &key;
+  }
+  return nullptr;
+}
+template <typename Key>
+std::string KeyNames(const std::vector<Key>& keys) {
+  std::vector<std::string> names;
+  for (const Key& key : keys) names.push_back(key.name);
+  return absl::StrJoin(names, ", ");
+}
 
 }  // namespace noveltygrid
 

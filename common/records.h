@@ -45,6 +45,7 @@ struct UnitSpec {
   std::string mode;                      // one of kMode*
   std::string dataset;                   // the prompt set's name, e.g. "curated" or "wildchat"
   std::vector<std::string> paraphrases;  // the prompt's paraphrases (used by kModeParaphrase)
+  int repeat = 0;                        // which of the sweep's `repeats` (0-based); seeds derive from it
 };
 
 // One step of a unit, as checkpointed, reported and committed: an AidanBench iteration (the answer and
@@ -63,6 +64,7 @@ struct StepRecord {
 inline constexpr char kStopIncoherent[] = "incoherent";
 inline constexpr char kStopRepetitive[] = "repetitive";
 inline constexpr char kStopIterationCap[] = "iteration_cap";
+inline constexpr char kStopTimeCap[] = "time_cap";  // AidanBench: max_unit_seconds reached
 inline constexpr char kStopError[] = "error";
 inline constexpr char kStopCancelled[] = "cancelled";  // abandoned by the worker; never committed
 inline constexpr char kStopComplete[] = "complete";    // NoveltyBench: all k generations partitioned and scored

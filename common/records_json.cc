@@ -28,6 +28,7 @@ Json UnitSpecToJson(const UnitSpec& u) {
   if (!u.mode.empty()) j["mode"] = u.mode;
   if (!u.dataset.empty()) j["dataset"] = u.dataset;
   if (!u.paraphrases.empty()) j["paraphrases"] = u.paraphrases;
+  if (u.repeat != 0) j["repeat"] = u.repeat;  // repeat 0 keeps the form of records without repeats
   return j;
 }
 
@@ -44,6 +45,7 @@ absl::StatusOr<UnitSpec> UnitSpecFromJson(const Json& j) {
     if (j.contains("mode")) u.mode = j.at("mode").get<std::string>();
     if (j.contains("dataset")) u.dataset = j.at("dataset").get<std::string>();
     if (j.contains("paraphrases")) u.paraphrases = j.at("paraphrases").get<std::vector<std::string>>();
+    if (j.contains("repeat")) u.repeat = j.at("repeat").get<int>();
     return u;
   });
 }

@@ -68,6 +68,10 @@ void AddSettings(const Message& settings, StableHasher& hasher) {
   std::map<std::string, ModelEndpoint> endpoints;
   for (const FieldDescriptor* field : fields) {
     if (field->options().GetExtension(v1::not_in_unit_id)) continue;
+    if (field->options().GetExtension(v1::in_unit_id_when_set) && !field->is_repeated() &&
+        !r.HasField(settings, field)) {
+      continue;
+    }
     if (IsEndpoints(*field)) {
       for (int i = 0; i < r.FieldSize(settings, field); ++i) {
         const auto& e = static_cast<const v1::ModelEndpoint&>(r.GetRepeatedMessage(settings, field, i));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -51,6 +52,16 @@ bool IsNameChar(char c) { return absl::ascii_isalnum(static_cast<unsigned char>(
 absl::string_view DropPlus(absl::string_view text) {
   if (text.size() > 1 && text[0] == '+' && text[1] != '-') text.remove_prefix(1);
   return text;
+}
+
+// A scalar's text (a leading '+' allowed) read whole as a T; nullopt when it is not one.
+template <typename T>
+std::optional<T> ReadWhole(absl::string_view text) {
+  const absl::string_view digits = DropPlus(text);
+  T value = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (ec != std::errc() || end != digits.data() + digits.size() || digits.empty()) return std::nullopt;
+  return value;
 }
 
 }  // namespace
@@ -149,45 +160,33 @@ absl::StatusOr<int64_t> YamlFields::Integer(const YAML::Node& node, absl::string
   }
   absl::StatusOr<std::string> text = Scalar(node, key, expected);
   if (!text.ok()) return text.status();
-  const absl::string_view digits = DropPlus(*text);
-  int64_t value = 0;
-  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-  if (ec != std::errc() || end != digits.data() + digits.size() || digits.empty()) {
-    return Error(key, absl::StrCat("'", *text, "' is not an integer"), expected);
-  }
-  if (value < min || value > max) {
-    return Error(key, absl::StrCat(value, " is out of range"), expected);
-  }
-  return value;
+  const std::optional<int64_t> value = ReadWhole<int64_t>(*text);
+  if (!value.has_value()) return Error(key, absl::StrCat("'", *text, "' is not an integer"), expected);
+  if (*value < min || *value > max) return Error(key, absl::StrCat(*value, " is out of range"), expected);
+  return *value;
 }
 
 absl::StatusOr<uint64_t> YamlFields::Unsigned(const YAML::Node& node, absl::string_view key) const {
   constexpr char kExpected[] = "a non-negative integer";
   absl::StatusOr<std::string> text = Scalar(node, key, kExpected);
   if (!text.ok()) return text.status();
-  const absl::string_view digits = DropPlus(*text);
-  uint64_t value = 0;
-  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-  if (ec != std::errc() || end != digits.data() + digits.size() || digits.empty()) {
-    return Error(key, absl::StrCat("'", *text, "' is not a non-negative integer"), kExpected);
-  }
-  return value;
+  const std::optional<uint64_t> value = ReadWhole<uint64_t>(*text);
+  if (!value.has_value()) return Error(key, absl::StrCat("'", *text, "' is not a non-negative integer"), kExpected);
+  return *value;
 }
 
 absl::StatusOr<double> YamlFields::Number(const YAML::Node& node, absl::string_view key, double min, double max) const {
   const std::string expected = absl::StrCat("a number between ", min, " and ", max);
   absl::StatusOr<std::string> text = Scalar(node, key, expected);
   if (!text.ok()) return text.status();
-  const absl::string_view digits = DropPlus(*text);
-  double value = 0;
-  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-  if (ec != std::errc() || end != digits.data() + digits.size() || digits.empty() || !std::isfinite(value)) {
+  const std::optional<double> value = ReadWhole<double>(*text);
+  if (!value.has_value() || !std::isfinite(*value)) {
     return Error(key, absl::StrCat("'", *text, "' is not a number"), expected);
   }
-  if (value < min || value > max) {
+  if (*value < min || *value > max) {
     return Error(key, absl::StrCat(*text, " is outside [", min, ", ", max, "]"), expected);
   }
-  return value;
+  return *value;
 }
 
 absl::StatusOr<bool> YamlFields::Bool(const YAML::Node& node, absl::string_view key) const {

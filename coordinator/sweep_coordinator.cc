@@ -1,6 +1,7 @@
 #include "coordinator/sweep_coordinator.h"
 
 #include <algorithm>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -12,6 +13,26 @@
 #include "proto/limits.h"
 
 namespace noveltygrid {
+
+PlanEstimate EstimateCommitted(const SweepConfig& config, const Plan& plan, const std::vector<JournalEntry>& committed,
+                               CostModel& model) {
+  std::set<std::string> ids;
+  for (const JournalEntry& entry : committed) {
+    model.Learn(entry.result, entry.calls);
+    ids.insert(entry.result.unit.id);
+  }
+  return EstimatePlan(config, plan, model, ids);
+}
+
+absl::StatusOr<PlanEstimate> EstimateSweep(const SweepConfig& config, const std::string& out_dir, Store* store) {
+  const Plan plan = PlanSweep(config);
+  PlannedUnits planned(plan.units);
+  std::vector<JournalEntry> committed;
+  RETURN_IF_ERROR(store != nullptr ? StoreCommitLog::Read(store, planned, &committed)
+                                   : ReadJournal(out_dir, planned, &committed));
+  CostModel model(config);
+  return EstimateCommitted(config, plan, committed, model);
+}
 
 SweepCoordinator::SweepCoordinator(const SweepConfig& config, CoordinatorOptions options)
     : options_(std::move(options)),
@@ -25,31 +46,44 @@ absl::StatusOr<std::unique_ptr<SweepCoordinator>> SweepCoordinator::Start(const 
   std::unique_ptr<SweepCoordinator> c(new SweepCoordinator(config, std::move(options)));
   const CoordinatorOptions& o = c->options_;
 
+  // Committed units are found by id, whatever config committed them; the plan's units take their place.
   std::vector<JournalEntry> committed;
+  PlannedUnits planned(c->plan_.units);
   if (o.store != nullptr) {
     absl::StatusOr<std::unique_ptr<StoreCommitLog>> log =
-        StoreCommitLog::Open(o.store, config.name, c->plan_.fingerprint, &committed);
+        StoreCommitLog::Open(o.store, config.name, planned, &committed);
     if (!log.ok()) return log.status();
     c->journal_ = std::move(*log);
   } else {
-    absl::StatusOr<std::unique_ptr<ResultJournal>> journal =
-        ResultJournal::Open(o.out_dir, c->plan_.fingerprint, &committed);
+    absl::StatusOr<std::unique_ptr<ResultJournal>> journal = ResultJournal::Open(o.out_dir, planned, &committed);
     if (!journal.ok()) return journal.status();
     c->journal_ = std::move(*journal);
   }
+  c->cost_model_ = std::make_unique<CostModel>(config);
+  c->plan_estimate_ = EstimateCommitted(config, c->plan_, committed, *c->cost_model_);
   for (const auto& benchmark : c->plan_.benchmarks) {
     c->reducers_[benchmark->name()] = benchmark->MakeReducer(c->plan_.models);
   }
-  c->scheduler_ = std::make_unique<UnitScheduler>(c->plan_.units, c->plan_.models, o.scheduler, &c->clock_);
+  SchedulerOptions scheduler_options = o.scheduler;
+  if (BudgetPolicy::Wanted(config)) {
+    c->budget_ = std::make_unique<BudgetPolicy>(config);
+    scheduler_options.policy = c->budget_.get();
+  }
+  c->scheduler_ = std::make_unique<UnitScheduler>(c->plan_.units, c->plan_.models, scheduler_options, &c->clock_);
+  CoordinatorServiceOptions service_options;
   for (JournalEntry& entry : committed) {
+    if (c->budget_ != nullptr) c->budget_->Committed(entry.result, entry.calls);
     const std::string id = entry.result.unit.id;
+    const int64_t answers = static_cast<int64_t>(entry.result.answers.size());
     if (c->AddToReducer(std::move(entry.result), entry.calls)) {
+      service_options.resumed_answers += answers;
+      MergeCallStats(entry.calls, service_options.resumed_calls);
       c->scheduler_->MarkDone(id);
       ++c->units_resumed_;
     }
   }
 
-  CoordinatorServiceOptions service_options;
+  service_options.prices = config.prices;
   service_options.token = o.token;
   service_options.sweep_name = config.name;
   service_options.heartbeat_interval = o.heartbeat_interval;
@@ -105,6 +139,7 @@ absl::Status SweepCoordinator::Commit(UnitResult result, const CallStats& calls)
   const bool failed = result.stop_reason == kStopError;
   // Failed units are reported but not journaled: a re-run tries them again.
   if (!failed) RETURN_IF_ERROR(journal_->Append(result, calls));
+  if (!failed && budget_ != nullptr) budget_->Committed(result, calls);
   if (options_.store != nullptr) {
     // The unit is committed; its checkpoint is no longer needed (a failure here only costs memory).
     options_.store->Delete(keys::Checkpoint(result.unit.id)).IgnoreError();
@@ -143,6 +178,11 @@ absl::StatusOr<int> SweepCoordinator::Wait() {
     }
     scheduler_->ExpireOverdue();
     if (scheduler_->AllDone()) break;
+    if (scheduler_->Blocked()) {  // the budget is spent: what is committed is written below
+      RETURN_IF_ERROR(WriteResults());
+      Linger();
+      return absl::ResourceExhaustedError(BudgetMessage());
+    }
     absl::MutexLock lock(&mu_);
     auto changed = [this, seen]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return shutdown_ || commits_ != seen; };
     // Wake on every unit marked done, and at least once a second to take back overdue leases.
@@ -216,6 +256,23 @@ std::string SweepCoordinator::FailureSummary(size_t max_lines) const {
   }
   if (reasons.size() > max_lines) absl::StrAppend(&out, "  ... and ", reasons.size() - max_lines, " other error(s)\n");
   return out;
+}
+
+v1::StatusResponse SweepCoordinator::Status() const {
+  v1::StatusResponse status;
+  core_->Status(options_.token, v1::StatusRequest(), &status).IgnoreError();  // our own token: always OK
+  return status;
+}
+
+std::string SweepCoordinator::BudgetMessage() const {
+  const SchedulerStatus status = scheduler_->Status();
+  std::string undone;
+  for (const ModelCounts& m : status.models) {
+    if (m.pending > 0) absl::StrAppend(&undone, undone.empty() ? "" : ", ", m.model, " ", m.pending);
+  }
+  return absl::StrCat("budget reached: ", budget_->Describe(), "; ", status.pending, " unit(s) left undone (", undone,
+                      "); the results of the ", status.done,
+                      " committed unit(s) are written. Raise budget_usd (or budgets:) and re-run to continue");
 }
 
 std::string SweepCoordinator::LeaderboardText() const {

@@ -20,7 +20,10 @@
 #include "common/config.h"
 #include "common/storage/store.h"
 #include "coordinator/benchmarks/benchmark_results.h"
+#include "coordinator/lease/budget_policy.h"
 #include "coordinator/lease/unit_scheduler.h"
+#include "coordinator/plan/estimate.h"
+#include "coordinator/plan/plan_estimate.h"
 #include "coordinator/plan/planner.h"
 #include "coordinator/report/results_writer.h"
 #include "coordinator/service/coordinator_service.h"
@@ -44,6 +47,13 @@ struct CoordinatorOptions {
   Store* store = nullptr;
 };
 
+// The plan's estimate (coordinator/plan/plan_estimate.h) with `committed` taught to `model`.
+PlanEstimate EstimateCommitted(const SweepConfig& config, const Plan& plan, const std::vector<JournalEntry>& committed,
+                               CostModel& model);
+// What `noveltygrid plan` shows: the units committed in `store` (when given) or in `out_dir`'s journal
+// (when any), read without changing anything.
+absl::StatusOr<PlanEstimate> EstimateSweep(const SweepConfig& config, const std::string& out_dir, Store* store);
+
 class SweepCoordinator {
  public:
   // Plans the sweep, resumes from DIR's journal, and starts serving.
@@ -54,10 +64,14 @@ class SweepCoordinator {
   int64_t units_total() const { return static_cast<int64_t>(plan_.units.size()); }
   int64_t units_resumed() const { return units_resumed_; }
   const Plan& plan() const { return plan_; }
+  // The estimate for the units not committed when the coordinator started.
+  const PlanEstimate& plan_estimate() const { return plan_estimate_; }
 
   // Blocks until every unit is committed (then writes the results folder and returns the number of
   // units that ended in an error) or until Shutdown() (then returns Cancelled; the journal keeps
-  // what was committed).
+  // what was committed), or until the budget (budget_usd:, budgets:) stops the sweep: nothing in flight
+  // and no pending unit fits (then writes the results folder and returns ResourceExhausted saying what
+  // was spent and what is left undone).
   absl::StatusOr<int> Wait();
   // Why units failed in this run: each distinct error message with its count, most frequent first.
   std::vector<std::pair<std::string, int64_t>> FailureReasons() const;
@@ -70,6 +84,9 @@ class SweepCoordinator {
   // Writes the results folder from what is committed so far.
   absl::Status WriteResults();
 
+  // What `noveltygrid status` asks over gRPC (CoordinatorCore::Status), asked in this process.
+  v1::StatusResponse Status() const;
+
   // The leaderboard text of what is committed so far.
   std::string LeaderboardText() const;
 
@@ -79,6 +96,7 @@ class SweepCoordinator {
   // Hands a committed unit to its benchmark's reducer; false when the unit was already there.
   bool AddToReducer(UnitResult result, const CallStats& calls);
   void Linger();
+  std::string BudgetMessage() const;
   ResultsOptions ResultsOptionsOf() const;
   // Every benchmark's results so far, sweep order.
   std::vector<std::unique_ptr<BenchmarkResults>> Parts() const;
@@ -90,9 +108,12 @@ class SweepCoordinator {
   SystemClock clock_;
   const absl::Time started_;
   int64_t units_resumed_ = 0;
+  std::unique_ptr<CostModel> cost_model_;
+  PlanEstimate plan_estimate_;
   int port_ = 0;
   std::unique_ptr<CommitLog> journal_;
   std::map<std::string, std::unique_ptr<BenchmarkReducer>> reducers_;  // by benchmark name
+  std::unique_ptr<BudgetPolicy> budget_;  // with a budget only; the scheduler's lease policy
   std::unique_ptr<UnitScheduler> scheduler_;
   std::unique_ptr<CoordinatorCore> core_;
   std::unique_ptr<CoordinatorService> service_;

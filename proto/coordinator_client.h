@@ -13,23 +13,21 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "noveltygrid/v1/coordinator.pb.h"
+#include "proto/coordinator_calls.h"
 
 namespace noveltygrid {
 
+// Lease, Heartbeat, Report, Complete, Release and Status (NOVELTYGRID_COORDINATOR_CALLS), each with a
+// deadline. Complete's OK means the result is durable on the coordinator (or was refused: see
+// response->accepted()).
 class CoordinatorClient {
  public:
   virtual ~CoordinatorClient() = default;
 
-  virtual absl::Status Lease(const v1::LeaseRequest& request, v1::LeaseResponse* response, absl::Time deadline) = 0;
-  virtual absl::Status Heartbeat(const v1::HeartbeatRequest& request, v1::HeartbeatResponse* response,
-                                 absl::Time deadline) = 0;
-  virtual absl::Status Report(const v1::ReportRequest& request, v1::ReportResponse* response, absl::Time deadline) = 0;
-  // OK means the result is durable on the coordinator (or was refused: see response->accepted()).
-  virtual absl::Status Complete(const v1::CompleteRequest& request, v1::CompleteResponse* response,
-                                absl::Time deadline) = 0;
-  virtual absl::Status Release(const v1::ReleaseRequest& request, v1::ReleaseResponse* response,
-                               absl::Time deadline) = 0;
-  virtual absl::Status Status(const v1::StatusRequest& request, v1::StatusResponse* response, absl::Time deadline) = 0;
+#define NOVELTYGRID_CLIENT_CALL(Name) \
+  virtual absl::Status Name(const v1::Name##Request& request, v1::Name##Response* response, absl::Time deadline) = 0;
+  NOVELTYGRID_COORDINATOR_CALLS(NOVELTYGRID_CLIENT_CALL)
+#undef NOVELTYGRID_CLIENT_CALL
 };
 
 }  // namespace noveltygrid

@@ -28,34 +28,12 @@ std::unique_ptr<grpc::ClientContext> GrpcCoordinatorClient::Context(absl::Time d
   return context;
 }
 
-absl::Status GrpcCoordinatorClient::Lease(const v1::LeaseRequest& request, v1::LeaseResponse* response,
-                                          absl::Time deadline) {
-  return FromGrpcStatus(stub_->Lease(Context(deadline).get(), request, response));
-}
-
-absl::Status GrpcCoordinatorClient::Heartbeat(const v1::HeartbeatRequest& request, v1::HeartbeatResponse* response,
-                                              absl::Time deadline) {
-  return FromGrpcStatus(stub_->Heartbeat(Context(deadline).get(), request, response));
-}
-
-absl::Status GrpcCoordinatorClient::Report(const v1::ReportRequest& request, v1::ReportResponse* response,
-                                           absl::Time deadline) {
-  return FromGrpcStatus(stub_->Report(Context(deadline).get(), request, response));
-}
-
-absl::Status GrpcCoordinatorClient::Complete(const v1::CompleteRequest& request, v1::CompleteResponse* response,
-                                             absl::Time deadline) {
-  return FromGrpcStatus(stub_->Complete(Context(deadline).get(), request, response));
-}
-
-absl::Status GrpcCoordinatorClient::Release(const v1::ReleaseRequest& request, v1::ReleaseResponse* response,
-                                            absl::Time deadline) {
-  return FromGrpcStatus(stub_->Release(Context(deadline).get(), request, response));
-}
-
-absl::Status GrpcCoordinatorClient::Status(const v1::StatusRequest& request, v1::StatusResponse* response,
-                                           absl::Time deadline) {
-  return FromGrpcStatus(stub_->Status(Context(deadline).get(), request, response));
-}
+#define NOVELTYGRID_GRPC_CALL(Name)                                                                        \
+  absl::Status GrpcCoordinatorClient::Name(const v1::Name##Request& request, v1::Name##Response* response, \
+                                           absl::Time deadline) {                                          \
+    return FromGrpcStatus(stub_->Name(Context(deadline).get(), request, response));                        \
+  }
+NOVELTYGRID_COORDINATOR_CALLS(NOVELTYGRID_GRPC_CALL)
+#undef NOVELTYGRID_GRPC_CALL
 
 }  // namespace noveltygrid

@@ -29,14 +29,11 @@ class GrpcCoordinatorClient final : public CoordinatorClient {
   // Fails only when the TLS files cannot be read; the channel connects lazily.
   static absl::StatusOr<std::unique_ptr<GrpcCoordinatorClient>> Create(const GrpcClientOptions& options);
 
-  absl::Status Lease(const v1::LeaseRequest& request, v1::LeaseResponse* response, absl::Time deadline) override;
-  absl::Status Heartbeat(const v1::HeartbeatRequest& request, v1::HeartbeatResponse* response,
-                         absl::Time deadline) override;
-  absl::Status Report(const v1::ReportRequest& request, v1::ReportResponse* response, absl::Time deadline) override;
-  absl::Status Complete(const v1::CompleteRequest& request, v1::CompleteResponse* response,
-                        absl::Time deadline) override;
-  absl::Status Release(const v1::ReleaseRequest& request, v1::ReleaseResponse* response, absl::Time deadline) override;
-  absl::Status Status(const v1::StatusRequest& request, v1::StatusResponse* response, absl::Time deadline) override;
+  // Each call: the stub's, with Context(deadline).
+#define NOVELTYGRID_GRPC_CALL(Name) \
+  absl::Status Name(const v1::Name##Request& request, v1::Name##Response* response, absl::Time deadline) override;
+  NOVELTYGRID_COORDINATOR_CALLS(NOVELTYGRID_GRPC_CALL)
+#undef NOVELTYGRID_GRPC_CALL
 
  private:
   GrpcCoordinatorClient(std::string token, std::shared_ptr<grpc::Channel> channel)

@@ -13,6 +13,7 @@ void ToProto(const UnitSpec& u, v1::Unit* out) {
   out->set_mode(u.mode);
   out->set_dataset(u.dataset);
   for (const std::string& p : u.paraphrases) out->add_paraphrases(p);
+  out->set_repeat(u.repeat);
 }
 
 UnitSpec FromProto(const v1::Unit& u) {
@@ -27,6 +28,7 @@ UnitSpec FromProto(const v1::Unit& u) {
   out.mode = u.mode();
   out.dataset = u.dataset();
   out.paraphrases.assign(u.paraphrases().begin(), u.paraphrases().end());
+  out.repeat = u.repeat();
   return out;
 }
 
@@ -99,6 +101,17 @@ CallStats FromProto(const google::protobuf::RepeatedPtrField<v1::CallCounter>& c
     c.completion_tokens += p.completion_tokens();
   }
   return out;
+}
+
+void ToProto(const CallWaits& waits, v1::CallWaits* out) {
+  out->set_in_flight(waits.in_flight);
+  out->set_retrying(waits.retrying);
+  out->set_limited(waits.limited);
+  out->set_oldest_ms(absl::ToInt64Milliseconds(waits.oldest));
+}
+
+CallWaits FromProto(const v1::CallWaits& waits) {
+  return CallWaits{waits.in_flight(), waits.retrying(), waits.limited(), absl::Milliseconds(waits.oldest_ms())};
 }
 
 void ToProto(const UnitResult& result, v1::CompleteRequest* out) {

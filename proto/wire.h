@@ -4,6 +4,7 @@
 #define NOVELTYGRID_PROTO_WIRE_H_
 
 #include "absl/status/statusor.h"
+#include "common/call_cost.h"
 #include "common/embedding.h"
 #include "common/records.h"
 #include "common/settings_proto.h"
@@ -25,6 +26,9 @@ Embedding EmbeddingFromProto(const v1::Step& answer);
 
 void ToProto(const CallStats& calls, google::protobuf::RepeatedPtrField<v1::CallCounter>* out);
 CallStats FromProto(const google::protobuf::RepeatedPtrField<v1::CallCounter>& calls);
+
+void ToProto(const CallWaits& waits, v1::CallWaits* out);
+CallWaits FromProto(const v1::CallWaits& waits);
 
 // A finished unit's result as the worker commits it: steps (without embeddings), stop reason, error, cap,
 // the benchmark's outcome where it has one. The unit itself travels as its id only; `result_unit`

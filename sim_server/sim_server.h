@@ -71,15 +71,16 @@ absl::StatusOr<std::vector<SimFault>> ParseSimFaults(absl::string_view list);
 // The API key serve-sim requires: $NOVELTYGRID_SIM_API_KEY, or "" (no auth) when unset.
 std::string SimApiKeyFromEnvironment();
 
+// Every member has a default, so tests may name only the ones they set ({.latency_ms = 5}).
 struct SimServerOptions {
   std::string host = "127.0.0.1";
   int port = 0;  // 0 picks a free port; Start returns it
   int latency_ms = 0;
   int jitter_ms = 0;
-  double fault_rate = 0.0;       // in [0, 1]
-  std::vector<SimFault> faults;  // empty: every kind
-  uint64_t seed = 0;             // drives fault and jitter choices (not model outputs: those follow each request)
-  std::string api_key;           // empty: no auth
+  double fault_rate = 0.0;         // in [0, 1]
+  std::vector<SimFault> faults{};  // empty: every kind
+  uint64_t seed = 0;               // drives fault and jitter choices (not model outputs: those follow each request)
+  std::string api_key{};           // empty: no auth
   // Event-loop threads, capped at the CPUs this process may run on (sched_getaffinity). Requests in
   // flight are not limited by it; one loop serves well over 10k requests/s.
   int threads = 1;

@@ -353,6 +353,7 @@ void LeaseLoop::HeartbeatLoop() {
       request.set_capacity(options_.concurrency);
       request.set_draining(draining_);
     }
+    if (options_.call_waits) ToProto(options_.call_waits(), request.mutable_calls());
     v1::HeartbeatResponse response;
     absl::Status status = client_->Heartbeat(request, &response, Deadline());
     if (!status.ok()) continue;  // the lease loop reports unreachability; leases survive until they expire

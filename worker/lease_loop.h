@@ -27,6 +27,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/call_cost.h"
 #include "common/clock.h"
 #include "noveltygrid/v1/coordinator.pb.h"
 #include "proto/coordinator_client.h"
@@ -57,6 +58,9 @@ struct WorkerOptions {
   // worker stops): fails their model calls in flight, so the worker exits now rather than when the
   // slowest call times out (past a Kubernetes termination grace period).
   std::function<void()> abort_calls;
+  // Asked for every heartbeat (optional): this worker's model calls that have not ended, by what they
+  // wait for, so that `status` can say why a sweep stands still.
+  std::function<CallWaits()> call_waits;
   // At the end, how long Run() waits for units whose calls have not ended although they were handed
   // back and their calls aborted -- e.g. queued behind a provider's per-minute limit -- before it
   // returns without them (abandoned() > 0): the caller must then end the process at once

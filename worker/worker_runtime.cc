@@ -39,6 +39,7 @@ void WorkerRuntime::Wire(WorkerOptions& options) {
   ProviderHub* hub = providers_.get();
   options.credential_error = [hub] { return hub->CredentialError(); };
   options.abort_calls = [hub] { hub->AbortCalls(); };
+  options.call_waits = [hub] { return hub->Waits(); };
 }
 
 absl::Status WorkerRuntime::CheckSweepModels(const SweepConfig& config) {

@@ -51,7 +51,10 @@ class WorkerRuntime {
   CheckpointStore* checkpoints() { return checkpoints_.get(); }  // null without a store
   // Connects a lease loop's hooks to this runtime: a provider refusing this worker's credentials
   // (ProviderHub::CredentialError) and ending the calls of handed-back units (ProviderHub::AbortCalls).
+  // ... and the heartbeats' figures of the calls waiting (ProviderHub::Waits).
   void Wire(WorkerOptions& options);
+  // This worker's model calls that have not ended, by what they wait for (none for in-process models).
+  CallWaits Waits() { return providers_->Waits(); }
 
  private:
   WorkerRuntime() = default;

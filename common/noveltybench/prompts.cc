@@ -72,12 +72,6 @@ const std::vector<PromptKey>& PromptKeys() {
   return *kKeys;
 }
 
-std::string KnownKeyList() {
-  std::vector<std::string> names;
-  for (const PromptKey& key : PromptKeys()) names.push_back(key.name);
-  return absl::StrJoin(names, ", ");
-}
-
 }  // namespace
 
 absl::StatusOr<NoveltyPrompts> LoadNoveltyPrompts(const std::string& path) {
@@ -87,16 +81,14 @@ absl::StatusOr<NoveltyPrompts> LoadNoveltyPrompts(const std::string& path) {
   };
   if (!json.is_object()) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": the file holds a JSON ", json.type_name(),
-                                                   "; expected an object with any of the keys ", KnownKeyList()));
+                                                   "; expected an object with any of the keys ",
+                                                   KeyNames(PromptKeys())));
   }
   NoveltyPrompts prompts = DefaultNoveltyPrompts();
   for (const auto& [name, value] : json.items()) {
     if (name.rfind('_', 0) == 0) continue;  // comments such as "_about"
-    const PromptKey* key = nullptr;
-    for (const PromptKey& k : PromptKeys()) {
-      if (name == k.name) key = &k;
-    }
-    if (key == nullptr) return error(name, "unknown key", absl::StrCat("one of: ", KnownKeyList()));
+    const PromptKey* key = FindKey(PromptKeys(), name);
+    if (key == nullptr) return error(name, "unknown key", absl::StrCat("one of: ", KeyNames(PromptKeys())));
     if (!value.is_string()) return error(name, absl::StrCat("is a ", value.type_name()), "a string");
     std::string text = value.get<std::string>();
     if (text.empty()) return error(name, "is empty", "the wording to use (leave the key out for the default)");

@@ -6,8 +6,10 @@
 //                                       -- shared NoveltyBench equivalence cache
 //   ng:ckpt:UNIT_ID                     list of completed steps of a unit (AidanBench iterations,
 //                                       NoveltyBench generations) -- loop checkpoints
-//   ng:sweep:NAME:fingerprint           the plan fingerprint the namespace belongs to
-//   ng:sweep:NAME:results               hash unit id -> committed result (JSON)
+//   ng:units                            hash unit id -> committed unit (result and call statistics,
+//                                       JSON), shared by every sweep using this Redis
+//   ng:sweep:NAME:fingerprint, ng:sweep:NAME:results
+//                                       written by versions before ng:units; moved into it on open
 //   ng:limit:PROVIDER:rpm:MINUTE        requests admitted to PROVIDER in that minute (expires after 120 s)
 //   ng:limit:PROVIDER:tpm:MINUTE        tokens charged to PROVIDER in that minute (expires after 120 s)
 //   ng:limit:PROVIDER:inflight          sorted set of in-flight request slots, scored by expiry (ms)
@@ -22,10 +24,11 @@ namespace noveltygrid::keys {
 
 inline std::string LimitPrefix(const std::string& provider) { return absl::StrCat("ng:limit:", provider, ":"); }
 inline std::string Checkpoint(const std::string& unit_id) { return absl::StrCat("ng:ckpt:", unit_id); }
-inline std::string SweepFingerprint(const std::string& sweep) {
+inline std::string Units() { return "ng:units"; }
+inline std::string LegacySweepFingerprint(const std::string& sweep) {
   return absl::StrCat("ng:sweep:", sweep, ":fingerprint");
 }
-inline std::string SweepResults(const std::string& sweep) { return absl::StrCat("ng:sweep:", sweep, ":results"); }
+inline std::string LegacySweepResults(const std::string& sweep) { return absl::StrCat("ng:sweep:", sweep, ":results"); }
 
 }  // namespace noveltygrid::keys
 

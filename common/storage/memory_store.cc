@@ -92,6 +92,19 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> InMemoryStore::
   return std::vector<std::pair<std::string, std::string>>(hash->begin(), hash->end());
 }
 
+absl::StatusOr<std::vector<std::optional<std::string>>> InMemoryStore::HashMultiGet(
+    const std::string& key, const std::vector<std::string>& fields) {
+  absl::MutexLock lock(&mu_);
+  ASSIGN_OR_RETURN(const Hash* hash, Find<Hash>("HMGET", key));
+  std::vector<std::optional<std::string>> values;
+  values.reserve(fields.size());
+  for (const std::string& field : fields) {
+    auto it = hash == nullptr ? Hash::const_iterator() : hash->find(field);
+    values.push_back(hash == nullptr || it == hash->end() ? std::nullopt : std::optional<std::string>(it->second));
+  }
+  return values;
+}
+
 absl::StatusOr<int64_t> InMemoryStore::HashLength(const std::string& key) {
   absl::MutexLock lock(&mu_);
   ASSIGN_OR_RETURN(const Hash* hash, Find<Hash>("HLEN", key));

@@ -32,6 +32,8 @@ class InMemoryStore : public Store {
   absl::Status HashSet(const std::string& key, const std::string& field, const std::string& value) override;
   absl::StatusOr<std::vector<std::pair<std::string, std::string>>> HashGetAll(const std::string& key) override;
   absl::StatusOr<int64_t> HashLength(const std::string& key) override;
+  absl::StatusOr<std::vector<std::optional<std::string>>> HashMultiGet(const std::string& key,
+                                                                       const std::vector<std::string>& fields) override;
   absl::StatusOr<int64_t> ListAppend(const std::string& key, const std::string& value) override;
   absl::StatusOr<std::vector<std::string>> ListRange(const std::string& key, int64_t start, int64_t stop) override;
   absl::Status ListTrim(const std::string& key, int64_t start, int64_t stop) override;

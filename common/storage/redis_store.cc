@@ -78,31 +78,40 @@ absl::StatusOr<std::optional<std::string>> RedisStore::Get(const std::string& ke
   return OptionalString("GET", *reply, client_->where());
 }
 
-absl::StatusOr<std::vector<std::optional<std::string>>> RedisStore::MultiGet(const std::vector<std::string>& keys) {
+absl::StatusOr<std::vector<std::optional<std::string>>> RedisStore::BatchedValues(
+    const char* name, const Command& head, const std::vector<std::string>& items) {
   std::vector<std::optional<std::string>> values;
-  if (keys.empty()) return values;
-  constexpr const char* kName = "MultiGet (MGET)";
+  if (items.empty()) return values;
   const size_t per_command = static_cast<size_t>(client_->options().pipeline_batch);
-  RedisClient::Call call{.name = kName, .key = {}, .commands = {}, .idempotent = true};
-  for (size_t begin = 0; begin < keys.size(); begin += per_command) {
-    Command& mget = call.commands.emplace_back(Command{"MGET"});
-    const size_t end = std::min(keys.size(), begin + per_command);
-    for (size_t i = begin; i < end; ++i) mget.push_back(keys[i]);
+  RedisClient::Call call{.name = name, .key = {}, .commands = {}, .idempotent = true};
+  for (size_t begin = 0; begin < items.size(); begin += per_command) {
+    Command& command = call.commands.emplace_back(head);
+    const size_t end = std::min(items.size(), begin + per_command);
+    for (size_t i = begin; i < end; ++i) command.push_back(items[i]);
   }
   ASSIGN_OR_RETURN(std::vector<Reply> replies, client_->Run(call));
-  values.reserve(keys.size());
+  values.reserve(items.size());
   for (const Reply& reply : replies) {
-    if (reply->type != REDIS_REPLY_ARRAY) return UnexpectedReply(kName, *reply, client_->where());
+    if (reply->type != REDIS_REPLY_ARRAY) return UnexpectedReply(name, *reply, client_->where());
     for (size_t i = 0; i < reply->elements; ++i) {
-      ASSIGN_OR_RETURN(std::optional<std::string> value, OptionalString(kName, *reply->element[i], client_->where()));
+      ASSIGN_OR_RETURN(std::optional<std::string> value, OptionalString(name, *reply->element[i], client_->where()));
       values.push_back(std::move(value));
     }
   }
-  if (values.size() != keys.size()) {
-    return absl::InternalError(absl::StrCat(kName, " on ", client_->where(), " returned ", values.size(),
-                                            " values for ", keys.size(), " keys"));
+  if (values.size() != items.size()) {
+    return absl::InternalError(absl::StrCat(name, " on ", client_->where(), " returned ", values.size(), " values for ",
+                                            items.size(), " keys"));
   }
   return values;
+}
+
+absl::StatusOr<std::vector<std::optional<std::string>>> RedisStore::MultiGet(const std::vector<std::string>& keys) {
+  return BatchedValues("MultiGet (MGET)", Command{"MGET"}, keys);
+}
+
+absl::StatusOr<std::vector<std::optional<std::string>>> RedisStore::HashMultiGet(
+    const std::string& key, const std::vector<std::string>& fields) {
+  return BatchedValues("HashMultiGet (HMGET)", Command{"HMGET", key}, fields);
 }
 
 absl::Status RedisStore::Set(const std::string& key, const std::string& value) {

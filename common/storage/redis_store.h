@@ -20,6 +20,8 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -60,6 +62,8 @@ class RedisStore : public Store {
   absl::Status HashSet(const std::string& key, const std::string& field, const std::string& value) override;
   absl::StatusOr<std::vector<std::pair<std::string, std::string>>> HashGetAll(const std::string& key) override;
   absl::StatusOr<int64_t> HashLength(const std::string& key) override;
+  absl::StatusOr<std::vector<std::optional<std::string>>> HashMultiGet(const std::string& key,
+                                                                       const std::vector<std::string>& fields) override;
   absl::StatusOr<int64_t> ListAppend(const std::string& key, const std::string& value) override;
   absl::StatusOr<std::vector<std::string>> ListRange(const std::string& key, int64_t start, int64_t stop) override;
   absl::Status ListTrim(const std::string& key, int64_t start, int64_t stop) override;
@@ -68,6 +72,10 @@ class RedisStore : public Store {
 
  private:
   explicit RedisStore(std::unique_ptr<storage_internal::RedisClient> client);
+  // One reply value per item: `head` followed by batches of `items` (MGET keys..., HMGET key fields...).
+  absl::StatusOr<std::vector<std::optional<std::string>>> BatchedValues(const char* name,
+                                                                        const std::vector<std::string_view>& head,
+                                                                        const std::vector<std::string>& items);
 
   const std::unique_ptr<storage_internal::RedisClient> client_;
 };

@@ -54,6 +54,10 @@ class Store {
   // All (field, value) pairs, sorted by field; empty for a missing key.
   virtual absl::StatusOr<std::vector<std::pair<std::string, std::string>>> HashGetAll(const std::string& key) = 0;
   virtual absl::StatusOr<int64_t> HashLength(const std::string& key) = 0;
+  // Values of `fields` in the hash at `key`, in their order (nullopt for a missing field or key);
+  // pipelined in batches.
+  virtual absl::StatusOr<std::vector<std::optional<std::string>>> HashMultiGet(
+      const std::string& key, const std::vector<std::string>& fields) = 0;
 
   // Appends to the list at `key` (creating it) and returns the new length.
   virtual absl::StatusOr<int64_t> ListAppend(const std::string& key, const std::string& value) = 0;

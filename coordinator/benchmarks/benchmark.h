@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -44,6 +45,27 @@ class Benchmark {
   // A reducer whose output lists `models` in this order.
   virtual std::unique_ptr<BenchmarkReducer> MakeReducer(const std::vector<std::string>& models) const = 0;
 };
+
+// For PlanUnits: the next unit of the plan `units` (index = its position there) of `benchmark` on
+// `model` at `temperature`, asking `item_id` (`item_text`). The caller sets the rest and its id, then
+// appends it with AppendUnit.
+inline UnitSpec NextUnit(const std::vector<UnitSpec>& units, std::string benchmark, std::string model,
+                         double temperature, std::string item_id, std::string item_text) {
+  UnitSpec unit;
+  unit.index = static_cast<int>(units.size());
+  unit.benchmark = std::move(benchmark);
+  unit.model = std::move(model);
+  unit.temperature = temperature;
+  unit.item_id = std::move(item_id);
+  unit.item_text = std::move(item_text);
+  return unit;
+}
+
+// Appends `unit` (its id set) to the plan `units` and its id to `fingerprint`.
+inline void AppendUnit(UnitSpec unit, std::vector<UnitSpec>& units, StableHasher& fingerprint) {
+  fingerprint.Add(unit.id);
+  units.push_back(std::move(unit));
+}
 
 }  // namespace noveltygrid
 

@@ -2,8 +2,10 @@
 // from any thread, in any order, and possibly more than once (a lease that expired and ran again): the
 // first entry per unit id is kept and later ones are dropped, so every unit counts exactly once, while
 // the call statistics of every result are merged (a re-executed unit really made those requests). A
-// benchmark's reducer derives from it, turns each result into its Entry (Keep) and orders a copy of
-// the entries (Sorted) when a snapshot is made -- never on arrival, so output does not depend on it.
+// benchmark's reducer derives from it, turns each result into its Entry (Keep; an Entry holds its
+// UnitResult as `result`) and orders a copy of the entries (Sorted) when a snapshot is made -- never on
+// arrival, so output does not depend on it. Every benchmark's output is model-major, then temperature,
+// in the sweep's order.
 //
 // Thread-safety: every method may be called from any thread; the state is guarded by one mutex.
 #ifndef NOVELTYGRID_COORDINATOR_BENCHMARKS_REDUCED_UNITS_H_
@@ -12,6 +14,7 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -29,10 +32,28 @@ size_t RankOf(const std::vector<T>& order, const T& value) {
   return static_cast<size_t>(std::find(order.begin(), order.end(), value) - order.begin());
 }
 
+// The distinct values of `field(entry.result.unit)` over `entries`, in `order` (unlisted ones after, by
+// value).
+template <typename T, typename Entry, typename Field>
+std::vector<T> ValuesInOrder(const std::vector<Entry>& entries, const std::vector<T>& order, Field field) {
+  std::vector<T> values;
+  for (const Entry& entry : entries) {
+    const T& value = field(entry.result.unit);
+    if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
+  }
+  std::sort(values.begin(), values.end(), [&order](const T& a, const T& b) {
+    return std::make_pair(RankOf(order, a), a) < std::make_pair(RankOf(order, b), b);
+  });
+  return values;
+}
+
 template <typename Entry>
 class ReducedUnits : public BenchmarkReducer {
  public:
-  ReducedUnits() = default;
+  // `models` and `temperatures` fix the output order; results for others are accepted and sorted after
+  // them (models by name, temperatures by value).
+  ReducedUnits(std::vector<std::string> models, std::vector<double> temperatures)
+      : models_(std::move(models)), temperatures_(std::move(temperatures)) {}
   ReducedUnits(const ReducedUnits&) = delete;
   ReducedUnits& operator=(const ReducedUnits&) = delete;
 
@@ -59,11 +80,12 @@ class ReducedUnits : public BenchmarkReducer {
   }
 
  protected:
-  // Keeps `entry` unless `unit_id` has one (then false, `entry` dropped); merges `calls` either way.
-  bool Keep(const std::string& unit_id, Entry entry, const CallStats& calls) {
+  // Keeps `entry` unless its unit id has one (then false, `entry` dropped); merges `calls` either way.
+  bool Keep(Entry entry, const CallStats& calls) {
+    std::string unit_id = entry.result.unit.id;
     absl::MutexLock lock(&mu_);
     MergeCallStats(calls, calls_);
-    return entries_.try_emplace(unit_id, std::move(entry)).second;
+    return entries_.try_emplace(std::move(unit_id), std::move(entry)).second;
   }
 
   struct Contents {
@@ -72,7 +94,11 @@ class ReducedUnits : public BenchmarkReducer {
     Json run = Json::object();
   };
 
-  // A copy of everything kept, the entries ordered by `key(entry)` (a tuple compared with <).
+  const std::vector<std::string>& models() const { return models_; }
+  const std::vector<double>& temperatures() const { return temperatures_; }
+
+  // A copy of everything kept, the entries ordered by model, then temperature (each by its rank in the
+  // sweep's list, then by value), then by `key(entry)` (a tuple compared with <).
   template <typename Key>
   Contents Sorted(Key key) const {
     Contents contents;
@@ -83,12 +109,21 @@ class ReducedUnits : public BenchmarkReducer {
       contents.calls = calls_;
       contents.run = run_;
     }
-    std::sort(contents.entries.begin(), contents.entries.end(),
-              [&key](const Entry& a, const Entry& b) { return key(a) < key(b); });
+    std::sort(contents.entries.begin(), contents.entries.end(), [this, &key](const Entry& a, const Entry& b) {
+      return std::tuple_cat(CellKey(a.result.unit), key(a)) < std::tuple_cat(CellKey(b.result.unit), key(b));
+    });
     return contents;
   }
 
  private:
+  auto CellKey(const UnitSpec& u) const {
+    return std::make_tuple(RankOf(models_, u.model), std::cref(u.model), RankOf(temperatures_, u.temperature),
+                           u.temperature);
+  }
+
+  // Constant after construction.
+  const std::vector<std::string> models_;
+  const std::vector<double> temperatures_;
   mutable absl::Mutex mu_;
   std::map<std::string, Entry> entries_ ABSL_GUARDED_BY(mu_);  // by unit id
   CallStats calls_ ABSL_GUARDED_BY(mu_);

@@ -38,9 +38,14 @@ struct BenchmarkEntry {
       rebuild;
 };
 
-// For rebuilds: when `request.keep_calls`, merges the old summary's "calls" into `reducer` and gives it
-// the old "run".
-void KeepCallsAndRun(const RebuildRequest& request, BenchmarkReducer& reducer);
+// The end of every rebuild: adds `units` to `reducer` (without calls); when `request.keep_calls`,
+// merges the old summary's "calls" into it and gives it the old "run"; rewrites `request.rows_path`
+// when the reduced rows differ from it, appending `rewrite_note` to `notes` then. The reduced results.
+absl::StatusOr<std::unique_ptr<BenchmarkResults>> ReduceRebuiltUnits(const RebuildRequest& request,
+                                                                     std::vector<UnitResult> units,
+                                                                     BenchmarkReducer& reducer,
+                                                                     const std::string& rewrite_note,
+                                                                     std::vector<std::string>& notes);
 
 // Every benchmark, in results order.
 const std::vector<BenchmarkEntry>& BenchmarkRegistry();

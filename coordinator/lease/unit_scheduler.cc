@@ -46,11 +46,17 @@ std::vector<LeaseGrant> UnitScheduler::Lease(const std::string& worker_id, int m
   ExpireLocked(now);
   WorkerEntry& worker = Touch(worker_id, now);
   std::vector<LeaseGrant> grants;
-  for (int i = 0; i < max_units; ++i) {
-    const int model = PickModel();
+  std::vector<bool> refused(models_.size(), false);  // by the lease policy, for this call
+  while (static_cast<int>(grants.size()) < max_units) {
+    const int model = PickModel(refused);
     if (model < 0) break;
     ModelState& state = models_[model];
     const size_t slot = state.pending.begin()->second;
+    if (options_.policy != nullptr && !options_.policy->Allows(units_[slot].spec)) {
+      refused[model] = true;
+      continue;
+    }
+    if (options_.policy != nullptr) options_.policy->Leased(units_[slot].spec);
     state.pending.erase(state.pending.begin());
     ++state.leased;
 
@@ -210,11 +216,24 @@ std::optional<size_t> UnitScheduler::CurrentSlot(const std::string& lease_id, ui
   return it->second;
 }
 
-int UnitScheduler::PickModel() const {
+bool UnitScheduler::Blocked() const {
+  absl::MutexLock lock(&mu_);
+  if (options_.policy == nullptr) return false;
+  bool pending = false;
+  for (const ModelState& model : models_) {
+    if (model.leased > 0) return false;
+    if (model.pending.empty()) continue;
+    if (options_.policy->Allows(units_[model.pending.begin()->second].spec)) return false;
+    pending = true;
+  }
+  return pending;
+}
+
+int UnitScheduler::PickModel(const std::vector<bool>& refused) const {
   int best = -1;
   for (int i = 0; i < static_cast<int>(models_.size()); ++i) {
     const ModelState& model = models_[i];
-    if (model.pending.empty()) continue;
+    if (model.pending.empty() || refused[i]) continue;
     if (options_.per_model_cap > 0 && model.leased >= options_.per_model_cap) continue;
     if (best < 0 || model.leased < models_[best].leased) best = i;  // strict: ties keep config order
   }
@@ -240,6 +259,7 @@ void UnitScheduler::DropLease(size_t slot) {
   unit.lease_id.clear();
   unit.worker_id.clear();
   --models_[unit.model].leased;
+  if (options_.policy != nullptr) options_.policy->Ended(unit.spec);
 }
 
 void UnitScheduler::ReturnToPending(size_t slot) {

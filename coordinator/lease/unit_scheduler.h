@@ -11,6 +11,9 @@
 // lowest plan index first. Commits are validated against the current holder and token: a stale token
 // is refused, a second commit of a done unit is reported as a duplicate.
 //
+// A LeasePolicy (SchedulerOptions.policy) may refuse a unit: its model gets nothing more in that Lease
+// call; Blocked() says when nothing can be leased any more.
+//
 // Thread-safe: one mutex guards all state. Time comes from the injected Clock; nothing here sleeps.
 #ifndef NOVELTYGRID_COORDINATOR_LEASE_UNIT_SCHEDULER_H_
 #define NOVELTYGRID_COORDINATOR_LEASE_UNIT_SCHEDULER_H_
@@ -28,9 +31,11 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/call_cost.h"
 #include "common/clock.h"
 #include "common/embedding.h"
 #include "common/records.h"
+#include "coordinator/lease/lease_policy.h"
 
 namespace noveltygrid {
 
@@ -38,6 +43,8 @@ struct SchedulerOptions {
   absl::Duration lease_ttl = absl::Seconds(30);       // a lease not extended for this long expires
   absl::Duration worker_timeout = absl::Seconds(15);  // no heartbeat for this long: the worker is gone
   int per_model_cap = 0;                              // max leased units per model; 0 = unlimited
+  // Asked before each lease (e.g. the budget, budget_policy.h); not owned; null: every unit may go.
+  LeasePolicy* policy = nullptr;
 };
 
 // A completed step as the scheduler keeps it for resumption.
@@ -63,6 +70,7 @@ struct WorkerInfo {
   int loops_in_flight = 0;
   int capacity = 0;
   bool draining = false;
+  CallWaits calls;  // its model calls waiting, as of its last heartbeat
 };
 
 enum class CommitCheck {
@@ -131,6 +139,9 @@ class UnitScheduler {
   int ExpireOverdue();
 
   bool AllDone() const;
+  // Nothing is leased and the lease policy refuses the next pending unit of every model: the sweep
+  // cannot go on (e.g. its budget is spent). False without a policy.
+  bool Blocked() const;
   SchedulerStatus Status() const;
 
   // The plan's copy of a unit (the coordinator trusts it over what a worker sends back).
@@ -165,8 +176,8 @@ class UnitScheduler {
   // The slot of the unit whose current lease is (lease_id, token), if any.
   std::optional<size_t> CurrentSlot(const std::string& lease_id, uint64_t token) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The model the next lease goes to, or -1 when none may get one.
-  int PickModel() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The model the next lease goes to, or -1 when none may get one (`refused` ones are skipped).
+  int PickModel(const std::vector<bool>& refused) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::string NewLeaseId() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   WorkerEntry& Touch(const std::string& worker_id, absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Forgets the unit's lease everywhere it is indexed; the caller sets the new state.

@@ -17,7 +17,22 @@ Plan PlanSweep(const SweepConfig& config) {
   for (const ModelSpec& m : config.models) plan.models.push_back(m.name);
   plan.benchmarks = MakeBenchmarks(config);
   StableHasher fingerprint;
-  for (const auto& benchmark : plan.benchmarks) benchmark->PlanUnits(plan.models, plan.units, fingerprint);
+  for (const auto& benchmark : plan.benchmarks) {
+    const size_t first = plan.units.size();
+    benchmark->PlanUnits(plan.models, plan.units, fingerprint);
+    // Repeats follow the benchmark's own units, repeat-major; each has its own id (and seed).
+    const size_t last = plan.units.size();
+    for (int repeat = 1; repeat < config.repeats; ++repeat) {
+      for (size_t i = first; i < last; ++i) {
+        UnitSpec unit = plan.units[i];
+        unit.repeat = repeat;
+        unit.id = RepeatUnitId(unit.id, repeat);
+        unit.index = static_cast<int>(plan.units.size());
+        fingerprint.Add(unit.id);
+        plan.units.push_back(std::move(unit));
+      }
+    }
+  }
   plan.fingerprint = HexId(fingerprint.Finish());
   return plan;
 }

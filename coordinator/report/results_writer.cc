@@ -6,6 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/call_cost.h"
 #include "common/records_json.h"
 #include "common/status_macros.h"
 
@@ -36,22 +37,11 @@ void AddCallsAndRun(const ResultsParts& parts, const ResultsOptions& options, Js
   summary["calls"] = CallStatsToJson(calls);
   summary["run"] = std::move(run);
   if (options.prices.empty()) return;
+  const CallCosts priced = PriceCalls(calls, options.prices);
+  for (const auto& [key, dollars] : priced.by_key) summary["calls"][key]["cost_usd"] = dollars;
   Json costs = Json::object();
-  double total = 0;
-  for (const auto& [key, counters] : calls) {
-    const size_t colon = key.find(':');  // "ROLE:MODEL"
-    if (colon == std::string::npos) continue;
-    const std::string model = key.substr(colon + 1);
-    auto price = options.prices.find(model);
-    if (price == options.prices.end()) continue;
-    const double dollars = (static_cast<double>(counters.prompt_tokens) * price->second.prompt_per_million +
-                            static_cast<double>(counters.completion_tokens) * price->second.completion_per_million) /
-                           1e6;
-    summary["calls"][key]["cost_usd"] = dollars;
-    costs[model] = costs.value(model, 0.0) + dollars;
-    total += dollars;
-  }
-  costs["total"] = total;
+  for (const auto& [model, dollars] : priced.by_model) costs[model] = dollars;
+  costs["total"] = priced.total;
   summary["run"]["cost_usd"] = std::move(costs);
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "common/json_util.h"
 
 namespace noveltygrid {
 
@@ -29,6 +30,17 @@ std::string RenderTable(const std::vector<std::vector<std::string>>& table) {
     }
   }
   return out;
+}
+
+std::string LeaderboardTitle(absl::string_view title, bool simulated) {
+  std::string out = absl::StrCat(title, "\n");
+  if (simulated) absl::StrAppend(&out, kSimulatedLeaderboardLine, "\n");
+  return out;
+}
+
+std::vector<std::string> LeaderboardHeader(std::vector<std::string> columns, const std::vector<double>& temperatures) {
+  for (double t : temperatures) columns.push_back(absl::StrCat("T=", FormatTemperature(t)));
+  return columns;
 }
 
 }  // namespace noveltygrid

@@ -14,7 +14,10 @@ constexpr size_t kLeaseReplyBudgetBytes = kMaxMessageBytes / 4;
 
 CoordinatorCore::CoordinatorCore(CoordinatorServiceOptions options, const Plan* plan, UnitScheduler* scheduler,
                                  CommitSink sink)
-    : options_(std::move(options)), plan_(plan), scheduler_(scheduler), sink_(std::move(sink)) {}
+    : options_(std::move(options)), plan_(plan), scheduler_(scheduler), sink_(std::move(sink)) {
+  answers_ = options_.resumed_answers;
+  calls_ = options_.resumed_calls;
+}
 
 std::set<std::string> CoordinatorCore::WorkersToldComplete() const {
   absl::MutexLock lock(&mu_);
@@ -68,7 +71,7 @@ absl::Status CoordinatorCore::Heartbeat(std::string_view token, const v1::Heartb
   }
   std::vector<HeldLease> held;
   for (const v1::LeaseProgress& p : request.leases()) held.push_back({p.lease_id(), p.fencing_token()});
-  WorkerInfo info{request.loops_in_flight(), request.capacity(), request.draining()};
+  WorkerInfo info{request.loops_in_flight(), request.capacity(), request.draining(), FromProto(request.calls())};
   for (std::string& lost : scheduler_->Heartbeat(request.worker_id(), held, info)) {
     response->add_lost_lease_ids(std::move(lost));
   }
@@ -104,7 +107,25 @@ absl::Status CoordinatorCore::Status(std::string_view token, const v1::StatusReq
   response->set_units_leased(status.leased);
   response->set_units_pending(status.pending);
   response->set_complete(status.done == status.total);
+  {
+    absl::MutexLock lock(&mu_);
+    response->set_answers(answers_);
+    response->set_answers_this_run(answers_this_run_);
+    response->set_units_done_this_run(units_this_run_);
+    int64_t prompt = 0, completion = 0;
+    for (const auto& [key, counters] : calls_) {
+      prompt += counters.prompt_tokens;
+      completion += counters.completion_tokens;
+    }
+    response->set_prompt_tokens(prompt);
+    response->set_completion_tokens(completion);
+    response->set_priced(!options_.prices.empty());
+    if (!options_.prices.empty()) response->set_cost_usd(PriceCalls(calls_, options_.prices).total);
+  }
+  response->set_run_ms(absl::ToInt64Milliseconds(absl::Now() - started_));
+  int64_t failed = 0;
   for (const ModelCounts& m : status.models) {
+    failed += m.failed;
     v1::ModelStatus* out = response->add_models();
     out->set_model(m.model);
     out->set_done(m.done);
@@ -112,6 +133,7 @@ absl::Status CoordinatorCore::Status(std::string_view token, const v1::StatusReq
     out->set_pending(m.pending);
     out->set_failed(m.failed);
   }
+  CallWaits waits;
   for (const WorkerCounts& w : status.workers) {
     v1::WorkerStatus* out = response->add_workers();
     out->set_worker_id(w.worker_id);
@@ -120,7 +142,11 @@ absl::Status CoordinatorCore::Status(std::string_view token, const v1::StatusReq
     out->set_loops_in_flight(w.info.loops_in_flight);
     out->set_capacity(w.info.capacity);
     out->set_draining(w.info.draining);
+    ToProto(w.info.calls, out->mutable_calls());
+    waits += w.info.calls;
   }
+  response->set_units_failed(failed);
+  ToProto(waits, response->mutable_calls());
   return absl::OkStatus();
 }
 
@@ -148,10 +174,18 @@ absl::Status CoordinatorCore::CommitLocked(const v1::CompleteRequest& request, v
   std::optional<UnitSpec> unit = scheduler_->UnitById(request.unit_id());
   UnitResult result = ResultFromProto(request, *unit);
   const bool failed = result.stop_reason == kStopError;
-  absl::Status persisted = sink_(std::move(result), FromProto(request.calls()));
+  const CallStats calls = FromProto(request.calls());
+  absl::Status persisted = sink_(std::move(result), calls);
   if (!persisted.ok()) {
     // The unit stays leased; the worker retries the commit or the lease expires and it runs again.
     return absl::UnavailableError(absl::StrCat("cannot persist the result: ", persisted.message()));
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    answers_ += request.answers_size();
+    answers_this_run_ += request.answers_size();
+    ++units_this_run_;
+    MergeCallStats(calls, calls_);
   }
   scheduler_->MarkDone(request.unit_id(), failed);
   if (options_.on_marked_done) options_.on_marked_done();

@@ -11,12 +11,16 @@
 #define NOVELTYGRID_COORDINATOR_SERVICE_COORDINATOR_CORE_H_
 
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "common/provider_config.h"
+#include "common/records.h"
 #include "coordinator/lease/unit_scheduler.h"
 #include "coordinator/plan/planner.h"
 #include "noveltygrid/v1/coordinator.pb.h"
@@ -32,6 +36,11 @@ struct CoordinatorServiceOptions {
   absl::Duration heartbeat_interval = absl::Seconds(2);
   absl::Duration idle_retry = absl::Milliseconds(500);  // how long a worker waits when nothing is free
   std::function<void()> on_marked_done;                 // after a commit is persisted AND the unit is marked done
+  // For Status's answers, tokens and dollars: the config's prices, and what the units committed
+  // before this coordinator started (resumed) held.
+  std::map<std::string, ModelPrice> prices;
+  int64_t resumed_answers = 0;
+  CallStats resumed_calls;
 };
 
 class CoordinatorCore {
@@ -69,6 +78,12 @@ class CoordinatorCore {
   absl::Mutex commit_mu_;  // held through a whole commit
   mutable absl::Mutex mu_;
   std::set<std::string> told_complete_ ABSL_GUARDED_BY(mu_);
+  // Committed units (resumed ones included), for Status.
+  const absl::Time started_ = absl::Now();
+  int64_t answers_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t answers_this_run_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t units_this_run_ ABSL_GUARDED_BY(mu_) = 0;
+  CallStats calls_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace noveltygrid

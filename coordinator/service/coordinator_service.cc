@@ -23,21 +23,18 @@ grpc::ServerUnaryReactor* CoordinatorService::Finish(grpc::CallbackServerContext
   return reactor;
 }
 
-grpc::ServerUnaryReactor* CoordinatorService::Lease(grpc::CallbackServerContext* context,
-                                                    const v1::LeaseRequest* request, v1::LeaseResponse* response) {
-  return Finish(context, core_->Lease(PresentedToken(*context), *request, response));
-}
-
-grpc::ServerUnaryReactor* CoordinatorService::Heartbeat(grpc::CallbackServerContext* context,
-                                                        const v1::HeartbeatRequest* request,
-                                                        v1::HeartbeatResponse* response) {
-  return Finish(context, core_->Heartbeat(PresentedToken(*context), *request, response));
-}
-
-grpc::ServerUnaryReactor* CoordinatorService::Report(grpc::CallbackServerContext* context,
-                                                     const v1::ReportRequest* request, v1::ReportResponse* response) {
-  return Finish(context, core_->Report(PresentedToken(*context), *request, response));
-}
+// Every call but Complete (below) answers at once.
+#define NOVELTYGRID_SERVICE_CALL(Name)                                                                                 \
+  grpc::ServerUnaryReactor* CoordinatorService::Name(grpc::CallbackServerContext* context,                             \
+                                                     const v1::Name##Request* request, v1::Name##Response* response) { \
+    return Finish(context, core_->Name(PresentedToken(*context), *request, response));                                 \
+  }
+NOVELTYGRID_SERVICE_CALL(Lease)
+NOVELTYGRID_SERVICE_CALL(Heartbeat)
+NOVELTYGRID_SERVICE_CALL(Report)
+NOVELTYGRID_SERVICE_CALL(Release)
+NOVELTYGRID_SERVICE_CALL(Status)
+#undef NOVELTYGRID_SERVICE_CALL
 
 grpc::ServerUnaryReactor* CoordinatorService::Complete(grpc::CallbackServerContext* context,
                                                        const v1::CompleteRequest* request,
@@ -48,17 +45,6 @@ grpc::ServerUnaryReactor* CoordinatorService::Complete(grpc::CallbackServerConte
   absl::MutexLock lock(&mu_);
   commits_.push_back({reactor, std::move(token), request, response});
   return reactor;
-}
-
-grpc::ServerUnaryReactor* CoordinatorService::Release(grpc::CallbackServerContext* context,
-                                                      const v1::ReleaseRequest* request,
-                                                      v1::ReleaseResponse* response) {
-  return Finish(context, core_->Release(PresentedToken(*context), *request, response));
-}
-
-grpc::ServerUnaryReactor* CoordinatorService::Status(grpc::CallbackServerContext* context,
-                                                     const v1::StatusRequest* request, v1::StatusResponse* response) {
-  return Finish(context, core_->Status(PresentedToken(*context), *request, response));
 }
 
 void CoordinatorService::CommitLoop() {

@@ -16,6 +16,7 @@
 #include "absl/synchronization/mutex.h"
 #include "coordinator/service/coordinator_core.h"
 #include "noveltygrid/v1/coordinator.grpc.pb.h"
+#include "proto/coordinator_calls.h"
 
 namespace noveltygrid {
 
@@ -25,18 +26,12 @@ class CoordinatorService final : public v1::Coordinator::CallbackService {
   explicit CoordinatorService(CoordinatorCore* core);
   ~CoordinatorService() override;
 
-  grpc::ServerUnaryReactor* Lease(grpc::CallbackServerContext* context, const v1::LeaseRequest* request,
-                                  v1::LeaseResponse* response) override;
-  grpc::ServerUnaryReactor* Heartbeat(grpc::CallbackServerContext* context, const v1::HeartbeatRequest* request,
-                                      v1::HeartbeatResponse* response) override;
-  grpc::ServerUnaryReactor* Report(grpc::CallbackServerContext* context, const v1::ReportRequest* request,
-                                   v1::ReportResponse* response) override;
-  grpc::ServerUnaryReactor* Complete(grpc::CallbackServerContext* context, const v1::CompleteRequest* request,
-                                     v1::CompleteResponse* response) override;
-  grpc::ServerUnaryReactor* Release(grpc::CallbackServerContext* context, const v1::ReleaseRequest* request,
-                                    v1::ReleaseResponse* response) override;
-  grpc::ServerUnaryReactor* Status(grpc::CallbackServerContext* context, const v1::StatusRequest* request,
-                                   v1::StatusResponse* response) override;
+  // Each call: the core's, with the token the call presents; Complete's finishes on the commit thread.
+#define NOVELTYGRID_SERVICE_CALL(Name)                                                                   \
+  grpc::ServerUnaryReactor* Name(grpc::CallbackServerContext* context, const v1::Name##Request* request, \
+                                 v1::Name##Response* response) override;
+  NOVELTYGRID_COORDINATOR_CALLS(NOVELTYGRID_SERVICE_CALL)
+#undef NOVELTYGRID_SERVICE_CALL
 
  private:
   struct PendingCommit {

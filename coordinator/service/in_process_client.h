@@ -24,30 +24,14 @@ class InProcessCoordinatorClient final : public CoordinatorClient {
   // While false, every call returns UNAVAILABLE.
   void SetReachable(bool reachable) { reachable_.store(reachable); }
 
-  absl::Status Lease(const v1::LeaseRequest& request, v1::LeaseResponse* response, absl::Time) override {
-    if (absl::Status up = Reachable(); !up.ok()) return up;
-    return core_->Lease(token_, request, response);
+  // Each call: UNAVAILABLE while switched away, else the core's with `token`.
+#define NOVELTYGRID_IN_PROCESS_CALL(Name)                                                                  \
+  absl::Status Name(const v1::Name##Request& request, v1::Name##Response* response, absl::Time) override { \
+    if (absl::Status up = Reachable(); !up.ok()) return up;                                                \
+    return core_->Name(token_, request, response);                                                         \
   }
-  absl::Status Heartbeat(const v1::HeartbeatRequest& request, v1::HeartbeatResponse* response, absl::Time) override {
-    if (absl::Status up = Reachable(); !up.ok()) return up;
-    return core_->Heartbeat(token_, request, response);
-  }
-  absl::Status Report(const v1::ReportRequest& request, v1::ReportResponse* response, absl::Time) override {
-    if (absl::Status up = Reachable(); !up.ok()) return up;
-    return core_->Report(token_, request, response);
-  }
-  absl::Status Complete(const v1::CompleteRequest& request, v1::CompleteResponse* response, absl::Time) override {
-    if (absl::Status up = Reachable(); !up.ok()) return up;
-    return core_->Complete(token_, request, response);
-  }
-  absl::Status Release(const v1::ReleaseRequest& request, v1::ReleaseResponse* response, absl::Time) override {
-    if (absl::Status up = Reachable(); !up.ok()) return up;
-    return core_->Release(token_, request, response);
-  }
-  absl::Status Status(const v1::StatusRequest& request, v1::StatusResponse* response, absl::Time) override {
-    if (absl::Status up = Reachable(); !up.ok()) return up;
-    return core_->Status(token_, request, response);
-  }
+  NOVELTYGRID_COORDINATOR_CALLS(NOVELTYGRID_IN_PROCESS_CALL)
+#undef NOVELTYGRID_IN_PROCESS_CALL
 
  private:
   absl::Status Reachable() const {

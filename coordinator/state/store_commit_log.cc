@@ -1,52 +1,53 @@
 #include "coordinator/state/store_commit_log.h"
 
 #include "absl/strings/str_cat.h"
-#include "common/json_util.h"
-#include "common/records_json.h"
+#include "common/status_macros.h"
 #include "common/storage/keys.h"
 
 namespace noveltygrid {
 
+namespace {
+
+// Moves the units of a sweep committed by an earlier version (one hash per sweep name) into the shared
+// hash, then drops the old keys. (The same id is the same unit, whichever copy is kept.)
+absl::Status MoveLegacySweep(Store* store, const std::string& sweep) {
+  const std::string legacy = keys::LegacySweepResults(sweep);
+  ASSIGN_OR_RETURN(auto rows, store->HashGetAll(legacy));
+  for (const auto& [unit_id, text] : rows) {
+    RETURN_IF_ERROR(store->HashSet(keys::Units(), unit_id, text));
+  }
+  RETURN_IF_ERROR(store->Delete(keys::LegacySweepFingerprint(sweep)));
+  return store->Delete(legacy);
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<StoreCommitLog>> StoreCommitLog::Open(Store* store, const std::string& sweep,
-                                                                     const std::string& fingerprint,
+                                                                     PlannedUnits& planned,
                                                                      std::vector<JournalEntry>* committed) {
-  const std::string fingerprint_key = keys::SweepFingerprint(sweep);
-  absl::StatusOr<bool> claimed = store->SetIfAbsent(fingerprint_key, fingerprint);
-  if (!claimed.ok()) {
+  if (absl::Status moved = MoveLegacySweep(store, sweep); !moved.ok()) {
     return absl::UnavailableError(
-        absl::StrCat("cannot keep the sweep state in ", store->Describe(), ": ", claimed.status().message()));
+        absl::StrCat("cannot keep the sweep state in ", store->Describe(), ": ", moved.message()));
   }
-  if (!*claimed) {
-    absl::StatusOr<std::optional<std::string>> existing = store->Get(fingerprint_key);
-    if (!existing.ok()) return existing.status();
-    if (existing->value_or("") != fingerprint) {
-      return absl::FailedPreconditionError(absl::StrCat(store->Describe(), " already holds sweep '", sweep,
-                                                        "' with a different plan (", existing->value_or("?"),
-                                                        "; this config plans ", fingerprint,
-                                                        "). Give this sweep another `name:`, or delete the old state: "
-                                                        "redis-cli --scan --pattern 'ng:sweep:",
-                                                        sweep, ":*' | xargs redis-cli del"));
+  RETURN_IF_ERROR(Read(store, planned, committed));
+  return std::unique_ptr<StoreCommitLog>(new StoreCommitLog(store));
+}
+
+absl::Status StoreCommitLog::Read(Store* store, PlannedUnits& planned, std::vector<JournalEntry>* committed) {
+  ASSIGN_OR_RETURN(std::vector<std::optional<std::string>> texts, store->HashMultiGet(keys::Units(), planned.ids()));
+  for (size_t i = 0; i < texts.size(); ++i) {
+    if (!texts[i].has_value()) continue;
+    absl::StatusOr<JournalEntry> entry = CommittedUnitFromText(*texts[i]);
+    if (!entry.ok()) {
+      return absl::DataLossError(absl::StrCat(keys::Units(), "[", planned.ids()[i], "]: ", entry.status().message()));
     }
+    planned.Take(std::move(*entry), *committed);
   }
-  const std::string results_key = keys::SweepResults(sweep);
-  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> rows = store->HashGetAll(results_key);
-  if (!rows.ok()) return rows.status();
-  for (const auto& [unit_id, text] : *rows) {
-    Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded() || !j.contains("result")) {
-      return absl::DataLossError(absl::StrCat(results_key, "[", unit_id, "] is not a committed result"));
-    }
-    absl::StatusOr<UnitResult> result = UnitResultFromJson(j.at("result"));
-    if (!result.ok())
-      return absl::DataLossError(absl::StrCat(results_key, "[", unit_id, "]: ", result.status().message()));
-    committed->push_back({std::move(*result), CallStatsFromJson(j.value("calls", Json::object()))});
-  }
-  return std::unique_ptr<StoreCommitLog>(new StoreCommitLog(store, results_key));
+  return absl::OkStatus();
 }
 
 absl::Status StoreCommitLog::Append(const UnitResult& result, const CallStats& calls) {
-  return store_->HashSet(results_key_, result.unit.id,
-                         DumpJson(Json{{"result", UnitResultToJson(result)}, {"calls", CallStatsToJson(calls)}}));
+  return store_->HashSet(keys::Units(), result.unit.id, CommittedUnitText(result, calls));
 }
 
 }  // namespace noveltygrid

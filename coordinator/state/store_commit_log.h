@@ -1,7 +1,7 @@
-// StoreCommitLog: the coordinator's committed units in the Store (Redis), under a namespace named
-// after the sweep, so that a coordinator restarted anywhere -- another pod, another machine -- with
-// the same config resumes the sweep. The namespace records the plan's fingerprint; a different
-// config pointed at the same namespace is refused. Keys: see common/storage/keys.h. Thread-safe.
+// StoreCommitLog: committed units in the Store (Redis), in one hash by unit id (keys::Units()) that
+// every sweep pointed at the same Redis shares, so a coordinator restarted anywhere -- another pod,
+// another machine -- resumes, and a sweep that grows, or another sweep planning some of the same
+// units, pays only for the units not committed yet. Keys: see common/storage/keys.h. Thread-safe.
 #ifndef NOVELTYGRID_COORDINATOR_STATE_STORE_COMMIT_LOG_H_
 #define NOVELTYGRID_COORDINATOR_STATE_STORE_COMMIT_LOG_H_
 
@@ -16,17 +16,23 @@ namespace noveltygrid {
 
 class StoreCommitLog : public CommitLog {
  public:
+  // Returns the committed entries of `planned` units through `committed`. A results hash left by a
+  // version that kept each sweep's units under its name (ng:sweep:NAME:results) is moved into the
+  // shared hash first.
   static absl::StatusOr<std::unique_ptr<StoreCommitLog>> Open(Store* store, const std::string& sweep,
-                                                              const std::string& fingerprint,
+                                                              PlannedUnits& planned,
                                                               std::vector<JournalEntry>* committed);
+
+  // The committed entries of `planned` units, read only: nothing is written or moved (units of a legacy
+  // per-sweep hash are not seen until a coordinator has moved them).
+  static absl::Status Read(Store* store, PlannedUnits& planned, std::vector<JournalEntry>* committed);
 
   absl::Status Append(const UnitResult& result, const CallStats& calls) override;
 
  private:
-  StoreCommitLog(Store* store, std::string results_key) : store_(store), results_key_(std::move(results_key)) {}
+  explicit StoreCommitLog(Store* store) : store_(store) {}
 
   Store* const store_;  // not owned
-  const std::string results_key_;
 };
 
 }  // namespace noveltygrid

@@ -5,15 +5,9 @@
 #include "tests/common/config_test_util.h"
 #include "tests/common/test_files.h"
 
-namespace noveltygrid {
+namespace noveltygrid::configtest {
 namespace {
 
-using ::noveltygrid::configtest::Config;
-using ::noveltygrid::configtest::kReferenceTemplates;
-using ::noveltygrid::configtest::MessageOf;
-using ::noveltygrid::configtest::ParseError;
-using ::noveltygrid::configtest::ParseStatus;
-using ::noveltygrid::configtest::TempDir;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
@@ -115,4 +109,4 @@ TEST(SweepConfigTest, LlmNoveltyNeedsASimilarityJudge) {
 }
 
 }  // namespace
-}  // namespace noveltygrid
+}  // namespace noveltygrid::configtest

@@ -8,14 +8,9 @@
 #include "tests/common/config_test_util.h"
 #include "tests/common/test_files.h"
 
-namespace noveltygrid {
+namespace noveltygrid::configtest {
 namespace {
 
-using ::noveltygrid::configtest::kCurated;
-using ::noveltygrid::configtest::NoveltyConfig;
-using ::noveltygrid::configtest::ParseError;
-using ::noveltygrid::configtest::TempDir;
-using ::noveltygrid::configtest::WriteWildchat;
 using ::testing::HasSubstr;
 
 TEST(NoveltyBenchConfigTest, DefaultsFromAPromptsFile) {
@@ -261,4 +256,4 @@ TEST(NoveltyBenchConfigTest, TheExampleConfigsLoad) {
 }
 
 }  // namespace
-}  // namespace noveltygrid
+}  // namespace noveltygrid::configtest

@@ -10,16 +10,9 @@
 #include "tests/common/config_test_util.h"
 #include "tests/common/test_files.h"
 
-namespace noveltygrid {
+namespace noveltygrid::configtest {
 namespace {
 
-using ::noveltygrid::configtest::Config;
-using ::noveltygrid::configtest::kPaperQuestions;
-using ::noveltygrid::configtest::MessageOf;
-using ::noveltygrid::configtest::ParseError;
-using ::noveltygrid::configtest::ParseStatus;
-using ::noveltygrid::configtest::SharedData;
-using ::noveltygrid::configtest::TempDir;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
@@ -89,11 +82,28 @@ TEST(SweepConfigTest, UnknownTopLevelKey) {
                                            "concurrency, aidanbench, noveltybench"));
 }
 
+TEST(SweepConfigTest, BudgetsAndTheLoopLengthPrior) {
+  absl::StatusOr<SweepConfig> config = ParseSweepConfig(
+      Config("  expected_iterations: {sim:steady: 12}\nbudget_usd: 40\nbudgets: {sim:explorer: 5.5}\n"),
+      "examples/ok.yaml");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_DOUBLE_EQ(config->budget_usd, 40);
+  EXPECT_DOUBLE_EQ(config->model_budgets_usd.at("sim:explorer"), 5.5);
+  EXPECT_DOUBLE_EQ(config->aidanbench->expected_iterations.at("sim:steady"), 12);
+  config = ParseSweepConfig(Config("  expected_iterations: 7\n"), "examples/ok.yaml");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_DOUBLE_EQ(config->aidanbench->expected_iterations.at(""), 7);
+  EXPECT_THAT(ParseError(Config("budgets: {sim:other: 1}\n")),
+              HasSubstr("examples/bad.yaml: budgets.sim:other: not one of models:"));
+  EXPECT_THAT(ParseError(Config("budget_usd: -1\n")), HasSubstr("budget_usd"));
+}
+
 TEST(SweepConfigTest, UnknownNestedKey) {
   const absl::Status status = ParseStatus(Config("  foo: 1\n"));
   EXPECT_EQ(MessageOf(status),
             "examples/bad.yaml: aidanbench.foo: unknown key; expected one of: questions, preset, "
-            "templates, max_iterations, max_tokens, judge_retries, llm_novelty, temperatures");
+            "templates, max_iterations, max_tokens, judge_retries, llm_novelty, temperatures, max_unit_seconds, "
+            "expected_iterations");
   EXPECT_THAT(ParseError("models: [{name: a, size: 3}]\ntemperatures: [1]\n"),
               HasSubstr("examples/bad.yaml: models[0].size: unknown key; expected one of: name"));
 }
@@ -263,10 +273,8 @@ TEST(SweepConfigTest, RelativeConfigPathResolvesAgainstTheWorkingDirectory) {
 }
 
 TEST(SweepConfigTest, MissingConfigFile) {
-  const absl::Status status = LoadSweepConfig("/nonexistent/dir/sweep.yaml").status();
-  EXPECT_EQ(status.code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(MessageOf(status), HasSubstr("/nonexistent/dir/sweep.yaml"));
+  testing_files::ExpectNotFound(LoadSweepConfig("/nonexistent/dir/sweep.yaml").status(), "/nonexistent/dir/sweep.yaml");
 }
 
 }  // namespace
-}  // namespace noveltygrid
+}  // namespace noveltygrid::configtest

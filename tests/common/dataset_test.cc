@@ -81,9 +81,7 @@ TEST(LoadQuestionsTest, EmptyAndMissingFiles) {
   EXPECT_THAT(LoadQuestions(blank).status().message(), HasSubstr(blank + ": no questions"));
 
   const std::string absent = (dir.path() / "absent.jsonl").string();
-  status = LoadQuestions(absent).status();
-  EXPECT_EQ(status.code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(status.message(), HasSubstr(absent));
+  testing_files::ExpectNotFound(LoadQuestions(absent).status(), absent);
 }
 
 TEST(LoadQuestionsTest, DirectoryIsRefused) {

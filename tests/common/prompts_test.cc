@@ -200,9 +200,7 @@ TEST(LoadPromptTemplatesTest, ErrorsNameTheFileAndTheKey) {
   EXPECT_THAT(LoadPromptTemplates(not_json).status().message(), HasSubstr(not_json));
 
   const std::string absent = (dir.path() / "absent.json").string();
-  status = LoadPromptTemplates(absent).status();
-  EXPECT_EQ(status.code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(status.message(), HasSubstr(absent));
+  testing_files::ExpectNotFound(LoadPromptTemplates(absent).status(), absent);
 }
 
 TEST(LoadPromptTemplatesTest, OptionalKeysAndCommentsAreAccepted) {

@@ -1,4 +1,5 @@
-// Scratch files for tests: a fresh folder per TempDir, removed with it.
+// Scratch files for tests: a fresh folder per TempDir, removed with it; the shared data files; what
+// reading a missing file gives.
 #ifndef NOVELTYGRID_TESTS_COMMON_TEST_FILES_H_
 #define NOVELTYGRID_TESTS_COMMON_TEST_FILES_H_
 
@@ -9,6 +10,8 @@
 #include <fstream>
 #include <string>
 
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "gtest/gtest.h"
 
 namespace noveltygrid::testing_files {
@@ -47,6 +50,12 @@ class TempDir {
 // A file under ../shared/data, as a normal absolute path (the config loader normalises paths too).
 inline std::string SharedData(const std::string& relative) {
   return (std::filesystem::path(NOVELTYGRID_SHARED_DATA) / relative).lexically_normal().string();
+}
+
+// Expects `status`, of reading the missing file `path`, to be NotFound and to name the path.
+inline void ExpectNotFound(const absl::Status& status, const std::string& path) {
+  EXPECT_EQ(status.code(), absl::StatusCode::kNotFound) << status;
+  EXPECT_NE(status.message().find(path), absl::string_view::npos) << status;
 }
 
 }  // namespace noveltygrid::testing_files

@@ -172,6 +172,16 @@ TEST(AidanSettingsTest, TheHashKeepsTheUnitIdsOfEarlierResults) {
   EXPECT_EQ(AidanSettingsHash(s), want);
   s.set_judge_retries(s.judge_retries() + 1);  // how hard we try, not what a unit computes
   EXPECT_EQ(AidanSettingsHash(s), want);
+  // A time cap came later: unset it keeps the ids above; set, it is part of what a unit computes.
+  s.set_max_unit_seconds(300);
+  EXPECT_EQ(AidanSettingsHash(s), StableHasher(expected).Add(300.0).Finish());
+}
+
+TEST(AidanSettingsTest, MaxUnitSecondsIsReadFromTheConfig) {
+  const AidanSettings s = MakeAidanSettings(
+      Parse("models: [sim:explorer]\ntemperatures: [1.0]\naidanbench:\n  questions: " + kPaperQuestions +
+            "\n  max_unit_seconds: 300\n"));
+  EXPECT_EQ(s.max_unit_seconds(), 300);
 }
 
 TEST(AidanSettingsTest, ANoveltyBenchSectionDoesNotChangeAidanBenchSettings) {

@@ -9,7 +9,7 @@
 
 #include "gtest/gtest.h"
 
-namespace noveltygrid::testing_runs {
+namespace noveltygrid::cli::testing_runs {
 
 struct Captured {
   int code;
@@ -26,6 +26,6 @@ Captured CaptureCommand(Command command, const std::vector<std::string>& args) {
   return Captured{code, std::move(out), ::testing::internal::GetCapturedStderr()};
 }
 
-}  // namespace noveltygrid::testing_runs
+}  // namespace noveltygrid::cli::testing_runs
 
 #endif  // NOVELTYGRID_TESTS_COORDINATOR_CAPTURE_COMMAND_H_

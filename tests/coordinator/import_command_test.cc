@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "tests/common/test_files.h"
 #include "tests/coordinator/capture_command.h"
+#include "tests/coordinator/results_folder_util.h"
 
 namespace noveltygrid::cli {
 namespace {
@@ -19,14 +20,10 @@ using testing_files::TempDir;
 
 using Outcome = testing_runs::Captured;
 using testing_runs::CaptureCommand;
+using testing_units::SummaryOf;
+using testing_units::WithoutCallsAndRun;
 
 double Round6(const Json& value) { return std::round(value.get<double>() * 1e6) / 1e6; }
-
-Json Summary(const std::filesystem::path& dir) {
-  absl::StatusOr<Json> summary = ReadJsonFile((dir / kSummaryFileName).string());
-  EXPECT_TRUE(summary.ok()) << summary.status();
-  return summary.value_or(Json());
-}
 
 const std::string kNotCot = SharedData("aidanbench/reference-runs/not_cot.json");
 
@@ -38,7 +35,7 @@ TEST(ImportCommandTest, ReferenceRunScoresAsPublished) {
   ASSERT_EQ(result.code, 0) << result.err;
   EXPECT_EQ(result.err, "");
 
-  const Json summary = Summary(out);
+  const Json summary = SummaryOf(out);
   const Json& aidan = summary["aidanbench"];
   const std::vector<std::tuple<std::string, int, int>> expected = {
       {"anthropic/claude-3.5-sonnet", 421, 431},
@@ -94,14 +91,9 @@ TEST(ImportCommandTest, ReportRebuildsTheSameSummary) {
   report = CaptureCommand(RunReportCommand, {out});
   ASSERT_EQ(report.code, 0) << report.err;
   EXPECT_THAT(report.err, HasSubstr("note:"));
-  Json old_summary = Json::parse(*before);
-  Json new_summary = Summary(dir.path());
+  const Json new_summary = SummaryOf(dir.path());
   EXPECT_EQ(new_summary["run"], Json::object());
-  for (Json* j : {&old_summary, &new_summary}) {
-    j->erase("calls");
-    j->erase("run");
-  }
-  EXPECT_EQ(DumpJsonPretty(new_summary), DumpJsonPretty(old_summary));
+  EXPECT_EQ(WithoutCallsAndRun(new_summary), WithoutCallsAndRun(Json::parse(*before)));
 }
 
 TEST(ImportCommandTest, TemperatureKeysAreShortestDecimalsWithAPoint) {
@@ -111,7 +103,7 @@ TEST(ImportCommandTest, TemperatureKeysAreShortestDecimalsWithAPoint) {
       "0.70": {"q": [{"answer_num": 1, "answer": "a", "embedding_dissimilarity_score": 1.0, "coherence_score": 80}]},
       "1": {"q": [{"answer_num": 1, "answer": "a", "embedding_dissimilarity_score": 1.0, "coherence_score": 80}]}}}})");
   ASSERT_EQ(CaptureCommand(RunImportCommand, {"aidanbench", file, "--out", (dir.path() / "out").string()}).code, 0);
-  const Json summary = Summary(dir.path() / "out");
+  const Json summary = SummaryOf(dir.path() / "out");
   std::vector<std::string> keys;
   for (const auto& [key, value] : summary["aidanbench"]["m"].items()) keys.push_back(key);
   EXPECT_EQ(keys, (std::vector<std::string>{"0.0", "0.7", "1.0"}));

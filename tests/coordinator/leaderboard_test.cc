@@ -1,5 +1,5 @@
-#include "coordinator/benchmarks/aidanbench/aidan_leaderboard.h"
-#include "coordinator/benchmarks/noveltybench/novelty_leaderboard.h"
+#include "coordinator/benchmarks/aidanbench/aidan_results.h"
+#include "coordinator/benchmarks/noveltybench/novelty_sweep_results.h"
 #include "coordinator/report/text_table.h"
 #include "gtest/gtest.h"
 #include "tests/coordinator/aidan_test_units.h"

@@ -7,16 +7,8 @@
 #include "gtest/gtest.h"
 #include "tests/coordinator/novelty_test_units.h"
 
-namespace noveltygrid {
+namespace noveltygrid::testing_units {
 namespace {
-
-using testing_units::HandDatasets;
-using testing_units::HandModels;
-using testing_units::HandModes;
-using testing_units::HandNoveltyUnits;
-using testing_units::HandSettings;
-using testing_units::HandTemperatures;
-using testing_units::MakeNoveltyUnit;
 
 NoveltySnapshot HandSnapshot(std::vector<UnitResult> units) {
   NoveltyReducer reducer(HandSettings(), HandModels(), HandTemperatures(), HandModes(), HandDatasets());
@@ -153,15 +145,9 @@ TEST(NoveltyReducerTest, LeaderboardValueNeedsBothCuratedAndWildchat) {
   EXPECT_DOUBLE_EQ(value->utility, (3.3 * 100 + 2.2 * 1000) / 1100);
 }
 
-}  // namespace
-}  // namespace noveltygrid
-
-namespace noveltygrid {
-namespace {
-
 // What the coordinator checks before it journals a "complete" NoveltyBench unit as done.
 TEST(ScoreNoveltyResultTest, RefusesOutcomesThatDoNotFitTheirGenerations) {
-  const UnitResult good = testing_units::MakeNoveltyUnit("m", 1.0, kModeStandard, "curated", 0, {0, 1}, {6, 3});
+  const UnitResult good = MakeNoveltyUnit("m", 1.0, kModeStandard, "curated", 0, {0, 1}, {6, 3});
   absl::StatusOr<noveltybench::RowScore> score = ScoreNoveltyResult(good, 0.5);
   ASSERT_TRUE(score.ok()) << score.status();
   EXPECT_EQ(score->distinct, 2);
@@ -185,4 +171,4 @@ TEST(ScoreNoveltyResultTest, RefusesOutcomesThatDoNotFitTheirGenerations) {
 }
 
 }  // namespace
-}  // namespace noveltygrid
+}  // namespace noveltygrid::testing_units

@@ -13,15 +13,10 @@
 #include "tests/common/test_files.h"
 #include "tests/coordinator/noveltybench_test_runs.h"
 
-namespace noveltygrid::cli {
+namespace noveltygrid::cli::testing_runs {
 namespace {
 
 using ::testing::HasSubstr;
-using testing_files::TempDir;
-using testing_runs::CaptureCommand;
-using testing_runs::kReferenceRuns;
-using testing_runs::ReadJsonLines;
-using testing_runs::ReferenceRun;
 
 TEST(NoveltyImportTest, RecomputesThePublishedSummaryOfEveryReferenceRun) {
   for (const ReferenceRun& run : kReferenceRuns) {
@@ -161,4 +156,4 @@ TEST(NoveltyImportTest, RefusesAFolderWithAidanBenchResults) {
 }
 
 }  // namespace
-}  // namespace noveltygrid::cli
+}  // namespace noveltygrid::cli::testing_runs

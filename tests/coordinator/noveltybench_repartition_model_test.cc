@@ -23,17 +23,12 @@
 #include "tests/worker/partition/sim_classifier_equivalence.h"
 #include "worker/sim/sim_scoring.h"
 
-namespace noveltygrid::cli {
+namespace noveltygrid::cli::testing_runs {
 namespace {
 
 using nbtest::SimClassifierEquivalence;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using testing_files::SharedData;
-using testing_files::TempDir;
-using testing_runs::CaptureCommand;
-using testing_runs::kReferenceRuns;
-using testing_runs::ReadJsonLines;
 
 constexpr double kClassifierThreshold = 0.102;
 
@@ -277,12 +272,7 @@ TEST(RepartitionTest, ConfigUsageErrors) {
   EXPECT_EQ(agreement["threshold"], 0.6);
   EXPECT_FALSE(agreement.contains("partition_model"));
   EXPECT_THAT(result.err, Not(HasSubstr("partitioning")));
-
-  result = CaptureCommand(RunRepartitionCommand, {"--help"});
-  EXPECT_EQ(result.code, 0);
-  EXPECT_THAT(result.out, HasSubstr("--config CONFIG.yaml"));
-  EXPECT_THAT(result.out, HasSubstr("--redis URL"));
 }
 
 }  // namespace
-}  // namespace noveltygrid::cli
+}  // namespace noveltygrid::cli::testing_runs

@@ -13,16 +13,21 @@
 #include "tests/common/test_files.h"
 #include "tests/coordinator/capture_command.h"
 
-namespace noveltygrid::testing_runs {
+// The NoveltyBench command tests (noveltybench_import_test.cc, noveltybench_repartition*_test.cc) live
+// in this namespace.
+namespace noveltygrid::cli::testing_runs {
+
+using ::noveltygrid::testing_files::SharedData;
+using ::noveltygrid::testing_files::TempDir;
 
 struct ReferenceRun {
   const char* folder;  // under noveltybench/reference-runs/
   const char* model;   // the rows' "model"
   std::string ScoresPath() const {
-    return testing_files::SharedData(std::string("noveltybench/reference-runs/") + folder + "/scores.jsonl");
+    return SharedData(std::string("noveltybench/reference-runs/") + folder + "/scores.jsonl");
   }
   std::string SummaryPath() const {
-    return testing_files::SharedData(std::string("noveltybench/reference-runs/") + folder + "/summary.json");
+    return SharedData(std::string("noveltybench/reference-runs/") + folder + "/summary.json");
   }
 };
 
@@ -44,6 +49,6 @@ inline std::vector<Json> ReadJsonLines(const std::string& path) {
   return lines;
 }
 
-}  // namespace noveltygrid::testing_runs
+}  // namespace noveltygrid::cli::testing_runs
 
 #endif  // NOVELTYGRID_TESTS_COORDINATOR_NOVELTYBENCH_TEST_RUNS_H_

@@ -11,33 +11,13 @@
 #include "gtest/gtest.h"
 #include "tests/common/test_files.h"
 #include "tests/coordinator/aidan_test_units.h"
+#include "tests/coordinator/results_folder_util.h"
 
-namespace noveltygrid {
+namespace noveltygrid::testing_units {
 namespace {
 
 using ::testing::HasSubstr;
 using testing_files::TempDir;
-using testing_units::MakeUnit;
-using testing_units::Preset;
-using testing_units::SweepUnits;
-
-std::string Slurp(const std::filesystem::path& path) {
-  absl::StatusOr<std::string> text = ReadFile(path.string());
-  EXPECT_TRUE(text.ok()) << text.status();
-  return text.value_or("");
-}
-
-Json SummaryOf(const std::filesystem::path& dir) {
-  absl::StatusOr<Json> json = ReadJsonFile((dir / kSummaryFileName).string());
-  EXPECT_TRUE(json.ok()) << json.status();
-  return json.value_or(Json());
-}
-
-std::vector<std::string> Keys(const Json& object) {
-  std::vector<std::string> keys;
-  for (const auto& [key, value] : object.items()) keys.push_back(key);
-  return keys;
-}
 
 AidanSnapshot SweepSnapshot(std::vector<UnitResult> units) {
   AidanReducer reducer(Preset("reference-2025"), {"sim:explorer", "sim:collapse"}, {0.0, 0.7, 1.0});
@@ -232,11 +212,7 @@ TEST(ResultsReaderTest, RebuildWithoutASummaryMatchesApartFromCallsAndRun) {
   Json after = SummaryOf(dir.path());
   EXPECT_EQ(after["calls"], Json::object());
   EXPECT_EQ(after["run"], Json::object());
-  for (Json* j : {&before, &after}) {
-    j->erase("calls");
-    j->erase("run");
-  }
-  EXPECT_EQ(DumpJsonPretty(after), DumpJsonPretty(before));
+  EXPECT_EQ(WithoutCallsAndRun(after), WithoutCallsAndRun(before));
 }
 
 TEST(ResultsReaderTest, RebuildWithAnotherPresetRescoresAndRewritesAnswers) {
@@ -260,12 +236,8 @@ TEST(ResultsReaderTest, MalformedAnswersFileNamesTheLine) {
   absl::StatusOr<RebuildOutcome> rebuilt = RebuildResultsFolder(dir.path().string(), std::nullopt);
   ASSERT_FALSE(rebuilt.ok());
   EXPECT_THAT(rebuilt.status().message(), HasSubstr("answers.jsonl:2: "));
-
-  TempDir empty;
-  rebuilt = RebuildResultsFolder(empty.path().string(), std::nullopt);
-  ASSERT_FALSE(rebuilt.ok());
-  EXPECT_THAT(rebuilt.status().message(), HasSubstr("has no answers.jsonl"));
+  // An empty folder: sweep_results_test.cc.
 }
 
 }  // namespace
-}  // namespace noveltygrid
+}  // namespace noveltygrid::testing_units

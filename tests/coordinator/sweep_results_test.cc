@@ -4,9 +4,7 @@
 #include <filesystem>
 
 #include "common/json_util.h"
-#include "coordinator/benchmarks/aidanbench/aidan_leaderboard.h"
 #include "coordinator/benchmarks/aidanbench/aidan_results.h"
-#include "coordinator/benchmarks/noveltybench/novelty_leaderboard.h"
 #include "coordinator/benchmarks/noveltybench/novelty_sweep_results.h"
 #include "coordinator/benchmarks/noveltybench/noveltybench.h"
 #include "coordinator/benchmarks/noveltybench/noveltybench_results.h"
@@ -18,21 +16,13 @@
 #include "tests/common/test_files.h"
 #include "tests/coordinator/aidan_test_units.h"
 #include "tests/coordinator/novelty_test_units.h"
+#include "tests/coordinator/results_folder_util.h"
 
-namespace noveltygrid {
+namespace noveltygrid::testing_units {
 namespace {
 
 using ::testing::HasSubstr;
 using testing_files::TempDir;
-using testing_units::HandDatasets;
-using testing_units::HandModels;
-using testing_units::HandModes;
-using testing_units::HandNoveltyUnits;
-using testing_units::HandSettings;
-using testing_units::HandTemperatures;
-using testing_units::MakeNoveltyUnit;
-using testing_units::Preset;
-using testing_units::SweepUnits;
 
 // The writer's parts for optional snapshots, as the coordinator hands them over.
 struct Parts {
@@ -59,24 +49,6 @@ const NoveltyBenchResults* NoveltyPart(const RebuildOutcome& outcome) {
     if (part->name() == kNoveltyBench) return dynamic_cast<const NoveltyBenchResults*>(part.get());
   }
   return nullptr;
-}
-
-std::string Slurp(const std::filesystem::path& path) {
-  absl::StatusOr<std::string> text = ReadFile(path.string());
-  EXPECT_TRUE(text.ok()) << text.status();
-  return text.value_or("");
-}
-
-Json SummaryOf(const std::filesystem::path& dir) {
-  absl::StatusOr<Json> json = ReadJsonFile((dir / kSummaryFileName).string());
-  EXPECT_TRUE(json.ok()) << json.status();
-  return json.value_or(Json());
-}
-
-std::vector<std::string> Keys(const Json& object) {
-  std::vector<std::string> keys;
-  for (const auto& [key, value] : object.items()) keys.push_back(key);
-  return keys;
 }
 
 std::vector<Json> Lines(const std::string& text) {
@@ -347,4 +319,4 @@ TEST(NoveltySweepReportTest, SamplesFromImportOrAMalformedLineAreRefusedClearly)
 }
 
 }  // namespace
-}  // namespace noveltygrid
+}  // namespace noveltygrid::testing_units

@@ -4,6 +4,7 @@
 // without leaking the key.
 #include <csignal>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -68,7 +69,8 @@ class HttpProviderTest : public ClusterTest {
   // AidanBench: 2 models x 2 temperatures x the first `count` paper questions; NoveltyBench: 2 models x
   // 2 modes x 4 curated prompts (k = 5), with `providers` appended verbatim.
   std::string WriteHttpConfig(const std::string& name, const std::string& providers, int concurrency = 16,
-                              int count = 12) {
+                              int count = 12, const std::string& models = "[sim:explorer, sim:steady]",
+                              const std::string& temperatures = "[0.7, 1.0]") {
     const std::string questions = Path(absl::StrCat("questions-", count, ".jsonl"));
     {
       std::ifstream in(NOVELTYGRID_SOURCE_DIR "/datasets/aidanbench/questions-paper-65.jsonl");
@@ -78,7 +80,7 @@ class HttpProviderTest : public ClusterTest {
     }
     const std::string path = Path(name + ".yaml");
     std::ofstream out(path);
-    out << "name: http\nseed: 7\nmodels: [sim:explorer, sim:steady]\ntemperatures: [0.7, 1.0]\n"
+    out << "name: http\nseed: 7\nmodels: " << models << "\ntemperatures: " << temperatures << "\n"
         << "judge: sim:judge\nembedder: lexical\nconcurrency: " << concurrency << "\n"
         << "aidanbench:\n  questions: " << questions << "\n"
         << "noveltybench:\n  prompts: " << testing_files::SharedData("noveltybench/curated.jsonl") << "\n"
@@ -331,6 +333,76 @@ TEST_F(HttpProviderTest, CtrlCStopsARunWithoutWaitingForItsSlowCalls) {
   EXPECT_TRUE(absl::StrContains(run->Output(), "re-run to resume")) << run->Output();
 }
 
+TEST_F(HttpProviderTest, StatusFindsARunThroughItsFolderAndSaysWhatItsCallsWaitFor) {
+  // Every reply takes ten minutes and the provider admits two requests at a time: the run stands still
+  // with two calls in flight and the other loops' calls waiting on the limit. No NOVELTYGRID_TOKEN
+  // anywhere: status finds the run's own token through its folder.
+  StartServer({"--latency-ms", "600000"});
+  const std::string config =
+      WriteHttpConfig("slow", SimProvider("    timeout_s: 3600\n    max_in_flight: 2\n"), /*concurrency=*/4);
+  const std::string out = Path("slow-out");
+  std::unique_ptr<Process> run = Spawn({"run", config, "--out", out}, std::nullopt);
+  ASSERT_NE(run, nullptr);
+  ASSERT_TRUE(WaitForCallsInFlight()) << run->Output();
+  auto status = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"status", "--out", out};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::unique_ptr<Process> p = Spawn(std::move(args), std::nullopt);
+    EXPECT_NE(p, nullptr);
+    return p;
+  };
+  // The worker reports its calls with its heartbeats (every 2 s): ask until they show.
+  Json j;
+  for (const absl::Time deadline = absl::Now() + absl::Seconds(30); absl::Now() < deadline;) {
+    std::unique_ptr<Process> p = status({"--json"});
+    ASSERT_EQ(p->Wait(), 0) << p->Output() << run->Output();
+    j = Json::parse(p->Stdout(), nullptr, false);
+    if (j.is_object() && j["calls"]["in_flight"] == 2 && j["calls"]["limited"] == 2) break;
+    absl::SleepFor(absl::Milliseconds(100));  // between polls of the condition
+  }
+  ASSERT_TRUE(j.is_object()) << run->Output();
+  EXPECT_EQ(j["sweep"], "http") << j.dump(2);
+  EXPECT_EQ(j["units_done"], 0) << j.dump(2);
+  EXPECT_EQ(j["calls"]["in_flight"], 2) << j.dump(2);
+  EXPECT_EQ(j["calls"]["limited"], 2) << j.dump(2);
+  ASSERT_EQ(j["workers"].size(), 1u) << j.dump(2);
+  EXPECT_EQ(j["workers"][0]["worker_id"], "in-process") << j.dump(2);
+
+  std::unique_ptr<Process> text = status({});
+  ASSERT_EQ(text->Wait(), 0) << text->Output();
+  const std::string shown = text->Stdout();
+  EXPECT_TRUE(absl::StrContains(shown, "sweep http: 0/")) << shown;
+  EXPECT_TRUE(absl::StrContains(shown, "calls: 2 at provider limits, 2 in flight (oldest ")) << shown;
+  const std::string token = ReadText(out + "/.noveltygrid/run.token");
+  ASSERT_GE(token.size(), 16u);
+  EXPECT_FALSE(absl::StrContains(shown + run->Output(), token.substr(0, 16))) << "the token leaked";
+
+  // Killed without a chance to clean up: its run.json stays behind, and status says it is stale.
+  run->Signal(SIGKILL);
+  run->Wait();
+  std::unique_ptr<Process> stale = status({});
+  EXPECT_EQ(stale->Wait(), 1) << stale->Output();
+  EXPECT_TRUE(absl::StrContains(stale->Stderr(), "is stale")) << stale->Output();
+  EXPECT_TRUE(absl::StrContains(stale->Stderr(), "no longer running")) << stale->Output();
+  // The next run into the folder takes it over (and removes it when it ends).
+  std::unique_ptr<Process> again = Spawn({"run", config, "--out", out, "--quiet"}, std::nullopt);
+  ASSERT_NE(again, nullptr);
+  auto written_by_again = [&] {
+    const Json file = Json::parse(ReadText(out + "/.noveltygrid/run.json"), nullptr, false);
+    return file.is_object() && file.value("pid", 0LL) == static_cast<long long>(again->pid());
+  };
+  for (const absl::Time deadline = absl::Now() + absl::Seconds(30); absl::Now() < deadline && !written_by_again();) {
+    absl::SleepFor(absl::Milliseconds(20));  // between polls of the condition
+  }
+  ASSERT_TRUE(written_by_again()) << again->Output();
+  again->Signal(SIGINT);
+  EXPECT_EQ(again->Wait(), 1) << again->Output();
+  EXPECT_FALSE(std::filesystem::exists(out + "/.noveltygrid/run.json")) << again->Output();
+  std::unique_ptr<Process> none = status({});
+  EXPECT_EQ(none->Wait(), 1) << none->Output();
+  EXPECT_TRUE(absl::StrContains(none->Stderr(), "no sweep is running into")) << none->Output();
+}
+
 TEST_F(HttpProviderTest, TwoWorkersShareTheProvidersInFlightLimitThroughRedis) {
   // Each worker alone would keep 8 loops' requests in flight; the provider allows 3 across the cluster.
   absl::StatusOr<std::unique_ptr<testing_redis::RedisServer>> redis = testing_redis::RedisServer::Start();
@@ -356,6 +428,55 @@ TEST_F(HttpProviderTest, TwoWorkersShareTheProvidersInFlightLimitThroughRedis) {
   EXPECT_GT(stats["chat"].get<int64_t>(), 0);
   EXPECT_GE(stats["in_flight_peak"].get<int64_t>(), 2) << "the limit was never reached: the test shows nothing";
   EXPECT_LE(stats["in_flight_peak"].get<int64_t>(), 3) << stats.dump();
+}
+
+// Committed units are stored by id: a sweep that grows from 2 to 4 models pays exactly what a fresh
+// run of the 2 new models costs and ends byte-identical to a fresh 4-model run; dropping a
+// temperature then costs nothing and leaves that temperature out of the results.
+TEST_F(HttpProviderTest, AGrowingSweepPaysOnlyForItsNewUnits) {
+  ASSERT_NO_FATAL_FAILURE(StartServer());
+  const std::string all = "[sim:explorer, sim:steady, sim:chaotic, sim:collapse]";
+  const std::string two = WriteHttpConfig("two", SimProvider(), 16, 6, "[sim:explorer, sim:steady]");
+  const std::string four = WriteHttpConfig("four", SimProvider(), 16, 6, all);
+  const std::string new_two = WriteHttpConfig("new-two", SimProvider(), 16, 6, "[sim:chaotic, sim:collapse]");
+  const std::string one_temperature = WriteHttpConfig("four-0.7", SimProvider(), 16, 6, all, "[0.7]");
+  // Requests served since `before`, per endpoint.
+  auto since = [this](const Json& before) {
+    const Json now = Stats();
+    std::map<std::string, int64_t> delta;
+    for (const char* kind : {"chat", "embeddings", "classify", "reward"}) {
+      delta[kind] = now[kind].get<int64_t>() - before[kind].get<int64_t>();
+    }
+    return delta;
+  };
+
+  ASSERT_EQ(RunSweep(two, Path("grown")), 0);
+  Json before = Stats();
+  ASSERT_EQ(RunSweep(four, Path("grown")), 0);
+  const std::map<std::string, int64_t> growing = since(before);
+  before = Stats();
+  ASSERT_EQ(RunSweep(new_two, Path("new-two")), 0);
+  const std::map<std::string, int64_t> fresh_new = since(before);
+  EXPECT_GT(fresh_new.at("chat"), 0);
+  for (const char* kind : {"chat", "classify", "reward"}) {
+    EXPECT_EQ(growing.at(kind), fresh_new.at(kind)) << kind << " requests of the grown run";
+  }
+  ASSERT_EQ(RunSweep(four, Path("fresh-four")), 0);
+  ExpectSameResults(Path("fresh-four"), Path("grown"));
+  // The grown sweep's call statistics are those of its units (embedding cache hits depend on timing).
+  const Json fresh_calls = Json::parse(ReadText(Path("fresh-four/summary.json")))["calls"];
+  const Json grown_calls = Json::parse(ReadText(Path("grown/summary.json")))["calls"];
+  for (const auto& [key, counters] : fresh_calls.items()) {
+    if (!absl::StartsWith(key, "embed:")) {
+      EXPECT_EQ(grown_calls[key], counters) << key;
+    }
+  }
+
+  before = Stats();
+  ASSERT_EQ(RunSweep(one_temperature, Path("grown")), 0);
+  for (const auto& [kind, requests] : since(before)) EXPECT_EQ(requests, 0) << kind;
+  ASSERT_EQ(RunSweep(one_temperature, Path("fresh-0.7")), 0);
+  ExpectSameResults(Path("fresh-0.7"), Path("grown"));
 }
 
 }  // namespace

@@ -34,7 +34,7 @@ TEST_F(RedisClusterTest, KilledWorkerResumesFromCheckpointRepeatingAtMostOneIter
   ASSERT_LT(checkpointed, answers);
 
   ASSERT_NO_FATAL_FAILURE(FinishWithWorkerB(killed, checkpoint));
-  EXPECT_EQ(HashLength(keys::SweepResults("ckpt")), 1);
+  EXPECT_EQ(HashLength(keys::Units()), 1);
 
   const std::string log_a = ReadFile(Path("calls-a.log"));
   const std::string log_b = ReadFile(Path("calls-b.log"));
@@ -179,7 +179,7 @@ TEST_P(CoordinatorRestartTest, KilledCoordinatorRestartsFromRedis) {
                                                                    << worker->Output();
   ASSERT_EQ(second->Wait(), 0) << second->Output();
   ExpectSameResults(Path("reference"), Path("cluster"));
-  EXPECT_EQ(HashLength(keys::SweepResults("restart")), units);
+  EXPECT_EQ(HashLength(keys::Units()), units);
   nlohmann::json summary = nlohmann::json::parse(ReadFile(Path("cluster/summary.json")), nullptr, false);
   ASSERT_TRUE(summary.is_object());
   EXPECT_EQ(summary["run"].value("units_resumed", -1), resumed) << summary["run"].dump();

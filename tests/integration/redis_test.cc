@@ -7,14 +7,14 @@
 //   - a worker that cannot reach Redis warns once and works on, uncached;
 //   - a worker killed mid-loop costs at most the iteration in flight (loop checkpoints);
 //   - a coordinator killed mid-sweep is restarted from Redis; a Redis restart (AOF) mid-sweep is survived;
-//   - another plan under the same sweep name is refused with a way out.
+//   - sweeps sharing a Redis share finished units, whatever their names and configs.
 //
 // Every comparison is with `noveltygrid run` without Redis (byte-identical results). Synchronisation is on
 // conditions only -- a line a process prints, a Status poll, a Redis list length -- never a sleep; nothing
 // asserts on timing. Used from the test thread only.
 //
-// This file: resuming a finished sweep, the embedding cache, Redis unreachable or restarted, and another
-// plan under the same name; redis_resume_test.cc: killed workers and coordinators resuming.
+// This file: resuming a finished sweep, the embedding cache, Redis unreachable or restarted, and sweeps
+// sharing units; redis_resume_test.cc: killed workers and coordinators resuming.
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,7 +39,7 @@ TEST_F(RedisClusterTest, RerunOfFinishedSweepMakesNoModelCalls) {
             0)
       << output;
   EXPECT_GT(CountLines(ReadFile(Path("calls-a.log")), "chat "), 0) << "the first run made no model calls";
-  EXPECT_EQ(HashLength(keys::SweepResults("rerun")), units) << "committed units in Redis";
+  EXPECT_EQ(HashLength(keys::Units()), units) << "committed units in Redis";
 
   // A different folder: nothing to resume from on disk, everything from Redis.
   ASSERT_FALSE(std::filesystem::exists(Path("b")));
@@ -62,7 +62,7 @@ TEST_F(RedisClusterTest, RerunOfFinishedSweepMakesNoModelCalls) {
 
 TEST_F(RedisClusterTest, EmbeddingCacheHitsAndResultsUnchanged) {
   ASSERT_NO_FATAL_FAILURE(StartRedis());
-  // The same sweep under two names: the second one's texts are all in the cache already.
+  // The same sweep under two names, run again: the second run's texts are all in the cache already.
   const Sweep first = MakeSweep("cache-a", {"sim:explorer", "sim:collapse"});
   Sweep second = first;
   second.file = "cache-b";
@@ -93,7 +93,9 @@ TEST_F(RedisClusterTest, EmbeddingCacheHitsAndResultsUnchanged) {
   EXPECT_EQ(calls_a.value("cache_hits", -1), repeats) << calls_a.dump();
   EXPECT_EQ(calls_a.value("cache_hits", -1) + calls_a.value("requests", -1), embedded) << calls_a.dump();
 
-  // Every text of the second sweep is cached: no embedding call at all.
+  // Every text of the second sweep is cached: no embedding call at all. (Its units are the first
+  // sweep's, and committed units are shared by id: drop them so that the loops run again.)
+  ASSERT_TRUE(store_->Delete(keys::Units()).ok());
   nlohmann::json calls_b;
   ASSERT_NO_FATAL_FAILURE(RunOnRedis(config_b, "b", "reference-b", {"--call-log", Path("calls-b.log")}, &calls_b));
   EXPECT_GT(calls_b.value("cache_hits", 0), 0) << calls_b.dump();
@@ -156,61 +158,47 @@ TEST_F(RedisClusterTest, RedisRestartMidSweepIsSurvived) {
 
   ASSERT_TRUE(redis_->Stop().ok());
   ASSERT_TRUE(redis_->Restart().ok());
-  EXPECT_GE(HashLength(keys::SweepResults("aof")), done_before) << "commits were lost in the restart";
+  EXPECT_GE(HashLength(keys::Units()), done_before) << "commits were lost in the restart";
 
   for (auto& w : workers) EXPECT_EQ(w->Wait(), 0) << w->Output();
   ASSERT_EQ(coordinator->Wait(), 0) << coordinator->Output();
   ExpectSameResults(Path("reference"), Path("cluster"));
-  EXPECT_EQ(HashLength(keys::SweepResults("aof")), units);
+  EXPECT_EQ(HashLength(keys::Units()), units);
   // The outage costs each worker at most one warning per feature (embedding cache, loop checkpoints).
   for (auto& w : workers) EXPECT_LE(CountLines(w->Stderr(), "noveltygrid: warning"), 2) << w->Output();
 }
 
-// ---- 7: another plan under the same sweep name is refused ----
+// ---- 7: sweeps sharing a Redis share finished units, whatever their names and configs ----
 
-TEST_F(RedisClusterTest, DifferentConfigUnderSameSweepNameIsRefused) {
+TEST_F(RedisClusterTest, SweepsSharingARedisShareFinishedUnits) {
   ASSERT_NO_FATAL_FAILURE(StartRedis());
   Sweep sweep = MakeSweep("x", {"sim:collapse"});
   sweep.name = "shared";
   const std::string x = WriteSweep(sweep);
   sweep.file = "y";
-  sweep.seed = 8;  // another plan under the same name
+  sweep.models = {"sim:collapse", "sim:steady"};  // another study under the same name, one model more
   const std::string y = WriteSweep(sweep);
+  sweep.file = "z";
+  sweep.name = "elsewhere";
+  sweep.models = {"sim:steady"};  // another name, only units y committed
+  const std::string z = WriteSweep(sweep);
   std::string output;
   ASSERT_EQ(RunToExit({"run", x, "--out", Path("x"), "--quiet", "--redis", redis_->url()}, &output), 0) << output;
-  absl::StatusOr<std::optional<std::string>> fingerprint = store_->Get(keys::SweepFingerprint("shared"));
-  ASSERT_TRUE(fingerprint.ok() && fingerprint->has_value()) << "no fingerprint stored for sweep 'shared'";
+  EXPECT_EQ(HashLength(keys::Units()), 10);
 
-  EXPECT_EQ(RunToExit({"run", y, "--out", Path("y"), "--quiet", "--redis", redis_->url()}, &output), 1) << output;
-  EXPECT_TRUE(absl::StrContains(output, "'shared'")) << "the message names the sweep\n" << output;
-  EXPECT_TRUE(absl::StrContains(output, "ng:sweep:shared:")) << "the message says how to clear it\n" << output;
-  EXPECT_FALSE(std::filesystem::exists(Path("y/answers.jsonl"))) << "the refused sweep wrote results";
-  // The refusal changed nothing.
-  absl::StatusOr<std::optional<std::string>> after = store_->Get(keys::SweepFingerprint("shared"));
-  ASSERT_TRUE(after.ok()) << after.status();
-  EXPECT_EQ(*after, *fingerprint);
-  EXPECT_EQ(HashLength(keys::SweepResults("shared")), 10);
-
-  // Clearing the state as the message says lets the other config run.
-  std::smatch command;
-  ASSERT_TRUE(std::regex_search(output, command, std::regex(R"(redis-cli [^\n]*)"))) << output;
-  std::optional<std::string> shell = FindOnPath("sh");
-  if (FindOnPath("redis-cli").has_value() && shell.has_value()) {
-    const std::string with_port =
-        std::regex_replace(command.str(), std::regex("redis-cli"), absl::StrCat("redis-cli -p ", redis_->port()));
-    ProcessOptions options;
-    options.args = {*shell, "-c", with_port};
-    absl::StatusOr<std::unique_ptr<Process>> clear = Process::Start(options);
-    ASSERT_TRUE(clear.ok()) << clear.status();
-    ASSERT_EQ((*clear)->Wait(), 0) << with_port << "\n" << (*clear)->Output();
-  } else {
-    ASSERT_TRUE(store_->Delete(keys::SweepFingerprint("shared")).ok());
-    ASSERT_TRUE(store_->Delete(keys::SweepResults("shared")).ok());
-  }
-  EXPECT_EQ(HashLength(keys::SweepResults("shared")), 0);
   ASSERT_EQ(RunToExit({"run", y, "--out", Path("y"), "--quiet", "--redis", redis_->url()}, &output), 0) << output;
+  EXPECT_EQ(HashLength(keys::Units()), 20);
+  EXPECT_EQ(nlohmann::json::parse(ReadFile(Path("y/summary.json")))["run"]["units_resumed"], 10)
+      << "sim:collapse's units were run again";
   ASSERT_EQ(RunToExit({"run", y, "--out", Path("y-reference"), "--quiet"}, &output), 0) << output;
   ExpectSameResults(Path("y-reference"), Path("y"));
+
+  ASSERT_EQ(RunToExit({"run", z, "--out", Path("z"), "--quiet", "--redis", redis_->url()}, &output), 0) << output;
+  EXPECT_EQ(HashLength(keys::Units()), 20);
+  EXPECT_EQ(nlohmann::json::parse(ReadFile(Path("z/summary.json")))["run"]["units_resumed"], 10);
+  ASSERT_EQ(RunToExit({"run", z, "--out", Path("z-reference"), "--quiet"}, &output), 0) << output;
+  ExpectSameResults(Path("z-reference"), Path("z"));
 }
+
 }  // namespace
 }  // namespace noveltygrid::testing

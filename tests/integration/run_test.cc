@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "tests/integration/process.h"
 
 namespace noveltygrid {
@@ -97,11 +98,55 @@ TEST_F(RunTest, ReRunningIntoTheSameFolderResumesWithoutModelCalls) {
   EXPECT_EQ(Slurp(dir_ + "/r/answers.jsonl"), first);
 }
 
-TEST_F(RunTest, AFolderOfAnotherSweepIsRefused) {
+// A folder is not tied to one config: another seed plans other units, run into the same folder, and
+// the results describe that config alone; going back to the first costs nothing.
+TEST_F(RunTest, AFolderCanBeReusedWithAnotherConfig) {
   std::string out;
   ASSERT_EQ(Run({"run", SmallSweep("a.yaml", 11), "--out", dir_ + "/r", "--quiet"}, &out), 0) << out;
-  EXPECT_EQ(Run({"run", SmallSweep("b.yaml", 99), "--out", dir_ + "/r", "--quiet"}, &out), 1);
-  EXPECT_NE(out.find("different sweep"), std::string::npos) << out;
+  const std::string first = Slurp(dir_ + "/r/answers.jsonl");
+  ASSERT_EQ(Run({"run", SmallSweep("b.yaml", 99), "--out", dir_ + "/r", "--quiet"}, &out), 0) << out;
+  ASSERT_EQ(Run({"run", SmallSweep("b.yaml", 99), "--out", dir_ + "/fresh-b", "--quiet"}, &out), 0) << out;
+  EXPECT_EQ(Slurp(dir_ + "/r/answers.jsonl"), Slurp(dir_ + "/fresh-b/answers.jsonl"));
+  ASSERT_EQ(Run({"run", SmallSweep("a.yaml", 11), "--out", dir_ + "/r", "--call-log", dir_ + "/calls.log"}, &out), 0)
+      << out;
+  EXPECT_EQ(Slurp(dir_ + "/r/answers.jsonl"), first);
+  EXPECT_EQ(Slurp(dir_ + "/calls.log"), "") << "units committed by the first run were paid again";
+  EXPECT_NE(out.find("(260 already done)"), std::string::npos) << out;
+}
+
+// `repeats: 2` runs each unit twice with its own seed: repeat 0 is the sweep without repeats, byte for
+// byte; repeat 1 differs; the summary and the leaderboard give each cell's mean and 95% interval.
+TEST_F(RunTest, RepeatsAddSeededPassesAndIntervals) {
+  const std::string body =
+      "name: rep\nseed: 11\nmodels: [sim:steady, sim:explorer]\ntemperatures: [0.7]\n"
+      "aidanbench:\n  questions: " NOVELTYGRID_SOURCE_DIR
+      "/datasets/aidanbench/questions-paper-65.jsonl\n"
+      "noveltybench:\n  prompts: " NOVELTYGRID_SOURCE_DIR "/datasets/noveltybench/prompts-own-20.jsonl\n  k: 4\n";
+  std::string out;
+  ASSERT_EQ(Run({"run", WriteConfig("once.yaml", body), "--out", dir_ + "/once", "--quiet"}, &out), 0) << out;
+  ASSERT_EQ(Run({"run", WriteConfig("twice.yaml", body + "repeats: 2\n"), "--out", dir_ + "/twice", "--quiet"}, &out),
+            0)
+      << out;
+  for (const char* file : {"answers.jsonl", "samples.jsonl"}) {
+    std::string repeat0, repeat1;
+    for (absl::string_view line : absl::StrSplit(Slurp(dir_ + "/twice/" + file), '\n', absl::SkipEmpty())) {
+      const bool second = line.find("\"repeat\":1") != absl::string_view::npos;
+      absl::StrAppend(second ? &repeat1 : &repeat0, line, "\n");
+    }
+    EXPECT_EQ(repeat0, Slurp(dir_ + "/once/" + file)) << file << ": repeat 0 differs from the sweep without repeats";
+    EXPECT_FALSE(repeat1.empty()) << file;
+  }
+  const nlohmann::json summary = nlohmann::json::parse(Slurp(dir_ + "/twice/summary.json"));
+  const nlohmann::json& aidan = summary["aidanbench"]["sim:steady"]["0.7"]["repeats"];
+  EXPECT_EQ(aidan["interval"], "t-interval over repeats, 95%") << aidan.dump();
+  EXPECT_EQ(aidan["valid_answers"]["n"], 2) << aidan.dump();
+  EXPECT_EQ(aidan["valid_answers"]["values"].size(), 2u) << aidan.dump();
+  const nlohmann::json& novelty = summary["noveltybench"]["sim:steady"]["0.7"]["repeats"];
+  EXPECT_EQ(novelty["mean_utility"]["n"], 2) << novelty.dump();
+  EXPECT_GE(novelty["mean_distinct"]["half_width"].get<double>(), 0) << novelty.dump();
+  const std::string board = Slurp(dir_ + "/twice/leaderboard.txt");
+  EXPECT_NE(board.find(" +- "), std::string::npos) << board;
+  EXPECT_NE(board.find("with repeats: mean +- half-width"), std::string::npos) << board;
 }
 
 TEST_F(RunTest, BadConfigIsRefusedBeforeAnyWork) {

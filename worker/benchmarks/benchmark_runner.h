@@ -11,6 +11,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "common/clock.h"
 #include "common/config.h"
 #include "worker/cache/embedding_cache.h"
 #include "worker/cache/equivalence_cache.h"
@@ -25,6 +26,7 @@ struct RunnerContext {
   ModelRegistry* models = nullptr;
   EmbeddingCache* embedding_cache = nullptr;
   EquivalenceCache* equivalence_cache = nullptr;
+  const Clock* clock = SystemClockInstance();  // per-unit time caps
 };
 
 // Start() (worker/unit_runner.h) runs a unit of this benchmark with the settings its lease carries.

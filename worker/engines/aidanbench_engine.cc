@@ -42,7 +42,8 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
         models_(models),
         on_answer_(std::move(on_answer)),
         on_done_(std::move(on_done)),
-        embeddings_(std::move(checkpoint.embeddings)) {
+        embeddings_(std::move(checkpoint.embeddings)),
+        started_(options.clock->Now()) {
     result_.unit = std::move(unit);
     result_.answers = std::move(checkpoint.answers);
     result_.max_iterations = options.max_iterations;
@@ -87,6 +88,9 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
   void NextIteration() {
     if (options_.max_iterations > 0 && static_cast<int>(result_.answers.size()) >= options_.max_iterations) {
       return Finish(kStopIterationCap, "");
+    }
+    if (options_.max_unit_seconds > 0 && options_.clock->Now() - started_ >= absl::Seconds(options_.max_unit_seconds)) {
+      return Finish(kStopTimeCap, "");
     }
     std::vector<std::string> previous;
     previous.reserve(result_.answers.size());
@@ -310,6 +314,7 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
   absl::Mutex mu_;  // guards the join of an iteration's concurrent calls and calls_ during it
   UnitResult result_;
   std::vector<Embedding> embeddings_;  // one per answer in result_.answers
+  const absl::Time started_;           // when this lease started the loop (max_unit_seconds)
   CallStats calls_;
 };
 

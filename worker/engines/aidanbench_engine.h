@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/functional/any_invocable.h"
+#include "common/clock.h"
 #include "common/config.h"
 #include "common/records.h"
 #include "worker/models/model.h"
@@ -29,6 +30,10 @@ struct AidanEngineOptions {
   AidanPreset preset;
   const PromptTemplates* templates = nullptr;  // not owned; outlives every loop
   int max_iterations = 0;                      // 0 = no cap
+  // No new iteration starts once the loop has run this long in this lease (0 = no cap); then
+  // stop_reason is kStopTimeCap. Measured on `clock`.
+  double max_unit_seconds = 0;
+  const Clock* clock = SystemClockInstance();
   int max_tokens = 4000;
   int judge_retries = 2;
   bool llm_novelty = false;

@@ -4,7 +4,9 @@
 // executor must outlive every call).
 #include "worker/http/provider_channel.h"
 
+#include <algorithm>
 #include <atomic>
+#include <set>
 #include <utility>
 
 #include "absl/random/random.h"
@@ -34,6 +36,20 @@ struct Core {
   std::optional<absl::Status> latched ABSL_GUARDED_BY(mu);  // a credential error: no more requests
 
   std::atomic<int64_t> calls{0}, attempts{0}, retries{0}, failures{0};
+  // What calls not ended wait for (CallWaits): limited and retrying are counted here, in_flight is
+  // sent.size().
+  std::atomic<int64_t> limited{0}, retrying{0};
+  std::multiset<absl::Time> sent ABSL_GUARDED_BY(mu);  // when each request in flight was sent
+
+  CallWaits Waits() {
+    CallWaits waits;
+    waits.limited = limited.load(std::memory_order_relaxed);
+    waits.retrying = retrying.load(std::memory_order_relaxed);
+    absl::MutexLock lock(&mu);
+    waits.in_flight = static_cast<int64_t>(sent.size());
+    if (!sent.empty()) waits.oldest = std::max(absl::ZeroDuration(), absl::Now() - *sent.begin());
+    return waits;
+  }
 
   // "provider 'NAME': MESSAGE", with the key removed should the provider have echoed it.
   absl::Status Prefixed(const absl::Status& error) const {
@@ -59,11 +75,20 @@ struct Call {
   JsonCallback done;                           // PostJson
   TextCallback done_text;                      // PostText
   int attempts = 0;
-  int64_t reserve = 0;        // tokens each attempt reserves under tokens_per_minute
-  TokenReservation reserved;  // what the limiter reserved for the attempt in flight
+  bool retrying = false;                     // counted in Core::retrying
+  std::multiset<absl::Time>::iterator sent;  // in Core::sent while an attempt is in flight
+  int64_t reserve = 0;                       // tokens each attempt reserves under tokens_per_minute
+  TokenReservation reserved;                 // what the limiter reserved for the attempt in flight
 };
 
+// The call ends (delivered either way): it waits for nothing any more.
+void Ended(Call& call) {
+  if (call.retrying) call.core->retrying.fetch_sub(1, std::memory_order_relaxed);
+  call.retrying = false;
+}
+
 void Deliver(const std::shared_ptr<Call>& call, absl::Status error) {
+  Ended(*call);
   call->core->failures.fetch_add(1, std::memory_order_relaxed);
   if (call->done_text) {
     std::move(call->done_text)(std::move(error), CallInfo{call->attempts});
@@ -76,6 +101,10 @@ void Attempt(std::shared_ptr<Call> call);
 
 void OnReply(const std::shared_ptr<Call>& call, absl::StatusOr<HttpResponse> result) {
   Core& core = *call->core;
+  {
+    absl::MutexLock lock(&core.mu);
+    core.sent.erase(call->sent);
+  }
   const bool text = static_cast<bool>(call->done_text);
   Json parsed;
   Classification c = ClassifyAttempt(result, text ? nullptr : &parsed);
@@ -88,6 +117,7 @@ void OnReply(const std::shared_ptr<Call>& call, absl::StatusOr<HttpResponse> res
   }
   switch (c.outcome) {
     case CallOutcome::kSuccess:
+      Ended(*call);
       if (text) {
         std::move(call->done_text)(std::move(result->body), CallInfo{call->attempts});
       } else {
@@ -124,6 +154,8 @@ void OnReply(const std::shared_ptr<Call>& call, absl::StatusOr<HttpResponse> res
     return;
   }
   core.retries.fetch_add(1, std::memory_order_relaxed);
+  if (!call->retrying) core.retrying.fetch_add(1, std::memory_order_relaxed);
+  call->retrying = true;
   const absl::Duration delay = RetryDelay(core.retry, call->attempts, c.hint, core.Uniform());
   HttpClient* http = core.http;
   http->RunAfter(delay, [call]() mutable { Attempt(std::move(call)); });
@@ -133,6 +165,10 @@ void Send(std::shared_ptr<Call> call) {
   Core& core = *call->core;
   ++call->attempts;
   core.attempts.fetch_add(1, std::memory_order_relaxed);
+  {
+    absl::MutexLock lock(&core.mu);
+    call->sent = core.sent.insert(absl::Now());
+  }
   std::shared_ptr<const HttpRequest> request = call->request;
   core.http->Send(std::move(request),
                   [call = std::move(call)](absl::StatusOr<HttpResponse> result) { OnReply(call, std::move(result)); });
@@ -154,9 +190,11 @@ void Attempt(std::shared_ptr<Call> call) {
     return;
   }
   const int64_t reserve = call->reserve;
+  core.limited.fetch_add(1, std::memory_order_relaxed);
   limiter->Acquire(
       [call = std::move(call)](TokenReservation reserved) mutable {
         Core& core = *call->core;
+        core.limited.fetch_sub(1, std::memory_order_relaxed);
         call->reserved = reserved;
         // Queued behind the limiter when the key was refused: give the slot back, send nothing.
         if (std::optional<absl::Status> latched = core.Latched(); latched.has_value()) {
@@ -188,6 +226,7 @@ class ProviderChannelImpl : public ProviderChannel {
   }
 
   std::optional<absl::Status> CredentialError() const override { return core_->Latched(); }
+  CallWaits Waits() const override { return core_->Waits(); }
 
   ProviderChannelStats Stats() const override {
     ProviderChannelStats s;

@@ -25,6 +25,7 @@
 #include "absl/functional/any_invocable.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "common/call_cost.h"
 #include "common/executor.h"
 #include "common/json_util.h"
 #include "common/provider_config.h"
@@ -75,6 +76,9 @@ class ProviderChannel {
   // The credential error that latched this channel, if one did (a 401, or a TLS setup that cannot
   // work; IsCredentialError): no call through it can succeed until that is fixed.
   virtual std::optional<absl::Status> CredentialError() const { return std::nullopt; }
+  // The calls through this channel that have not ended, by what they wait for (a reply, a retry, the
+  // provider's limits). Cheap: for status and progress lines.
+  virtual CallWaits Waits() const { return {}; }
 };
 
 }  // namespace noveltygrid

@@ -39,6 +39,13 @@ std::optional<absl::Status> ProviderHub::CredentialError() {
   return std::nullopt;
 }
 
+CallWaits ProviderHub::Waits() {
+  absl::MutexLock lock(&mu_);
+  CallWaits waits;
+  for (const auto& [fingerprint, entry] : providers_) waits += entry.channel->Waits();
+  return waits;
+}
+
 absl::StatusOr<HttpClient*> ProviderHub::Http() {
   absl::MutexLock lock(&mu_);
   return HttpLocked();

@@ -40,6 +40,8 @@ class ProviderHub {
   absl::StatusOr<HttpClient*> Http();
   // The first credential error that latched one of the channels (see ProviderChannel), if any.
   std::optional<absl::Status> CredentialError();
+  // Every channel's calls that have not ended, summed (CallWaits).
+  CallWaits Waits();
   // Calls in flight and later ones fail at once with Cancelled (HttpClient::Abort); callbacks still run.
   void AbortCalls();
   // From now on replies, retries and limiter grants are dropped instead of delivered.

@@ -60,6 +60,23 @@ using BatchedCallback = absl::AnyInvocable<void(absl::StatusOr<BatchedNumbers>) 
 void PostInBatches(const BatchTarget& target, size_t count, const BatchBodyBuilder& build_body, BatchReplyParser parse,
                    BatchedCallback done);
 
+// PostInBatches with the body both HTTP scorers send: {"inputs": [input(item) for the batch's items]},
+// to which `extra(body)` adds the scorer's own fields.
+template <typename Item, typename Input, typename Extra>
+void PostInputs(const BatchTarget& target, const std::vector<Item>& items, Input input, Extra extra,
+                BatchReplyParser parse, BatchedCallback done) {
+  PostInBatches(
+      target, items.size(),
+      [&](size_t begin, size_t end) {
+        Json inputs = Json::array();
+        for (size_t i = begin; i < end; ++i) inputs.push_back(input(items[i]));
+        Json body{{"inputs", std::move(inputs)}};
+        extra(body);
+        return body;
+      },
+      std::move(parse), std::move(done));
+}
+
 // What both HTTP scorers hold, constant after construction: their options (with the id) and where
 // their batches go.
 template <typename Scorer, typename Options>

@@ -20,14 +20,13 @@ absl::StatusOr<std::unique_ptr<HttpPairClassifier>> HttpPairClassifier::Create(c
 }
 
 void HttpPairClassifier::Classify(std::vector<TextPair> pairs, ClassifyCallback done) {
-  PostInBatches(
-      target_, pairs.size(),
-      [&](size_t begin, size_t end) {
-        Json inputs = Json::array();
-        for (size_t i = begin; i < end; ++i) inputs.push_back(Json::array({pairs[i].first, pairs[i].second}));
-        Json body{{"inputs", std::move(inputs)}};
+  PostInputs(
+      target_, pairs,
+      [](const TextPair& pair) {
+        return Json::array({pair.first, pair.second});
+      },
+      [this](Json& body) {
         if (options_.truncate) body["truncate"] = true;
-        return body;
       },
       [label = options_.same_label](const Json& reply, size_t expected) {
         return ParsePairClassifierReply(reply, expected, label);

@@ -17,16 +17,13 @@ absl::StatusOr<std::unique_ptr<HttpRewardModel>> HttpRewardModel::Create(const H
 }
 
 void HttpRewardModel::Score(std::vector<RewardItem> items, RewardCallback done) {
-  PostInBatches(
-      target_, items.size(),
-      [&](size_t begin, size_t end) {
-        Json inputs = Json::array();
-        for (size_t i = begin; i < end; ++i) {
-          inputs.push_back(Json{{"prompt", items[i].prompt}, {"response", items[i].response}});
-        }
-        Json body{{"inputs", std::move(inputs)}};
+  PostInputs(
+      target_, items,
+      [](const RewardItem& item) {
+        return Json{{"prompt", item.prompt}, {"response", item.response}};
+      },
+      [this](Json& body) {
         if (!options_.model.empty()) body["model"] = options_.model;
-        return body;
       },
       ParseRewardReply, DeliverAs<RewardScores>(std::move(done)));
 }

@@ -29,43 +29,47 @@ absl::StatusOr<ProviderChannel*> ChannelFor(const char* role, const std::string&
   return context.providers->Channel(endpoint.provider);
 }
 
+// The scorer `id` in the role `role`: `make_http(channel)` over its provider's channel when it has an
+// endpoint, else its built-in maker (`find` among `ids`).
+template <typename Scorer, typename MakeHttp, typename Find, typename Ids>
+absl::StatusOr<std::unique_ptr<Scorer>> MakeScorer(const char* role, const std::string& id, const ModelContext& context,
+                                                   const ModelEndpoint* endpoint, MakeHttp make_http, Find find,
+                                                   Ids ids) {
+  if (context.executor == nullptr) return NeedsExecutor(role, id);
+  if (endpoint != nullptr) {
+    ASSIGN_OR_RETURN(ProviderChannel * channel, ChannelFor(role, id, *endpoint, context));
+    return make_http(channel);
+  }
+  if (context.builtins == nullptr) return NotAvailable(role, id, {});
+  if (const auto* make = (context.builtins->*find)(id)) return (*make)(context.executor);
+  return NotAvailable(role, id, (context.builtins->*ids)());
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<PairClassifier>> MakePairClassifier(const std::string& id, const ModelContext& context,
                                                                    const ModelEndpoint* endpoint) {
-  constexpr char kRole[] = "pair classifier";
-  if (context.executor == nullptr) return NeedsExecutor(kRole, id);
-  if (endpoint != nullptr) {
-    ASSIGN_OR_RETURN(ProviderChannel * channel, ChannelFor(kRole, id, *endpoint, context));
+  auto http = [&](ProviderChannel* channel) -> absl::StatusOr<std::unique_ptr<PairClassifier>> {
     HttpPairClassifierOptions options;
     options.id = id;
     options.path = "/predict";
-    ASSIGN_OR_RETURN(std::unique_ptr<HttpPairClassifier> classifier,
-                     HttpPairClassifier::Create(options, channel, context.executor));
-    return std::unique_ptr<PairClassifier>(std::move(classifier));
-  }
-  if (context.builtins == nullptr) return NotAvailable(kRole, id, {});
-  if (const auto* make = context.builtins->FindPairClassifier(id)) return (*make)(context.executor);
-  return NotAvailable(kRole, id, context.builtins->PairClassifierIds());
+    return HttpPairClassifier::Create(options, channel, context.executor);
+  };
+  return MakeScorer<PairClassifier>("pair classifier", id, context, endpoint, http, &BuiltinModels::FindPairClassifier,
+                                    &BuiltinModels::PairClassifierIds);
 }
 
 absl::StatusOr<std::unique_ptr<RewardModel>> MakeRewardModel(const std::string& id, const ModelContext& context,
                                                              const ModelEndpoint* endpoint) {
-  constexpr char kRole[] = "reward model";
-  if (context.executor == nullptr) return NeedsExecutor(kRole, id);
-  if (endpoint != nullptr) {
-    ASSIGN_OR_RETURN(ProviderChannel * channel, ChannelFor(kRole, id, *endpoint, context));
+  auto http = [&](ProviderChannel* channel) -> absl::StatusOr<std::unique_ptr<RewardModel>> {
     HttpRewardModelOptions options;
     options.id = id;
     options.model = endpoint->remote_model;
     options.path = "/reward";
-    ASSIGN_OR_RETURN(std::unique_ptr<HttpRewardModel> model,
-                     HttpRewardModel::Create(options, channel, context.executor));
-    return std::unique_ptr<RewardModel>(std::move(model));
-  }
-  if (context.builtins == nullptr) return NotAvailable(kRole, id, {});
-  if (const auto* make = context.builtins->FindRewardModel(id)) return (*make)(context.executor);
-  return NotAvailable(kRole, id, context.builtins->RewardModelIds());
+    return HttpRewardModel::Create(options, channel, context.executor);
+  };
+  return MakeScorer<RewardModel>("reward model", id, context, endpoint, http, &BuiltinModels::FindRewardModel,
+                                 &BuiltinModels::RewardModelIds);
 }
 
 }  // namespace noveltygrid

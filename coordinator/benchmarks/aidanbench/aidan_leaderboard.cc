@@ -1,47 +1,54 @@
-#include "coordinator/benchmarks/aidanbench/aidan_leaderboard.h"
-
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/json_util.h"
+#include "coordinator/benchmarks/aidanbench/aidan_results.h"
+#include "coordinator/benchmarks/repeat_interval.h"
 #include "coordinator/report/text_table.h"
 
 namespace noveltygrid {
 
 namespace {
 
-const AidanCell* FindCell(const AidanSnapshot& snapshot, const std::string& model, double temperature) {
-  for (const AidanCell& cell : snapshot.cells) {
-    if (cell.model == model && cell.temperature == temperature) return &cell;
+// "valid" and "novelty" of a cell: totals, or with repeats the mean +- the 95% half-width across them.
+std::string ValidAndNovelty(const AidanTotals& totals, const std::vector<AidanTotals>& by_repeat, const char* separator,
+                            std::vector<std::string>* columns = nullptr) {
+  std::string valid = absl::StrCat(totals.valid_answers);
+  std::string novelty = absl::StrFormat("%.2f", totals.novelty_sum);
+  if (by_repeat.size() > 1) {
+    valid = FormatInterval(IntervalOf(PerRepeatValidAnswers(by_repeat)), 1);
+    novelty = FormatInterval(IntervalOf(PerRepeatNoveltySum(by_repeat)), 2);
   }
-  return nullptr;
+  if (columns != nullptr) {
+    columns->push_back(valid);
+    columns->push_back(novelty);
+  }
+  return absl::StrCat(valid, separator, novelty);
 }
 
 }  // namespace
 
 std::string FormatLeaderboard(const AidanSnapshot& snapshot, bool simulated) {
-  std::string out = absl::StrCat(kLeaderboardTitle, "\n");
-  if (simulated) absl::StrAppend(&out, kSimulatedLeaderboardLine, "\n");
+  std::string out = LeaderboardTitle(kLeaderboardTitle, simulated);
   absl::StrAppend(&out, "preset: ", snapshot.preset.name, "\n\n");
   if (snapshot.leaderboard.empty()) return out + "(no results yet)\n";
 
   std::vector<std::vector<std::string>> table;
-  std::vector<std::string> header = {"model", "best temp", "valid", "novelty"};
-  for (double t : snapshot.temperatures) header.push_back(absl::StrCat("T=", FormatTemperature(t)));
-  table.push_back(std::move(header));
+  table.push_back(LeaderboardHeader({"model", "best temp", "valid", "novelty"}, snapshot.temperatures));
+  bool repeats = false;
   for (const AidanBest& best : snapshot.leaderboard) {
-    std::vector<std::string> row = {best.model, FormatTemperature(best.temperature),
-                                    absl::StrCat(best.totals.valid_answers),
-                                    absl::StrFormat("%.2f", best.totals.novelty_sum)};
-    for (double t : snapshot.temperatures) {
-      const AidanCell* cell = FindCell(snapshot, best.model, t);
-      row.push_back(
-          cell == nullptr ? "-" : absl::StrFormat("%d / %.2f", cell->totals.valid_answers, cell->totals.novelty_sum));
-    }
+    std::vector<std::string> row = {best.model, FormatTemperature(best.temperature)};
+    ValidAndNovelty(best.totals, best.by_repeat, "", &row);
+    repeats |= best.by_repeat.size() > 1;
+    AppendTemperatureColumns(
+        snapshot.cells, best.model, snapshot.temperatures,
+        [](const AidanCell& cell) { return ValidAndNovelty(cell.totals, cell.by_repeat, " / "); }, row);
     table.push_back(std::move(row));
   }
-  return out + RenderTable(table);
+  absl::StrAppend(&out, RenderTable(table));
+  if (repeats) absl::StrAppend(&out, "\n", kRepeatLeaderboardNote, "\n");
+  return out;
 }
 
 }  // namespace noveltygrid

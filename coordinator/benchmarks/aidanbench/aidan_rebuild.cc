@@ -55,6 +55,7 @@ AidanPrior ReadAidanPrior(const Json& summary) {
         unit.unit.temperature = temperature->get<double>();
         unit.unit.item_id = StringAt(row, "question_id");
         unit.unit.item_text = StringAt(row, "question");
+        unit.unit.repeat = row.value("repeat", 0);
         unit.stop_reason = StringAt(row, "stop_reason");
         unit.error = StringAt(row, "error");
         prior.rows.push_back(std::move(unit));
@@ -90,6 +91,7 @@ absl::StatusOr<std::vector<UnitResult>> ReadAidanAnswersFile(const std::string& 
       unit.unit.temperature = j.at("temperature").get<double>();
       unit.unit.item_id = j.at("question_id").get<std::string>();
       unit.unit.item_text = j.at("question").get<std::string>();
+      unit.unit.repeat = j.value("repeat", 0);
       absl::StatusOr<StepRecord> answer = StepFromJson(j);
       if (!answer.ok()) return absl::InvalidArgumentError(where + std::string(answer.status().message()));
       unit.answers.push_back(std::move(*answer));
@@ -159,20 +161,11 @@ absl::StatusOr<std::unique_ptr<BenchmarkResults>> RebuildAidanResults(const Rebu
   }
 
   AidanReducer reducer(chosen, models, temperatures);
-  for (UnitResult& unit : units) reducer.Add(std::move(unit), {});
-  KeepCallsAndRun(request, reducer);
-  std::unique_ptr<BenchmarkResults> results = reducer.Results();
-
-  const std::string answers_text = results->RowsJsonl();
-  ASSIGN_OR_RETURN(const std::string old_answers, ReadFile(answers_path));
-  if (answers_text != old_answers) {
-    RETURN_IF_ERROR(WriteFileAtomically(answers_path, answers_text));
-    notes.push_back(absl::StrCat("rewrote ", kAnswersFileName,
-                                 ": its valid/mmr fields or order differed"
-                                 " from what preset ",
-                                 chosen.name, " gives"));
-  }
-  return results;
+  return ReduceRebuiltUnits(
+      request, std::move(units), reducer,
+      absl::StrCat("rewrote ", kAnswersFileName, ": its valid/mmr fields or order differed from what preset ",
+                   chosen.name, " gives"),
+      notes);
 }
 
 }  // namespace noveltygrid

@@ -15,27 +15,34 @@ std::optional<double> Average(double sum, long long count) {
 
 }  // namespace
 
+std::vector<double> PerRepeatValidAnswers(const std::vector<AidanTotals>& by_repeat) {
+  std::vector<double> values;
+  for (const AidanTotals& t : by_repeat) values.push_back(static_cast<double>(t.valid_answers));
+  return values;
+}
+
+std::vector<double> PerRepeatNoveltySum(const std::vector<AidanTotals>& by_repeat) {
+  std::vector<double> values;
+  for (const AidanTotals& t : by_repeat) values.push_back(t.novelty_sum);
+  return values;
+}
+
 AidanReducer::AidanReducer(AidanPreset preset, std::vector<std::string> models, std::vector<double> temperatures)
-    : preset_(std::move(preset)), models_(std::move(models)), temperatures_(std::move(temperatures)) {}
+    : ReducedUnits(std::move(models), std::move(temperatures)), preset_(std::move(preset)) {}
 
 bool AidanReducer::Add(UnitResult result, const CallStats& calls) {
   // Scoring happens outside the lock; a duplicate wastes that work but never blocks other adds.
   MarkValidAnswers(preset_, result.answers);
   AidanTotals totals = ScoreAidanQuestion(preset_, result.answers);
   if (!result.error.empty()) totals.errors = 1;
-
-  const std::string id = result.unit.id;
-  return Keep(id, AidanEntry{std::move(result), totals}, calls);
+  return Keep(AidanEntry{std::move(result), totals}, calls);
 }
 
 AidanSnapshot AidanReducer::Snapshot() const {
   AidanSnapshot snap;
   snap.preset = preset_;
-  Contents contents = Sorted([this](const AidanEntry& e) {
-    const UnitSpec& u = e.result.unit;
-    return std::make_tuple(RankOf(models_, u.model), std::cref(u.model), RankOf(temperatures_, u.temperature),
-                           u.temperature, u.index, std::cref(u.id));
-  });
+  Contents contents =
+      Sorted([](const AidanEntry& e) { return std::make_tuple(e.result.unit.index, std::cref(e.result.unit.id)); });
   snap.calls = std::move(contents.calls);
   snap.run = std::move(contents.run);
   const std::vector<AidanEntry>& entries = contents.entries;
@@ -51,6 +58,8 @@ AidanSnapshot AidanReducer::Snapshot() const {
     }
     AidanCell& cell = snap.cells.back();
     cell.totals += e.totals;
+    if (cell.by_repeat.size() <= static_cast<size_t>(u.repeat)) cell.by_repeat.resize(u.repeat + 1);
+    cell.by_repeat[u.repeat] += e.totals;
     cell.max_iterations = std::max(cell.max_iterations, e.result.max_iterations);
     for (const StepRecord& a : e.result.answers) cell.has_llm_novelty |= a.llm_novelty.has_value();
 
@@ -59,6 +68,7 @@ AidanSnapshot AidanReducer::Snapshot() const {
     row.temperature = u.temperature;
     row.question_id = u.item_id;
     row.question = u.item_text;
+    row.repeat = u.repeat;
     row.iterations = e.totals.stored_answers;
     row.valid_answers = e.totals.valid_answers;
     row.avg_coherence = Average(e.totals.coherence_sum, row.valid_answers);
@@ -71,25 +81,18 @@ AidanSnapshot AidanReducer::Snapshot() const {
     snap.units.push_back(e.result);
   }
 
-  for (const AidanCell& cell : snap.cells) {
-    if (std::find(snap.temperatures.begin(), snap.temperatures.end(), cell.temperature) == snap.temperatures.end()) {
-      snap.temperatures.push_back(cell.temperature);
-    }
-  }
-  std::sort(snap.temperatures.begin(), snap.temperatures.end(), [this](double a, double b) {
-    return std::make_pair(RankOf(temperatures_, a), a) < std::make_pair(RankOf(temperatures_, b), b);
-  });
+  snap.temperatures = ValuesInOrder(entries, temperatures(), [](const UnitSpec& u) { return u.temperature; });
 
   // Cells are model-major, so each model's cells are consecutive.
   for (const AidanCell& cell : snap.cells) {
     if (snap.leaderboard.empty() || snap.leaderboard.back().model != cell.model) {
-      snap.leaderboard.push_back(AidanBest{cell.model, cell.temperature, cell.totals});
+      snap.leaderboard.push_back(AidanBest{cell.model, cell.temperature, cell.totals, cell.by_repeat});
       continue;
     }
     AidanBest& best = snap.leaderboard.back();
     const bool better = std::make_tuple(cell.totals.valid_answers, cell.totals.novelty_sum, -cell.temperature) >
                         std::make_tuple(best.totals.valid_answers, best.totals.novelty_sum, -best.temperature);
-    if (better) best = AidanBest{cell.model, cell.temperature, cell.totals};
+    if (better) best = AidanBest{cell.model, cell.temperature, cell.totals, cell.by_repeat};
   }
   std::stable_sort(snap.leaderboard.begin(), snap.leaderboard.end(), [](const AidanBest& a, const AidanBest& b) {
     if (a.totals.valid_answers != b.totals.valid_answers) {

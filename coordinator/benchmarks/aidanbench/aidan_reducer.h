@@ -33,13 +33,14 @@
 
 namespace noveltygrid {
 
-// Totals of one (model, temperature): the sum of its questions' totals.
+// Totals of one (model, temperature): the sum of its questions' totals (over every repeat).
 struct AidanCell {
   std::string model;
   double temperature = 0;
   AidanTotals totals;
-  int max_iterations = 0;        // the cap recorded with the units (0 = none)
-  bool has_llm_novelty = false;  // some answer carried an LLM novelty score
+  std::vector<AidanTotals> by_repeat;  // per repeat (`repeats: N`); one entry without repeats
+  int max_iterations = 0;              // the cap recorded with the units (0 = none)
+  bool has_llm_novelty = false;        // some answer carried an LLM novelty score
 };
 
 // One row of the per-question table (paper Table 1). Averages are over valid answers, coherence on
@@ -51,6 +52,7 @@ struct AidanQuestionRow {
   std::string question;
   long long iterations = 0;  // stored answers
   long long valid_answers = 0;
+  int repeat = 0;
   std::optional<double> avg_coherence;
   std::optional<double> avg_novelty;
   std::optional<double> avg_mmr;
@@ -65,7 +67,12 @@ struct AidanBest {
   std::string model;
   double temperature = 0;
   AidanTotals totals;
+  std::vector<AidanTotals> by_repeat;  // the best cell's, per repeat
 };
+
+// Valid answers and novelty sums of a cell's repeats, in repeat order.
+std::vector<double> PerRepeatValidAnswers(const std::vector<AidanTotals>& by_repeat);
+std::vector<double> PerRepeatNoveltySum(const std::vector<AidanTotals>& by_repeat);
 
 // Everything the results writer needs, in output order.
 struct AidanSnapshot {
@@ -88,8 +95,7 @@ struct AidanEntry {
 
 class AidanReducer : public ReducedUnits<AidanEntry> {
  public:
-  // `models` and `temperatures` fix the output order; results for others are accepted and sorted
-  // after them (models by name, temperatures by value).
+  // `models` and `temperatures`: see ReducedUnits.
   AidanReducer(AidanPreset preset, std::vector<std::string> models, std::vector<double> temperatures);
 
   // Re-marks the answers' validity, scores the unit and keeps it (see ReducedUnits).
@@ -100,10 +106,7 @@ class AidanReducer : public ReducedUnits<AidanEntry> {
   std::unique_ptr<BenchmarkResults> Results() const override;
 
  private:
-  // Constant after construction.
-  const AidanPreset preset_;
-  const std::vector<std::string> models_;
-  const std::vector<double> temperatures_;
+  const AidanPreset preset_;  // constant after construction
 };
 
 }  // namespace noveltygrid

@@ -5,13 +5,19 @@
 #include "absl/strings/str_cat.h"
 #include "common/aidan_scoring.h"
 #include "common/records_json.h"
-#include "coordinator/benchmarks/aidanbench/aidan_leaderboard.h"
+#include "coordinator/benchmarks/repeat_interval.h"
 
 namespace noveltygrid {
 
 namespace {
 
 Json OptionalNumber(const std::optional<double>& value) { return value.has_value() ? Json(*value) : Json(nullptr); }
+
+// Mean and interval across repeats of the figures the leaderboard ranks by.
+Json AidanRepeatsJson(const std::vector<AidanTotals>& by_repeat) {
+  return RepeatsJson(
+      {{"valid_answers", PerRepeatValidAnswers(by_repeat)}, {"novelty_sum", PerRepeatNoveltySum(by_repeat)}});
+}
 
 Json CellJson(const AidanCell& cell, const AidanPreset& preset) {
   const AidanTotals& t = cell.totals;
@@ -21,22 +27,26 @@ Json CellJson(const AidanCell& cell, const AidanPreset& preset) {
   j["errors"] = t.errors;
   j["max_iterations"] = cell.max_iterations;
   j["preset"] = preset.name;
+  if (cell.by_repeat.size() > 1) j["repeats"] = AidanRepeatsJson(cell.by_repeat);
   return j;
 }
 
 Json RowJson(const AidanQuestionRow& row) {
-  return Json{{"model", row.model},
-              {"temperature", row.temperature},
-              {"question_id", row.question_id},
-              {"question", row.question},
-              {"iterations", row.iterations},
-              {"valid_answers", row.valid_answers},
-              {"avg_coherence", OptionalNumber(row.avg_coherence)},
-              {"avg_novelty", OptionalNumber(row.avg_novelty)},
-              {"avg_mmr", OptionalNumber(row.avg_mmr)},
-              {"stop_reason", row.stop_reason},
-              {"error", row.error},
-              {"unit_id", row.unit_id}};
+  Json j{{"model", row.model},
+         {"temperature", row.temperature},
+         {"question_id", row.question_id},
+         {"question", row.question}};
+  if (row.repeat != 0) j["repeat"] = row.repeat;  // rows of repeat 0 keep the form of sweeps without repeats
+  const Json rest{{"iterations", row.iterations},
+                  {"valid_answers", row.valid_answers},
+                  {"avg_coherence", OptionalNumber(row.avg_coherence)},
+                  {"avg_novelty", OptionalNumber(row.avg_novelty)},
+                  {"avg_mmr", OptionalNumber(row.avg_mmr)},
+                  {"stop_reason", row.stop_reason},
+                  {"error", row.error},
+                  {"unit_id", row.unit_id}};
+  for (const auto& [key, value] : rest.items()) j[key] = value;
+  return j;
 }
 
 }  // namespace
@@ -51,6 +61,7 @@ std::string AidanAnswersJsonl(const AidanSnapshot& snapshot) {
                 {"temperature", u.temperature},
                 {"question_id", u.item_id},
                 {"question", u.item_text}};
+      if (u.repeat != 0) line["repeat"] = u.repeat;
       // The answer's own fields, named once in records_json; "error" goes last.
       const Json fields = StepToJson(a);
       for (const auto& [key, value] : fields.items()) {
@@ -84,10 +95,12 @@ Json AidanBenchResults::Section() const {
 Json AidanBenchResults::Leaderboard() const {
   Json board = Json::array();
   for (const AidanBest& best : snapshot_.leaderboard) {
-    board.push_back(Json{{"model", best.model},
-                         {"best_temperature", best.temperature},
-                         {"valid_answers", best.totals.valid_answers},
-                         {"novelty_sum", best.totals.novelty_sum}});
+    Json entry{{"model", best.model},
+               {"best_temperature", best.temperature},
+               {"valid_answers", best.totals.valid_answers},
+               {"novelty_sum", best.totals.novelty_sum}};
+    if (best.by_repeat.size() > 1) entry["repeats"] = AidanRepeatsJson(best.by_repeat);
+    board.push_back(std::move(entry));
   }
   return board;
 }

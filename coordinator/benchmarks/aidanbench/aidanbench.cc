@@ -18,13 +18,7 @@ void AidanBenchmark::PlanUnits(const std::vector<std::string>& models, std::vect
   for (const std::string& model : models) {
     for (double temperature : temperatures_) {
       for (const Question& q : questions_) {
-        UnitSpec unit;
-        unit.index = static_cast<int>(units.size());
-        unit.benchmark = kAidanBench;
-        unit.model = model;
-        unit.temperature = temperature;
-        unit.item_id = q.id;
-        unit.item_text = q.text;
+        UnitSpec unit = NextUnit(units, kAidanBench, model, temperature, q.id, q.text);
         unit.id = HexId(StableHasher()
                             .Add(unit.benchmark)
                             .Add(model)
@@ -33,8 +27,7 @@ void AidanBenchmark::PlanUnits(const std::vector<std::string>& models, std::vect
                             .Add(q.text)
                             .Add(settings_hash_)
                             .Finish());
-        fingerprint.Add(unit.id);
-        units.push_back(std::move(unit));
+        AppendUnit(std::move(unit), units, fingerprint);
       }
     }
   }

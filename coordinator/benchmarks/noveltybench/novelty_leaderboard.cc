@@ -1,5 +1,3 @@
-#include "coordinator/benchmarks/noveltybench/novelty_leaderboard.h"
-
 #include <algorithm>
 #include <vector>
 
@@ -7,25 +5,32 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/json_util.h"
+#include "coordinator/benchmarks/noveltybench/novelty_sweep_results.h"
+#include "coordinator/benchmarks/repeat_interval.h"
 #include "coordinator/report/text_table.h"
 
 namespace noveltygrid {
 
 namespace {
 
-const NoveltySweepCell* FindCell(const NoveltySnapshot& snapshot, const std::string& model, double temperature) {
-  for (const NoveltySweepCell& cell : snapshot.cells) {
-    if (cell.model == model && cell.temperature == temperature) return &cell;
-  }
-  return nullptr;
-}
-
 std::string UtilityDistinct(double utility, double distinct) {
   return absl::StrFormat("%.2f / %.2f", utility, distinct);
 }
 
+// "utility / distinct" of a headline value, or with repeats each as mean +- the 95% half-width.
+std::pair<std::string, std::string> UtilityAndDistinct(double utility, double distinct,
+                                                       const std::vector<NoveltyWeightedValue>& by_repeat) {
+  if (by_repeat.size() < 2) return {absl::StrFormat("%.2f", utility), absl::StrFormat("%.2f", distinct)};
+  return {FormatInterval(IntervalOf(PerRepeatUtility(by_repeat)), 2),
+          FormatInterval(IntervalOf(PerRepeatDistinct(by_repeat)), 2)};
+}
+
 // A cell's headline numbers: the leaderboard value where there is one, else the first mode's means.
 std::string Headline(const NoveltySweepCell& cell) {
+  if (cell.by_repeat.size() > 1) {
+    auto [utility, distinct] = UtilityAndDistinct(0, 0, cell.by_repeat);
+    return absl::StrCat(utility, " / ", distinct);
+  }
   if (cell.leaderboard_value.has_value()) {
     return UtilityDistinct(cell.leaderboard_value->utility, cell.leaderboard_value->distinct);
   }
@@ -48,36 +53,33 @@ std::string NoveltyHeader(const NoveltySnapshot& snapshot) {
 }  // namespace
 
 std::string FormatNoveltySweepLeaderboard(const NoveltySnapshot& snapshot, bool simulated) {
-  std::string out = absl::StrCat(kNoveltySweepLeaderboardTitle, "\n");
-  if (simulated) absl::StrAppend(&out, kSimulatedLeaderboardLine, "\n");
+  std::string out = LeaderboardTitle(kNoveltySweepLeaderboardTitle, simulated);
   if (snapshot.leaderboard.empty()) return out + "\n(no results yet)\n";
   absl::StrAppend(&out, NoveltyHeader(snapshot), "\n");
 
   std::vector<std::vector<std::string>> table;
-  std::vector<std::string> header = {"model", "best temp", "utility", "distinct", "prompts"};
-  for (double t : snapshot.temperatures) header.push_back(absl::StrCat("T=", FormatTemperature(t)));
-  table.push_back(std::move(header));
+  table.push_back(LeaderboardHeader({"model", "best temp", "utility", "distinct", "prompts"}, snapshot.temperatures));
+  bool repeats = false;
   for (const NoveltyBest& best : snapshot.leaderboard) {
-    const NoveltySweepCell* best_cell = FindCell(snapshot, best.model, best.temperature);
-    std::vector<std::string> row = {best.model, FormatTemperature(best.temperature),
-                                    absl::StrFormat("%.2f", best.utility), absl::StrFormat("%.2f", best.distinct),
+    const NoveltySweepCell* best_cell = FindCell(snapshot.cells, best.model, best.temperature);
+    auto [utility, distinct] = UtilityAndDistinct(best.utility, best.distinct, best.by_repeat);
+    repeats |= best.by_repeat.size() > 1;
+    std::vector<std::string> row = {best.model, FormatTemperature(best.temperature), utility, distinct,
                                     absl::StrCat(best_cell->means.prompts)};
-    for (double t : snapshot.temperatures) {
-      const NoveltySweepCell* cell = FindCell(snapshot, best.model, t);
-      row.push_back(cell == nullptr ? "-" : Headline(*cell));
-    }
+    AppendTemperatureColumns(snapshot.cells, best.model, snapshot.temperatures, Headline, row);
     table.push_back(std::move(row));
   }
   absl::StrAppend(&out, RenderTable(table));
+  if (repeats) absl::StrAppend(&out, "\n", kRepeatLeaderboardNote, "\n");
   if (snapshot.modes.size() <= 1) return out;
 
   // Every mode at each model's best temperature.
   table.clear();
-  header = {"model", "best temp"};
+  std::vector<std::string> header = {"model", "best temp"};
   for (const std::string& mode : snapshot.modes) header.push_back(mode);
   table.push_back(std::move(header));
   for (const NoveltyBest& best : snapshot.leaderboard) {
-    const NoveltySweepCell* cell = FindCell(snapshot, best.model, best.temperature);
+    const NoveltySweepCell* cell = FindCell(snapshot.cells, best.model, best.temperature);
     std::vector<std::string> row = {best.model, FormatTemperature(best.temperature)};
     for (const std::string& mode : snapshot.modes) {
       auto it = std::find_if(cell->by_mode.begin(), cell->by_mode.end(),

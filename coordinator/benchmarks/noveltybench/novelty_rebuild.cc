@@ -33,18 +33,11 @@ absl::StatusOr<std::unique_ptr<BenchmarkResults>> RebuildNoveltyResults(const Re
     AppendUnique(datasets, unit.unit.dataset);
   }
   NoveltyReducer reducer(*settings, models, temperatures, modes, datasets);
-  for (UnitResult& unit : units) reducer.Add(std::move(unit), {});
-  KeepCallsAndRun(request, reducer);
-  std::unique_ptr<BenchmarkResults> results = reducer.Results();
-
-  const std::string samples_text = results->RowsJsonl();
-  ASSIGN_OR_RETURN(const std::string old_samples, ReadFile(samples_path));
-  if (samples_text != old_samples) {
-    RETURN_IF_ERROR(WriteFileAtomically(samples_path, samples_text));
-    notes.push_back(absl::StrCat("rewrote ", kSamplesFileName, ": its scores or order differed from what patience ",
-                                 settings->patience(), " gives"));
-  }
-  return results;
+  return ReduceRebuiltUnits(
+      request, std::move(units), reducer,
+      absl::StrCat("rewrote ", kSamplesFileName, ": its scores or order differed from what patience ",
+                   settings->patience(), " gives"),
+      notes);
 }
 
 }  // namespace noveltygrid

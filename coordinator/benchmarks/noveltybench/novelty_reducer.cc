@@ -11,20 +11,6 @@ namespace noveltygrid {
 
 namespace {
 
-// The distinct values of `field` over `rows`, in `order` (unlisted ones after, by value).
-template <typename T, typename Field>
-std::vector<T> ValuesInOrder(const std::vector<NoveltyRowResult>& rows, const std::vector<T>& order, Field field) {
-  std::vector<T> values;
-  for (const NoveltyRowResult& row : rows) {
-    const T& value = field(row.result.unit);
-    if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
-  }
-  std::sort(values.begin(), values.end(), [&order](const T& a, const T& b) {
-    return std::make_pair(RankOf(order, a), a) < std::make_pair(RankOf(order, b), b);
-  });
-  return values;
-}
-
 // The row of a result: scored when it completed with an outcome that fits its generations.
 NoveltyRowResult ScoreUnit(UnitResult result, double patience) {
   NoveltyRowResult row;
@@ -78,18 +64,46 @@ NoveltySweepCell MakeCell(const std::vector<const NoveltyRowResult*>& rows, cons
   cell.by_dataset = GroupMeans(first_mode, snap.datasets, dataset_of);
   cell.leaderboard_value = LeaderboardValue(cell.by_dataset);
   for (const NoveltyRowResult* row : rows) cell.errors += row->score.has_value() ? 0 : 1;
+  int last_repeat = 0;
+  for (const NoveltyRowResult* row : rows) last_repeat = std::max(last_repeat, row->result.unit.repeat);
+  for (int repeat = 0; last_repeat > 0 && repeat <= last_repeat; ++repeat) {
+    std::vector<const NoveltyRowResult*> of_repeat;
+    for (const NoveltyRowResult* row : first_mode) {
+      if (row->result.unit.repeat == repeat) of_repeat.push_back(row);
+    }
+    if (cell.leaderboard_value.has_value()) {
+      cell.by_repeat.push_back(
+          LeaderboardValue(GroupMeans(of_repeat, snap.datasets, dataset_of)).value_or(NoveltyWeightedValue{}));
+    } else {
+      const noveltybench::ScoreMeans means = MeansOf(of_repeat, [](const UnitSpec&) { return true; });
+      cell.by_repeat.push_back(NoveltyWeightedValue{means.mean_distinct, means.mean_utility});
+    }
+  }
   return cell;
 }
 
 NoveltyBest BestOf(const NoveltySweepCell& cell) {
   if (cell.leaderboard_value.has_value()) {
     return NoveltyBest{cell.model, cell.temperature, cell.leaderboard_value->utility, cell.leaderboard_value->distinct,
-                       true};
+                       true,       cell.by_repeat};
   }
-  return NoveltyBest{cell.model, cell.temperature, cell.means.mean_utility, cell.means.mean_distinct, false};
+  return NoveltyBest{cell.model, cell.temperature, cell.means.mean_utility, cell.means.mean_distinct,
+                     false,      cell.by_repeat};
 }
 
 }  // namespace
+
+std::vector<double> PerRepeatDistinct(const std::vector<NoveltyWeightedValue>& by_repeat) {
+  std::vector<double> values;
+  for (const NoveltyWeightedValue& v : by_repeat) values.push_back(v.distinct);
+  return values;
+}
+
+std::vector<double> PerRepeatUtility(const std::vector<NoveltyWeightedValue>& by_repeat) {
+  std::vector<double> values;
+  for (const NoveltyWeightedValue& v : by_repeat) values.push_back(v.utility);
+  return values;
+}
 
 std::optional<NoveltyWeightedValue> LeaderboardValue(const std::vector<NoveltyGroupMeans>& by_dataset) {
   const NoveltyGroupMeans* curated = nullptr;
@@ -129,17 +143,14 @@ absl::StatusOr<noveltybench::RowScore> ScoreNoveltyResult(const UnitResult& resu
 NoveltyReducer::NoveltyReducer(NoveltySettings settings, std::vector<std::string> models,
                                std::vector<double> temperatures, std::vector<std::string> modes,
                                std::vector<std::string> datasets)
-    : settings_(std::move(settings)),
-      models_(std::move(models)),
-      temperatures_(std::move(temperatures)),
+    : ReducedUnits(std::move(models), std::move(temperatures)),
+      settings_(std::move(settings)),
       modes_(std::move(modes)),
       datasets_(std::move(datasets)) {}
 
 bool NoveltyReducer::Add(UnitResult result, const CallStats& calls) {
   // Scoring happens outside the lock; a duplicate wastes that work but never blocks other adds.
-  NoveltyRowResult row = ScoreUnit(std::move(result), settings_.patience());
-  const std::string id = row.result.unit.id;
-  return Keep(id, std::move(row), calls);
+  return Keep(ScoreUnit(std::move(result), settings_.patience()), calls);
 }
 
 NoveltySnapshot NoveltyReducer::Snapshot() const {
@@ -147,8 +158,7 @@ NoveltySnapshot NoveltyReducer::Snapshot() const {
   snap.settings = settings_;
   Contents contents = Sorted([this](const NoveltyRowResult& r) {
     const UnitSpec& u = r.result.unit;
-    return std::make_tuple(RankOf(models_, u.model), std::cref(u.model), RankOf(temperatures_, u.temperature),
-                           u.temperature, RankOf(modes_, u.mode), std::cref(u.mode), RankOf(datasets_, u.dataset),
+    return std::make_tuple(RankOf(modes_, u.mode), std::cref(u.mode), RankOf(datasets_, u.dataset),
                            std::cref(u.dataset), u.index, std::cref(u.id));
   });
   snap.rows = std::move(contents.entries);
@@ -156,8 +166,8 @@ NoveltySnapshot NoveltyReducer::Snapshot() const {
   snap.run = std::move(contents.run);
   if (snap.rows.empty()) return snap;
 
-  snap.models = ValuesInOrder(snap.rows, models_, [](const UnitSpec& u) { return u.model; });
-  snap.temperatures = ValuesInOrder(snap.rows, temperatures_, [](const UnitSpec& u) { return u.temperature; });
+  snap.models = ValuesInOrder(snap.rows, models(), [](const UnitSpec& u) { return u.model; });
+  snap.temperatures = ValuesInOrder(snap.rows, temperatures(), [](const UnitSpec& u) { return u.temperature; });
   snap.modes = ValuesInOrder(snap.rows, modes_, [](const UnitSpec& u) { return u.mode; });
   snap.datasets = ValuesInOrder(snap.rows, datasets_, [](const UnitSpec& u) { return u.dataset; });
 

@@ -68,7 +68,9 @@ struct NoveltySweepCell {
   std::vector<NoveltyGroupMeans> by_mode;                 // every mode with rows in the cell, sweep order
   std::vector<NoveltyGroupMeans> by_dataset;              // `mode`'s rows per dataset, sweep order
   std::optional<NoveltyWeightedValue> leaderboard_value;  // when curated and wildchat both have rows
-  int errors = 0;                                         // failed units of the cell, every mode and dataset
+  // With `repeats: N` (N > 1): the headline value (leaderboard_value, else `means`) of each repeat.
+  std::vector<NoveltyWeightedValue> by_repeat;
+  int errors = 0;  // failed units of the cell, every mode and dataset
 };
 
 // A model's best temperature: the highest utility (the leaderboard value where there is one, else
@@ -78,8 +80,13 @@ struct NoveltyBest {
   double temperature = 0;
   double utility = 0;
   double distinct = 0;
-  bool weighted = false;  // the numbers are the curated+wildchat leaderboard value
+  bool weighted = false;                        // the numbers are the curated+wildchat leaderboard value
+  std::vector<NoveltyWeightedValue> by_repeat;  // the best cell's, per repeat (empty without repeats)
 };
+
+// Distinct and utility of a cell's repeats, in repeat order.
+std::vector<double> PerRepeatDistinct(const std::vector<NoveltyWeightedValue>& by_repeat);
+std::vector<double> PerRepeatUtility(const std::vector<NoveltyWeightedValue>& by_repeat);
 
 // Everything the results writer needs, in output order.
 struct NoveltySnapshot {
@@ -98,7 +105,8 @@ struct NoveltySnapshot {
 class NoveltyReducer : public ReducedUnits<NoveltyRowResult> {
  public:
   // `settings` scores the rows (patience) and describes them in the summary. The four lists fix the
-  // output order; results outside them are accepted and sorted after them (by value).
+  // output order (models and temperatures: see ReducedUnits); results outside them are accepted and
+  // sorted after them (by value).
   NoveltyReducer(NoveltySettings settings, std::vector<std::string> models, std::vector<double> temperatures,
                  std::vector<std::string> modes, std::vector<std::string> datasets);
 
@@ -112,8 +120,6 @@ class NoveltyReducer : public ReducedUnits<NoveltyRowResult> {
  private:
   // Constant after construction.
   const NoveltySettings settings_;
-  const std::vector<std::string> models_;
-  const std::vector<double> temperatures_;
   const std::vector<std::string> modes_;
   const std::vector<std::string> datasets_;
 };

@@ -9,6 +9,7 @@
 #include "common/noveltybench/rows.h"
 #include "common/status_macros.h"
 #include "common/text.h"
+#include "coordinator/benchmarks/repeat_interval.h"
 
 namespace noveltygrid {
 
@@ -31,6 +32,10 @@ Json GroupsJson(const std::vector<NoveltyGroupMeans>& groups) {
   return out;
 }
 
+Json NoveltyRepeatsJson(const std::vector<NoveltyWeightedValue>& by_repeat) {
+  return RepeatsJson({{"mean_distinct", PerRepeatDistinct(by_repeat)}, {"mean_utility", PerRepeatUtility(by_repeat)}});
+}
+
 Json SampleLine(const NoveltyRowResult& row) {
   const UnitSpec& u = row.result.unit;
   std::vector<std::string> generations;
@@ -49,6 +54,7 @@ Json SampleLine(const NoveltyRowResult& row) {
   }
   line["mode"] = u.mode;
   line["dataset"] = u.dataset;
+  if (u.repeat != 0) line["repeat"] = u.repeat;  // lines of repeat 0 keep the form of sweeps without repeats
   line["unit_id"] = u.id;
   if (row.score.has_value() &&
       std::any_of(outcome->reward.begin(), outcome->reward.end(), [](const auto& r) { return r.has_value(); })) {
@@ -79,6 +85,7 @@ absl::StatusOr<UnitResult> UnitFromSampleLine(const Json& j, const std::string& 
     r.unit.item_text = StringAt(j, "prompt");
     r.unit.mode = StringAt(j, "mode");
     r.unit.dataset = StringAt(j, "dataset");
+    r.unit.repeat = j.value("repeat", 0);
     const std::vector<std::string> generations = j.at("generations").get<std::vector<std::string>>();
     for (size_t i = 0; i < generations.size(); ++i) {
       StepRecord a;
@@ -137,6 +144,7 @@ Json NoveltySweepSectionJson(const NoveltySnapshot& snapshot) {
       j["leaderboard_value"] =
           Json{{"distinct", cell.leaderboard_value->distinct}, {"utility", cell.leaderboard_value->utility}};
     }
+    if (cell.by_repeat.size() > 1) j["repeats"] = NoveltyRepeatsJson(cell.by_repeat);
     section[cell.model][FormatTemperature(cell.temperature)] = std::move(j);
   }
   return section;
@@ -145,11 +153,13 @@ Json NoveltySweepSectionJson(const NoveltySnapshot& snapshot) {
 Json NoveltySweepLeaderboardJson(const NoveltySnapshot& snapshot) {
   Json board = Json::array();
   for (const NoveltyBest& best : snapshot.leaderboard) {
-    board.push_back(Json{{"model", best.model},
-                         {"best_temperature", best.temperature},
-                         {"mean_utility", best.utility},
-                         {"mean_distinct", best.distinct},
-                         {"weighted", best.weighted}});
+    Json entry{{"model", best.model},
+               {"best_temperature", best.temperature},
+               {"mean_utility", best.utility},
+               {"mean_distinct", best.distinct},
+               {"weighted", best.weighted}};
+    if (best.by_repeat.size() > 1) entry["repeats"] = NoveltyRepeatsJson(best.by_repeat);
+    board.push_back(std::move(entry));
   }
   return board;
 }

@@ -50,6 +50,23 @@ absl::StatusOr<std::vector<UnitResult>> ReadNoveltySweepSamples(const std::strin
 // partition_model, quality, quality_model, k); nullopt when it has none.
 std::optional<NoveltySettings> NoveltySettingsFromSummary(const Json& summary);
 
+// The human-readable NoveltyBench leaderboard of a sweep (novelty_leaderboard.cc), shaped like
+// AidanBench's (aidanbench/aidan_results.h):
+//
+//   NoveltyBench leaderboard (mean utility at best temperature)
+//   partitioner: classifier (threshold 0.102, sim:classifier); quality: reward (sim:reward); patience 0.8; k 10
+//   mode: standard; datasets: curated, wildchat (utility / distinct: the curated+wildchat leaderboard value)
+//
+//   model         best temp  utility  distinct  prompts  T=1.0
+//   sim:explorer        1.0     5.12      6.40       20  5.12 / 6.40
+//
+// and, with more than one mode, a second table of every mode's "utility / distinct" at each model's
+// best temperature.
+inline constexpr char kNoveltySweepLeaderboardTitle[] = "NoveltyBench leaderboard (mean utility at best temperature)";
+
+// `simulated` adds the SIMULATED MODELS line under the title.
+std::string FormatNoveltySweepLeaderboard(const NoveltySnapshot& snapshot, bool simulated);
+
 }  // namespace noveltygrid
 
 #endif  // NOVELTYGRID_COORDINATOR_BENCHMARKS_NOVELTYBENCH_NOVELTY_SWEEP_RESULTS_H_

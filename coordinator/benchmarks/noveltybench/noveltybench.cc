@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "coordinator/benchmarks/noveltybench/novelty_leaderboard.h"
 #include "coordinator/benchmarks/noveltybench/novelty_sweep_results.h"
 #include "coordinator/report/results_files.h"
 #include "proto/wire.h"
@@ -56,13 +55,7 @@ void NoveltyBenchmark::PlanUnits(const std::vector<std::string>& models, std::ve
       for (const std::string& mode : modes_) {
         for (const NoveltyDataset& dataset : datasets_) {
           for (const BenchPrompt& p : dataset.prompts) {
-            UnitSpec unit;
-            unit.index = static_cast<int>(units.size());
-            unit.benchmark = kNoveltyBench;
-            unit.model = model;
-            unit.temperature = temperature;
-            unit.item_id = p.id;
-            unit.item_text = p.text;
+            UnitSpec unit = NextUnit(units, kNoveltyBench, model, temperature, p.id, p.text);
             unit.mode = mode;
             unit.dataset = dataset.name;
             // Only the paraphrase mode reads them, and only the first k (the config checked there are).
@@ -71,8 +64,7 @@ void NoveltyBenchmark::PlanUnits(const std::vector<std::string>& models, std::ve
               unit.paraphrases.assign(p.paraphrases.begin(), p.paraphrases.begin() + n);
             }
             unit.id = NoveltyUnitId(unit, settings_hash_);
-            fingerprint.Add(unit.id);
-            units.push_back(std::move(unit));
+            AppendUnit(std::move(unit), units, fingerprint);
           }
         }
       }

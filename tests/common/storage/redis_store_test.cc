@@ -261,9 +261,7 @@ TEST(RedisStoreTest, PipelinesInBatches) {
 TEST(RedisStoreTest, SmallBatchesAgreeWithARealServer) {
   std::unique_ptr<RedisServer> server = StartServer();
   ASSERT_NE(server, nullptr);
-  RedisOptions options;
-  options.pipeline_batch = 3;
-  std::unique_ptr<RedisStore> store = Must(RedisStore::Connect(server->url(), options));
+  std::unique_ptr<RedisStore> store = Must(RedisStore::Connect(server->url(), {.pipeline_batch = 3}));
   ASSERT_NE(store, nullptr);
   std::vector<std::pair<std::string, std::string>> entries;
   std::vector<std::string> keys;
@@ -280,9 +278,7 @@ TEST(RedisStoreTest, SmallBatchesAgreeWithARealServer) {
 TEST(RedisStoreTest, ThePoolBoundsConnections) {
   std::unique_ptr<RedisServer> server = StartServer();
   ASSERT_NE(server, nullptr);
-  RedisOptions options;
-  options.pool_size = 2;
-  std::unique_ptr<RedisStore> store = Must(RedisStore::Connect(server->url(), options));
+  std::unique_ptr<RedisStore> store = Must(RedisStore::Connect(server->url(), {.pool_size = 2}));
   ASSERT_NE(store, nullptr);
   std::vector<std::thread> threads;
   for (int t = 0; t < 6; ++t) {

@@ -147,6 +147,24 @@ TEST_P(StoreConformanceTest, HashOperationsAreSortedByField) {
   EXPECT_EQ(Must(store_->HashLength("no-hash")), 0);
 }
 
+TEST_P(StoreConformanceTest, HashMultiGetKeepsTheOrderOfTheFieldsAcrossBatches) {
+  std::vector<std::string> fields;
+  for (int i = 0; i < 2500; ++i) fields.push_back("f" + std::to_string(i));  // more than one pipeline batch
+  for (size_t i = 0; i < fields.size(); i += 3) ASSERT_OK(store_->HashSet("h", fields[i], "v" + fields[i]));
+  fields.push_back("never-set");
+  const std::vector<std::optional<std::string>> values = Must(store_->HashMultiGet("h", fields));
+  ASSERT_EQ(values.size(), fields.size());
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (i % 3 == 0 && i < 2500) {
+      EXPECT_EQ(values[i], "v" + fields[i]) << i;
+    } else {
+      EXPECT_EQ(values[i], std::nullopt) << i;
+    }
+  }
+  EXPECT_THAT(Must(store_->HashMultiGet("no-hash", {"a", "b"})), ElementsAre(std::nullopt, std::nullopt));
+  EXPECT_THAT(Must(store_->HashMultiGet("h", {})), IsEmpty());
+}
+
 TEST_P(StoreConformanceTest, ListAppendRangeTrimLength) {
   for (int i = 0; i < 6; ++i) EXPECT_EQ(Must(store_->ListAppend("l", absl::StrCat("e", i))), i + 1);
   EXPECT_EQ(Must(store_->ListLength("l")), 6);

@@ -321,7 +321,8 @@ TEST(UnitSchedulerTest, StatusCountsModelsAndWorkers) {
   scheduler.MarkDone("b#0");
   scheduler.MarkDone("a#0", /*failed=*/true);
   clock.Advance(absl::Seconds(5));
-  scheduler.Heartbeat("w0", {}, WorkerInfo{.loops_in_flight = 7, .capacity = 8, .draining = true});
+  scheduler.Heartbeat("w0", {},
+                      WorkerInfo{.loops_in_flight = 7, .capacity = 8, .draining = true, .calls = {.retrying = 3}});
   clock.Advance(absl::Seconds(2));
   ASSERT_EQ(scheduler.Lease("w1", 1).size(), 1u);  // b#1
 
@@ -348,6 +349,7 @@ TEST(UnitSchedulerTest, StatusCountsModelsAndWorkers) {
   EXPECT_EQ(status.workers[0].since_last_seen, absl::Seconds(2));
   EXPECT_EQ(status.workers[0].leases, 0);
   EXPECT_EQ(status.workers[0].info.loops_in_flight, 7);
+  EXPECT_EQ(status.workers[0].info.calls.retrying, 3);
   EXPECT_TRUE(status.workers[0].info.draining);
   EXPECT_EQ(status.workers[1].worker_id, "w1");
   EXPECT_EQ(status.workers[1].since_last_seen, absl::ZeroDuration());

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/config.h"
+#include "common/hashing.h"
 #include "coordinator/benchmarks/noveltybench/noveltybench.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -153,6 +154,41 @@ TEST_F(PlannerTest, HelperModelsAreThoseOfThePlannedBenchmarks) {
                                     "noveltybench:\n  prompts: curated.jsonl\n"
                                     "  partition_model: sim:classifier\n  quality_model: sim:reward\n")),
             (std::vector<std::string>{"sim:judge", "lexical", "sim:classifier", "sim:reward"}));
+}
+
+TEST_F(PlannerTest, RepeatsFollowEachBenchmarksUnitsAndRepeatZeroKeepsItsIds) {
+  const Plan once = PlanOf(kAidan);
+  const Plan thrice = PlanOf(std::string(kAidan) + "repeats: 3\n");
+  ASSERT_EQ(thrice.units.size(), 3 * once.units.size());
+  std::set<std::string> ids;
+  for (size_t i = 0; i < thrice.units.size(); ++i) {
+    const UnitSpec& u = thrice.units[i];
+    const UnitSpec& base = once.units[i % once.units.size()];
+    EXPECT_EQ(u.repeat, static_cast<int>(i / once.units.size()));
+    EXPECT_EQ(u.index, static_cast<int>(i));
+    EXPECT_EQ(u.model, base.model);
+    EXPECT_EQ(u.temperature, base.temperature);
+    EXPECT_EQ(u.item_id, base.item_id);
+    if (u.repeat == 0) {
+      EXPECT_EQ(u.id, base.id) << "repeat 0 keeps the ids of a sweep without repeats";
+    }
+    EXPECT_TRUE(ids.insert(u.id).second) << "unit " << i << " shares an id";
+  }
+  EXPECT_EQ(thrice.units[once.units.size()].id, RepeatUnitId(once.units[0].id, 1));
+  EXPECT_NE(RepeatSeed(7, 1), 7u);
+  EXPECT_EQ(RepeatSeed(7, 0), 7u);
+  EXPECT_NE(RepeatSeed(7, 1), RepeatSeed(7, 2));
+}
+
+TEST_F(PlannerTest, RepeatsMustBeAPositiveWholeNumber) {
+  for (const char* bad : {"repeats: 0\n", "repeats: -2\n", "repeats: two\n"}) {
+    absl::StatusOr<SweepConfig> config =
+        ParseSweepConfig(std::string(kAidan) + bad, (dir_.path() / "sweep.yaml").string());
+    EXPECT_FALSE(config.ok()) << bad;
+    if (!config.ok()) {
+      EXPECT_NE(config.status().message().find("repeats"), std::string::npos) << config.status();
+    }
+  }
 }
 
 }  // namespace

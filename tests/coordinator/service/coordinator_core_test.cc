@@ -18,12 +18,22 @@ using ::testing::IsEmpty;
 
 class CoordinatorCoreTest : public ::testing::Test {
  protected:
-  v1::Lease LeaseOne(const std::string& worker = "w1") {
+  static v1::LeaseRequest LeaseRequestOf(int max_units, const std::string& worker = "w1") {
     v1::LeaseRequest request;
     request.set_worker_id(worker);
-    request.set_max_units(1);
+    request.set_max_units(max_units);
+    return request;
+  }
+
+  // The core's answer when `worker` asks for up to `max_units` units.
+  v1::LeaseResponse LeaseUpTo(int max_units, const std::string& worker = "w1") {
     v1::LeaseResponse response;
-    EXPECT_TRUE(core().Lease(kToken, request, &response).ok());
+    EXPECT_TRUE(core().Lease(kToken, LeaseRequestOf(max_units, worker), &response).ok());
+    return response;
+  }
+
+  v1::Lease LeaseOne(const std::string& worker = "w1") {
+    const v1::LeaseResponse response = LeaseUpTo(1, worker);
     EXPECT_EQ(response.leases_size(), 1);
     return response.leases_size() == 1 ? response.leases(0) : v1::Lease();
   }
@@ -80,11 +90,7 @@ class CoordinatorCoreTest : public ::testing::Test {
 };
 
 TEST_F(CoordinatorCoreTest, LeaseCarriesTheUnitItsSettingsAndTheIntervals) {
-  v1::LeaseRequest request;
-  request.set_worker_id("w1");
-  request.set_max_units(5);
-  v1::LeaseResponse response;
-  ASSERT_TRUE(core().Lease(kToken, request, &response).ok());
+  const v1::LeaseResponse response = LeaseUpTo(5);
   ASSERT_EQ(response.leases_size(), 2);
   EXPECT_EQ(response.leases(0).unit().id(), "u0");
   EXPECT_EQ(response.leases(1).unit().id(), "u1");
@@ -246,11 +252,7 @@ TEST_F(CoordinatorCoreTest, AWorkerLeasingAfterTheLastCommitIsToldTheSweepIsComp
     ASSERT_TRUE(core().Complete(kToken, CompleteOf(LeaseOne()), &response).ok());
   }
   EXPECT_THAT(core().WorkersToldComplete(), IsEmpty());
-  v1::LeaseRequest request;
-  request.set_worker_id("w1");
-  request.set_max_units(1);
-  v1::LeaseResponse response;
-  ASSERT_TRUE(core().Lease(kToken, request, &response).ok());
+  const v1::LeaseResponse response = LeaseUpTo(1);
   EXPECT_EQ(response.leases_size(), 0);
   EXPECT_TRUE(response.sweep_complete());
   EXPECT_THAT(core().WorkersToldComplete(), ElementsAre("w1"));
@@ -263,9 +265,7 @@ TEST_F(CoordinatorCoreTest, AWorkerLeasingAfterTheLastCommitIsToldTheSweepIsComp
 
 TEST_F(CoordinatorCoreTest, InProcessClientPresentsItsTokenAndCanBeSwitchedAway) {
   InProcessCoordinatorClient client(&core(), kToken);
-  v1::LeaseRequest request;
-  request.set_worker_id("w1");
-  request.set_max_units(1);
+  const v1::LeaseRequest request = LeaseRequestOf(1);
   v1::LeaseResponse response;
   ASSERT_TRUE(client.Lease(request, &response, absl::InfiniteFuture()).ok());
   EXPECT_EQ(response.leases_size(), 1);

@@ -1,5 +1,7 @@
-// The coordinator's commit logs: the file journal (append, reopen resumes, another plan refused, a
-// torn last line dropped) and the Store-backed log on the in-memory Store.
+// The coordinator's commit logs, stored by unit id: the file journal (append, reopen resumes, only the
+// planned units come back with the plan's unit specs, units of other plans kept, a torn last line
+// dropped, an older journal's fingerprint line read past) and the Store-backed log on the in-memory
+// Store (the same, shared across sweep names, and an earlier version's per-sweep hash moved in).
 #include <fstream>
 #include <string>
 #include <vector>
@@ -19,12 +21,19 @@ using ::testing::IsEmpty;
 using ::testing::SizeIs;
 using testing_files::TempDir;
 
+UnitSpec Unit(const std::string& unit_id, int index = 0) {
+  UnitSpec unit;
+  unit.id = unit_id;
+  unit.index = index;
+  unit.benchmark = kAidanBench;
+  unit.model = "m";
+  unit.item_text = "a question";
+  return unit;
+}
+
 UnitResult Result(const std::string& unit_id, int answers) {
   UnitResult result;
-  result.unit.id = unit_id;
-  result.unit.benchmark = kAidanBench;
-  result.unit.model = "m";
-  result.unit.item_text = "a question";
+  result.unit = Unit(unit_id);
   for (int i = 1; i <= answers; ++i) {
     StepRecord step;
     step.answer_num = i;
@@ -44,36 +53,49 @@ CallStats Calls(int64_t requests) {
   return calls;
 }
 
+// A plan of the given unit ids, at indices 0, 1, ...
+std::vector<UnitSpec> Plan(const std::vector<std::string>& ids) {
+  std::vector<UnitSpec> units;
+  for (const std::string& id : ids) units.push_back(Unit(id, static_cast<int>(units.size())));
+  return units;
+}
+
 std::string JournalPath(const TempDir& dir) { return (dir.path() / ".noveltygrid" / "journal.jsonl").string(); }
 
-// Opens the journal of `dir` for `plan`, commits `units` (one answer each) and closes it.
-void WriteJournal(const TempDir& dir, const std::string& plan, const std::vector<std::string>& units) {
+// Opens the journal of `dir`, commits `units` (one answer each) and closes it.
+void WriteJournal(const TempDir& dir, const std::vector<std::string>& units) {
   std::vector<JournalEntry> committed;
-  absl::StatusOr<std::unique_ptr<ResultJournal>> journal = ResultJournal::Open(dir.path(), plan, &committed);
+  const std::vector<UnitSpec> plan = Plan(units);
+  PlannedUnits planned(plan);
+  absl::StatusOr<std::unique_ptr<ResultJournal>> journal = ResultJournal::Open(dir.path(), planned, &committed);
   ASSERT_TRUE(journal.ok()) << journal.status();
   for (const std::string& unit : units) ASSERT_TRUE((*journal)->Append(Result(unit, 1), Calls(1)).ok());
 }
 
-// What reopening the journal of `dir` for `plan` finds committed.
-std::vector<JournalEntry> Reopened(const TempDir& dir, const std::string& plan) {
+// What reopening the journal of `dir` finds committed of the units `plan` plans.
+std::vector<JournalEntry> Reopened(const TempDir& dir, const std::vector<UnitSpec>& plan) {
   std::vector<JournalEntry> committed;
-  absl::StatusOr<std::unique_ptr<ResultJournal>> journal = ResultJournal::Open(dir.path(), plan, &committed);
+  PlannedUnits planned(plan);
+  absl::StatusOr<std::unique_ptr<ResultJournal>> journal = ResultJournal::Open(dir.path(), planned, &committed);
   EXPECT_TRUE(journal.ok()) << journal.status();
   return committed;
 }
 
 TEST(ResultJournalTest, AppendedUnitsComeBackOnReopen) {
   TempDir dir;
+  const std::vector<UnitSpec> plan = Plan({"u0", "u1", "u2"});
   {
     std::vector<JournalEntry> committed;
-    absl::StatusOr<std::unique_ptr<ResultJournal>> journal = ResultJournal::Open(dir.path(), "plan-1", &committed);
+    PlannedUnits planned(plan);
+    absl::StatusOr<std::unique_ptr<ResultJournal>> journal = ResultJournal::Open(dir.path(), planned, &committed);
     ASSERT_TRUE(journal.ok()) << journal.status();
     EXPECT_THAT(committed, IsEmpty());
     ASSERT_TRUE((*journal)->Append(Result("u0", 2), Calls(3)).ok());
     ASSERT_TRUE((*journal)->Append(Result("u1", 1), Calls(1)).ok());
   }
   std::vector<JournalEntry> committed;
-  absl::StatusOr<std::unique_ptr<ResultJournal>> reopened = ResultJournal::Open(dir.path(), "plan-1", &committed);
+  PlannedUnits planned(plan);
+  absl::StatusOr<std::unique_ptr<ResultJournal>> reopened = ResultJournal::Open(dir.path(), planned, &committed);
   ASSERT_TRUE(reopened.ok()) << reopened.status();
   ASSERT_THAT(committed, SizeIs(2));
   EXPECT_EQ(committed[0].result.unit.id, "u0");
@@ -85,46 +107,95 @@ TEST(ResultJournalTest, AppendedUnitsComeBackOnReopen) {
   // Appending after a reopen continues the same journal.
   ASSERT_TRUE((*reopened)->Append(Result("u2", 1), Calls(1)).ok());
   reopened->reset();
-  EXPECT_THAT(Reopened(dir, "plan-1"), SizeIs(3));
+  EXPECT_THAT(Reopened(dir, plan), SizeIs(3));
 }
 
-TEST(ResultJournalTest, AJournalOfAnotherPlanIsRefused) {
+TEST(ResultJournalTest, OnlyPlannedUnitsComeBackWithThePlansSpecsAndTheOthersStay) {
   TempDir dir;
-  ASSERT_NO_FATAL_FAILURE(WriteJournal(dir, "plan-1", {"u0"}));
-  std::vector<JournalEntry> committed;
-  absl::StatusOr<std::unique_ptr<ResultJournal>> other = ResultJournal::Open(dir.path(), "plan-2", &committed);
-  ASSERT_TRUE(absl::IsFailedPrecondition(other.status())) << other.status();
-  EXPECT_THAT(std::string(other.status().message()), ::testing::HasSubstr("plan-1"));
-  EXPECT_THAT(committed, IsEmpty());
-  // Refusing it did not damage it.
-  EXPECT_THAT(Reopened(dir, "plan-1"), SizeIs(1));
+  ASSERT_NO_FATAL_FAILURE(WriteJournal(dir, {"u0", "u1", "u2"}));
+  // Another config plans u2 (at another index), a new u9, and no longer u0 or u1.
+  const std::vector<UnitSpec> grown = Plan({"u9", "u2"});
+  const std::vector<JournalEntry> committed = Reopened(dir, grown);
+  ASSERT_THAT(committed, SizeIs(1));
+  EXPECT_EQ(committed[0].result.unit.id, "u2");
+  EXPECT_EQ(committed[0].result.unit.index, 1) << "the planned unit's index, not the committed one";
+  // Units this plan does not ask for are still stored for the plans that do.
+  EXPECT_THAT(Reopened(dir, Plan({"u0", "u1", "u2"})), SizeIs(3));
+}
+
+TEST(ResultJournalTest, AUnitCommittedTwiceComesBackOnce) {
+  TempDir dir;
+  ASSERT_NO_FATAL_FAILURE(WriteJournal(dir, {"u0", "u0"}));
+  EXPECT_THAT(Reopened(dir, Plan({"u0"})), SizeIs(1));
+}
+
+TEST(ResultJournalTest, AnOlderJournalsFingerprintLineIsReadPast) {
+  TempDir dir;
+  std::filesystem::create_directories(dir.path() / ".noveltygrid");
+  {
+    std::ofstream out(JournalPath(dir));
+    out << R"({"fingerprint":"ecf173205f345ea9"})"
+        << "\n"
+        << CommittedUnitText(Result("u0", 2), Calls(1)) << "\n";
+  }
+  const std::vector<JournalEntry> committed = Reopened(dir, Plan({"u0"}));
+  ASSERT_THAT(committed, SizeIs(1));
+  EXPECT_THAT(committed[0].result.answers, SizeIs(2));
 }
 
 TEST(ResultJournalTest, ATornLastLineIsDroppedAndOverwritten) {
   TempDir dir;
-  ASSERT_NO_FATAL_FAILURE(WriteJournal(dir, "plan-1", {"u0"}));
+  ASSERT_NO_FATAL_FAILURE(WriteJournal(dir, {"u0"}));
   {
     std::ofstream out(JournalPath(dir), std::ios::app);
     out << R"({"result": {"unit": {"id": "u1")";  // a crash mid-write
   }
+  const std::vector<UnitSpec> plan = Plan({"u0", "u1"});
   std::vector<JournalEntry> committed;
-  auto reopened = ResultJournal::Open(dir.path(), "plan-1", &committed);
+  PlannedUnits planned(plan);
+  auto reopened = ResultJournal::Open(dir.path(), planned, &committed);
   ASSERT_TRUE(reopened.ok()) << reopened.status();
   ASSERT_THAT(committed, SizeIs(1));
   EXPECT_EQ(committed[0].result.unit.id, "u0");
   ASSERT_TRUE((*reopened)->Append(Result("u1", 2), Calls(1)).ok());
   reopened->reset();
-  const std::vector<JournalEntry> after = Reopened(dir, "plan-1");
+  const std::vector<JournalEntry> after = Reopened(dir, plan);
   ASSERT_THAT(after, SizeIs(2));
   EXPECT_EQ(after[1].result.unit.id, "u1");
   EXPECT_THAT(after[1].result.answers, SizeIs(2));
 }
 
-TEST(StoreCommitLogTest, CommittedUnitsComeBackOnReopen) {
+TEST(ResultJournalTest, ADamagedLineBeforeTheLastIsDataLoss) {
+  TempDir dir;
+  ASSERT_NO_FATAL_FAILURE(WriteJournal(dir, {"u0"}));
+  {
+    std::ofstream out(JournalPath(dir), std::ios::app);
+    out << "garbage\n" << CommittedUnitText(Result("u1", 1), Calls(1)) << "\n";
+  }
+  const std::vector<UnitSpec> plan = Plan({"u0", "u1"});
+  std::vector<JournalEntry> committed;
+  PlannedUnits planned(plan);
+  auto reopened = ResultJournal::Open(dir.path(), planned, &committed);
+  EXPECT_TRUE(absl::IsDataLoss(reopened.status())) << reopened.status();
+  EXPECT_THAT(std::string(reopened.status().message()), ::testing::HasSubstr("journal.jsonl:2"));
+}
+
+// What StoreCommitLog::Open under sweep name `sweep` finds committed of `plan`.
+std::vector<JournalEntry> StoreReopened(Store& store, const std::string& sweep, const std::vector<UnitSpec>& plan) {
+  std::vector<JournalEntry> committed;
+  PlannedUnits planned(plan);
+  auto log = StoreCommitLog::Open(&store, sweep, planned, &committed);
+  EXPECT_TRUE(log.ok()) << log.status();
+  return committed;
+}
+
+TEST(StoreCommitLogTest, CommittedUnitsComeBackOnReopenUnderAnySweepName) {
   InMemoryStore store;
+  const std::vector<UnitSpec> plan = Plan({"u0", "u1", "u2"});
   {
     std::vector<JournalEntry> committed;
-    auto log = StoreCommitLog::Open(&store, "sweep", "plan-1", &committed);
+    PlannedUnits planned(plan);
+    auto log = StoreCommitLog::Open(&store, "sweep", planned, &committed);
     ASSERT_TRUE(log.ok()) << log.status();
     EXPECT_THAT(committed, IsEmpty());
     ASSERT_TRUE((*log)->Append(Result("u0", 2), Calls(3)).ok());
@@ -132,35 +203,44 @@ TEST(StoreCommitLogTest, CommittedUnitsComeBackOnReopen) {
     // Committing a unit again replaces it (one entry per unit).
     ASSERT_TRUE((*log)->Append(Result("u1", 1), Calls(1)).ok());
   }
-  EXPECT_EQ(*store.HashLength(keys::SweepResults("sweep")), 2);
-  std::vector<JournalEntry> committed;
-  auto reopened = StoreCommitLog::Open(&store, "sweep", "plan-1", &committed);
-  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  EXPECT_EQ(*store.HashLength(keys::Units()), 2);
+  const std::vector<JournalEntry> committed = StoreReopened(store, "sweep", plan);
   ASSERT_THAT(committed, SizeIs(2));
   EXPECT_EQ(committed[0].result.unit.id, "u0");
   EXPECT_EQ(committed[0].result.answers[1].answer, "answer 2");
   EXPECT_EQ(committed[0].calls.at("generate:m").requests, 3);
   EXPECT_EQ(committed[1].result.unit.id, "u1");
+  // Another sweep (name) planning some of the same units finds them: units are stored by id.
+  const std::vector<JournalEntry> other = StoreReopened(store, "another-study", Plan({"u1", "u7"}));
+  ASSERT_THAT(other, SizeIs(1));
+  EXPECT_EQ(other[0].result.unit.id, "u1");
+  EXPECT_EQ(other[0].result.unit.index, 0);
 }
 
-TEST(StoreCommitLogTest, AnotherPlanUnderTheSameSweepNameIsRefused) {
+TEST(StoreCommitLogTest, AnEarlierVersionsSweepHashIsMovedIn) {
   InMemoryStore store;
-  std::vector<JournalEntry> committed;
-  ASSERT_TRUE(StoreCommitLog::Open(&store, "sweep", "plan-1", &committed).ok());
-  auto other = StoreCommitLog::Open(&store, "sweep", "plan-2", &committed);
-  ASSERT_TRUE(absl::IsFailedPrecondition(other.status())) << other.status();
-  EXPECT_THAT(std::string(other.status().message()), ::testing::HasSubstr("plan-1"));
-  // Another sweep name is another namespace.
-  EXPECT_TRUE(StoreCommitLog::Open(&store, "other-sweep", "plan-2", &committed).ok());
+  ASSERT_TRUE(store.Set(keys::LegacySweepFingerprint("old"), "ecf173205f345ea9").ok());
+  ASSERT_TRUE(store.HashSet(keys::LegacySweepResults("old"), "u0", CommittedUnitText(Result("u0", 2), Calls(1))).ok());
+  const std::vector<JournalEntry> committed = StoreReopened(store, "old", Plan({"u0"}));
+  ASSERT_THAT(committed, SizeIs(1));
+  EXPECT_THAT(committed[0].result.answers, SizeIs(2));
+  EXPECT_EQ(*store.HashLength(keys::Units()), 1);
+  EXPECT_EQ(*store.HashLength(keys::LegacySweepResults("old")), 0);
+  EXPECT_FALSE(store.Get(keys::LegacySweepFingerprint("old"))->has_value());
 }
 
 TEST(StoreCommitLogTest, AnEntryThatIsNotAResultIsDataLoss) {
   InMemoryStore store;
+  ASSERT_TRUE(store.HashSet(keys::Units(), "u0", "not json").ok());
   std::vector<JournalEntry> committed;
-  ASSERT_TRUE(StoreCommitLog::Open(&store, "sweep", "plan-1", &committed).ok());
-  ASSERT_TRUE(store.HashSet(keys::SweepResults("sweep"), "u0", "not json").ok());
-  auto reopened = StoreCommitLog::Open(&store, "sweep", "plan-1", &committed);
+  const std::vector<UnitSpec> plan = Plan({"u0"});
+  PlannedUnits planned(plan);
+  auto reopened = StoreCommitLog::Open(&store, "sweep", planned, &committed);
   EXPECT_TRUE(absl::IsDataLoss(reopened.status())) << reopened.status();
+  // A broken entry of a unit this plan does not ask for is not this sweep's concern.
+  const std::vector<UnitSpec> other = Plan({"u1"});
+  PlannedUnits other_planned(other);
+  EXPECT_TRUE(StoreCommitLog::Open(&store, "sweep", other_planned, &committed).ok());
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // The AidanBench loop against scripted fake models: extraction, judge retries and visible errors,
-// novelty math, both presets' stop rules, the iteration cap, and judge/embed concurrency.
+// novelty math, both presets' stop rules, the iteration and time caps, and judge/embed concurrency.
 #include "worker/engines/aidanbench_engine.h"
 
 #include <deque>
@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "common/aidan_scoring.h"
+#include "common/clock.h"
 #include "common/executor.h"
 #include "gtest/gtest.h"
 
@@ -208,6 +209,23 @@ TEST(AidanLoop, GenerationPromptCarriesPreviousAnswersAndTemperature) {
   EXPECT_EQ(r.stop_reason, kStopIterationCap);
   EXPECT_EQ(r.max_iterations, 3);
   EXPECT_EQ(r.answers.size(), 3u);
+}
+
+TEST(AidanLoop, TimeCapLetsTheIterationInFlightFinishThenStops) {
+  Harness h;
+  FakeClock clock;
+  h.options.clock = &clock;
+  h.options.max_unit_seconds = 25;
+  h.generate = [&h, &clock](const std::string&) {
+    clock.Advance(absl::Seconds(10));  // every generation takes ten seconds
+    return "<answer>idea " + std::to_string(++h.counter) + "</answer>";
+  };
+  UnitResult r = h.Run();
+  // Iterations start at 0 s, 10 s and 20 s; at 30 s the cap has passed and no fourth one starts.
+  EXPECT_EQ(r.stop_reason, kStopTimeCap);
+  EXPECT_EQ(r.answers.size(), 3u);
+  EXPECT_TRUE(r.error.empty());
+  EXPECT_TRUE(r.answers.back().valid) << "the last answer before the cap counts";
 }
 
 TEST(AidanLoop, ReferencePresetStopsAtCoherence15ButCountsItValid) {

@@ -22,23 +22,8 @@
 #include "worker/sim/sim_judge_model.h"
 #include "worker/sim/sim_scorers.h"
 
-namespace noveltygrid {
+namespace noveltygrid::nbtest {
 namespace {
-
-using ::noveltygrid::nbtest::FakeChat;
-using ::noveltygrid::nbtest::FakeClassifier;
-using ::noveltygrid::nbtest::FakeReward;
-using ::noveltygrid::nbtest::Generate;
-using ::noveltygrid::nbtest::Harness;
-using ::noveltygrid::nbtest::kPrompt;
-using ::noveltygrid::nbtest::ManualExecutor;
-using ::noveltygrid::nbtest::Outcome;
-using ::noveltygrid::nbtest::Prefix;
-using ::noveltygrid::nbtest::RuleEquivalence;
-using ::noveltygrid::nbtest::SameIdea;
-using ::noveltygrid::nbtest::Texts;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 
 // ---- request shapes ----
 
@@ -185,6 +170,17 @@ TEST(NoveltyEngineTest, UnusableUnitsAreRefusedBeforeAnyCall) {
 
 // ---- resuming ----
 
+// `resumed` ran from the first two of five answers: only the three it lacked are reported again, and the
+// result (`again`) has the fresh run's (`full`) answers, partition and quality.
+void ExpectResumedLikeFresh(const Harness& resumed, const Outcome& again, const Outcome& full) {
+  ASSERT_EQ(resumed.samples.size(), 3u);
+  EXPECT_EQ(resumed.samples[0].answer_num, 3);
+  EXPECT_EQ(Texts(again.result.answers), Texts(full.result.answers));
+  ASSERT_TRUE(again.result.novelty.has_value() && full.result.novelty.has_value());
+  EXPECT_EQ(again.result.novelty->partition, full.result.novelty->partition);
+  EXPECT_EQ(again.result.novelty->quality, full.result.novelty->quality);
+}
+
 class NoveltyResumeTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(NoveltyResumeTest, AsksOnlyTheMissingGenerationsAndMatchesAFreshRun) {
@@ -211,13 +207,7 @@ TEST_P(NoveltyResumeTest, AsksOnlyTheMissingGenerationsAndMatchesAFreshRun) {
     ASSERT_EQ(got.messages.size(), want.messages.size()) << i;
     for (size_t m = 0; m < got.messages.size(); ++m) EXPECT_EQ(got.messages[m].content, want.messages[m].content);
   }
-  // Only the new generations are reported again.
-  ASSERT_EQ(resumed.samples.size(), 3u);
-  EXPECT_EQ(resumed.samples[0].answer_num, 3);
-  EXPECT_EQ(Texts(again.result.answers), Texts(full.result.answers));
-  ASSERT_TRUE(again.result.novelty.has_value() && full.result.novelty.has_value());
-  EXPECT_EQ(again.result.novelty->partition, full.result.novelty->partition);
-  EXPECT_EQ(again.result.novelty->quality, full.result.novelty->quality);
+  ASSERT_NO_FATAL_FAILURE(ExpectResumedLikeFresh(resumed, again, full));
   EXPECT_EQ(again.result.novelty->reward, full.result.novelty->reward);
 }
 
@@ -242,13 +232,7 @@ TEST(NoveltyEngineTest, AResumedNEqualsKUnitRepeatsTheFreshRequestAndMatchesIt) 
   ASSERT_EQ(resumed.generator.requests.size(), 1u);
   EXPECT_EQ(resumed.generator.requests[0].n, 5);
   EXPECT_EQ(resumed.generator.requests[0].seed, fresh.generator.requests[0].seed);
-  // Only the three it lacked are reported; the result equals the fresh run's.
-  ASSERT_EQ(resumed.samples.size(), 3u);
-  EXPECT_EQ(resumed.samples[0].answer_num, 3);
-  EXPECT_EQ(Texts(again.result.answers), Texts(full.result.answers));
-  ASSERT_TRUE(again.result.novelty.has_value() && full.result.novelty.has_value());
-  EXPECT_EQ(again.result.novelty->partition, full.result.novelty->partition);
-  EXPECT_EQ(again.result.novelty->quality, full.result.novelty->quality);
+  ASSERT_NO_FATAL_FAILURE(ExpectResumedLikeFresh(resumed, again, full));
 }
 
 TEST(NoveltyEngineTest, AFullCheckpointSkipsGeneration) {
@@ -396,4 +380,4 @@ TEST(NoveltyEngineTest, ALeaseLostDuringThePartitionStopsBeforeQuality) {
 }
 
 }  // namespace
-}  // namespace noveltygrid
+}  // namespace noveltygrid::nbtest

@@ -21,25 +21,20 @@
 #include "worker/sim/sim_scorers.h"
 #include "worker/sim/sim_scoring.h"
 
-namespace noveltygrid {
+namespace noveltygrid::nbtest {
 namespace {
 
-using ::noveltygrid::nbtest::FakeChat;
-using ::noveltygrid::nbtest::FakeClassifier;
-using ::noveltygrid::nbtest::FakeReward;
-using ::noveltygrid::nbtest::Generate;
-using ::noveltygrid::nbtest::Harness;
-using ::noveltygrid::nbtest::kPrompt;
-using ::noveltygrid::nbtest::ManualExecutor;
-using ::noveltygrid::nbtest::Outcome;
-using ::noveltygrid::nbtest::Prefix;
-using ::noveltygrid::nbtest::RuleEquivalence;
-using ::noveltygrid::nbtest::SameIdea;
-using ::noveltygrid::nbtest::Texts;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-
 // ---- partition, cache, quality ----
+
+// `o` failed in its scoring with an error holding `error`, after one failed `call` (e.g. "judge:judge"):
+// it keeps its five generations and has no outcome.
+void ExpectScoringError(Outcome o, const std::string& error, const std::string& call) {
+  EXPECT_EQ(o.result.stop_reason, kStopError);
+  EXPECT_THAT(o.result.error, HasSubstr(error));
+  EXPECT_EQ(o.result.answers.size(), 5u);
+  EXPECT_FALSE(o.result.novelty.has_value());
+  EXPECT_EQ(o.calls[call].errors, 1);
+}
 
 TEST(NoveltyEngineTest, PartitionIsGreedyPartitionWithTheSameDecision) {
   Harness h;
@@ -216,37 +211,26 @@ TEST(NoveltyEngineTest, AnUnparseableQualityReplyIsAskedTwiceMoreThenFails) {
       ASSERT_EQ(o.result.stop_reason, kStopComplete) << o.result.error;
       EXPECT_EQ(o.result.novelty->quality[0], 8);
     } else {
-      EXPECT_EQ(o.result.stop_reason, kStopError);
-      EXPECT_THAT(o.result.error, HasSubstr("quality by judge: generation 1 after 3 attempts"));
+      ExpectScoringError(o, "quality by judge: generation 1 after 3 attempts", "judge:judge");
       EXPECT_THAT(o.result.error, HasSubstr("Quite good."));
-      EXPECT_EQ(o.result.answers.size(), 5u);
-      EXPECT_FALSE(o.result.novelty.has_value());
-      EXPECT_EQ(o.calls["judge:judge"].errors, 1);
     }
   }
 }
 
-TEST(NoveltyEngineTest, AClassifierErrorIsAPartitionError) {
-  Harness h;
-  h.classifier.failure = absl::InternalError("reply has 2 entries for 3 pairs");
-  Outcome o = h.Run();
-  EXPECT_EQ(o.result.stop_reason, kStopError);
-  EXPECT_THAT(o.result.error, HasSubstr("partition by clf: reply has 2 entries for 3 pairs"));
-  EXPECT_EQ(o.result.answers.size(), 5u);
-  EXPECT_FALSE(o.result.novelty.has_value());
-  EXPECT_EQ(o.calls["classify:clf"].errors, 1);
-  EXPECT_TRUE(h.reward.batches.empty());
-}
+// A failing classifier fails the partition (and no quality is asked for), a failing reward model the
+// quality.
+TEST(NoveltyEngineTest, AScorerErrorIsAPartitionOrAQualityError) {
+  Harness clf;
+  clf.classifier.failure = absl::InternalError("reply has 2 entries for 3 pairs");
+  ExpectScoringError(clf.Run(), "partition by clf: reply has 2 entries for 3 pairs", "classify:clf");
+  EXPECT_TRUE(clf.reward.batches.empty());
 
-TEST(NoveltyEngineTest, ARewardErrorIsAQualityError) {
-  Harness h;
-  h.reward.failure = absl::DeadlineExceededError("reward endpoint timed out");
-  Outcome o = h.Run();
-  EXPECT_EQ(o.result.stop_reason, kStopError);
-  EXPECT_THAT(o.result.error, HasSubstr("quality by rm: "));
+  Harness rm;
+  rm.reward.failure = absl::DeadlineExceededError("reward endpoint timed out");
+  const Outcome o = rm.Run();
+  ExpectScoringError(o, "quality by rm: ", "reward:rm");
   EXPECT_THAT(o.result.error, HasSubstr("reward endpoint timed out"));
-  EXPECT_EQ(o.calls["reward:rm"].errors, 1);
 }
 
 }  // namespace
-}  // namespace noveltygrid
+}  // namespace noveltygrid::nbtest

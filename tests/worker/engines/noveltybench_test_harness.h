@@ -15,13 +15,16 @@
 #include "absl/strings/str_split.h"
 #include "common/hashing.h"
 #include "common/noveltybench/partition.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/worker/partition/fake_models.h"
 #include "worker/engines/noveltybench_engine.h"
 
 namespace noveltygrid::nbtest {
 
-inline const std::string kPrompt = "Name one unusual use for a brick.";
+// The matchers the engine tests (noveltybench_engine_test.cc, noveltybench_scoring_test.cc) use.
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 
 // A generation: "idea X ..." where X (one of A, B, C) and the tail follow from the request (its seed,
 // messages) and the choice index, so different requests and choices give different texts.

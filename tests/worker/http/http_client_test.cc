@@ -191,11 +191,8 @@ TEST(HttpClientTest, ConnectionRefusedIsUnavailable) {
 
 TEST(HttpClientTest, DroppedConnectionIsUnavailable) {
   SimServer sim;
-  SimServerOptions options;
-  options.fault_rate = 1.0;
-  options.faults = {SimFault::kTimeout};
-  options.timeout_hold = absl::Milliseconds(1);
-  const int port = StartSim(sim, options);
+  const int port =
+      StartSim(sim, {.fault_rate = 1.0, .faults = {SimFault::kTimeout}, .timeout_hold = absl::Milliseconds(1)});
   ASSERT_NE(port, 0);
   ThreadPool executor(2);
   auto client = MakeClient(&executor);
@@ -228,9 +225,7 @@ TEST(HttpClientTest, SendsTheUserAgentUnlessTheRequestHasOne) {
 // the executor, whatever the window.
 TEST(HttpClientTest, EveryReplyArrivesWithOrWithoutWakeUpBatching) {
   SimServer sim;
-  SimServerOptions sim_options;
-  sim_options.latency_ms = 5;
-  const int port = StartSim(sim, sim_options);
+  const int port = StartSim(sim, {.latency_ms = 5});
   ASSERT_NE(port, 0);
   for (const absl::Duration window : {absl::ZeroDuration(), absl::Milliseconds(20)}) {
     ThreadPool executor(2);
@@ -266,10 +261,7 @@ TEST(HttpClientTest, UnsupportedSchemeIsInternal) {
 
 TEST(HttpClientTest, ManyConcurrentRequestsReuseConnections) {
   SimServer sim;
-  SimServerOptions options;
-  options.latency_ms = 20;
-  options.threads = 64;
-  const int port = StartSim(sim, options);
+  const int port = StartSim(sim, {.latency_ms = 20, .threads = 64});
   ASSERT_NE(port, 0);
   ThreadPool executor(2);
   constexpr int kPerHost = 32;
@@ -400,10 +392,7 @@ TEST(HttpClientTest, AbortCancelsTransfersTimersAndLaterRequests) {
 // Not a timing assertion: reports the loop thread's CPU per request with 600 requests in flight.
 TEST(HttpClientTest, LoopCpuPerRequestAtHighConcurrency) {
   SimServer sim;
-  SimServerOptions options;
-  options.latency_ms = 50;
-  options.threads = 640;
-  const int port = StartSim(sim, options);
+  const int port = StartSim(sim, {.latency_ms = 50, .threads = 640});
   ASSERT_NE(port, 0);
   ThreadPool executor(2);
   auto client = MakeClient(&executor, 640);

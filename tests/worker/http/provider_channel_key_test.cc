@@ -8,9 +8,7 @@ namespace {
 // A wrong key against the simulated server's real auth: one request, then every call fails at once.
 TEST_F(ProviderChannelTest, WrongKeyLatchesAndStopsSending) {
   SimServer sim;
-  SimServerOptions options;
-  options.api_key = "the-right-key";
-  absl::StatusOr<int> port = sim.Start(options);
+  absl::StatusOr<int> port = sim.Start({.api_key = "the-right-key"});
   ASSERT_TRUE(port.ok()) << port.status();
   auto channel = Make(Config("http://127.0.0.1:" + std::to_string(*port) + "/v1"));
   const Json body = Json::parse(R"({"model":"sim:explorer","messages":[{"role":"user","content":"hi"}]})");

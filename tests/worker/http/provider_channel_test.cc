@@ -179,5 +179,30 @@ TEST_F(ProviderChannelTest, ForbiddenFailsTheCallButDoesNotLatch) {
   EXPECT_EQ(server.requests(), 2);
 }
 
+TEST_F(ProviderChannelTest, WaitsCountCallsInFlightAndRetryingUntilTheyEnd) {
+  server_.Push({503, R"({"error":{"message":"overloaded","type":"server_error"}})", {}});
+  server_.Push({0, "", {}});  // the retry hangs
+  auto channel = Make(Config(server_.base_url()));
+  EXPECT_EQ(channel->Waits().in_flight, 0);
+  auto done = std::make_shared<absl::Notification>();
+  channel->PostJson("/chat/completions", Json::object({{"model", "m"}}),
+                    [done](absl::StatusOr<Json>, CallInfo) { done->Notify(); });
+  for (const absl::Time deadline = absl::Now() + absl::Seconds(10); server_.requests() < 2 && absl::Now() < deadline;) {
+    absl::SleepFor(absl::Milliseconds(1));  // between polls of the condition
+  }
+  ASSERT_EQ(server_.requests(), 2);
+  const CallWaits waiting = channel->Waits();
+  EXPECT_EQ(waiting.in_flight, 1);
+  EXPECT_EQ(waiting.retrying, 1);
+  EXPECT_EQ(waiting.limited, 0);
+  EXPECT_GE(waiting.oldest, absl::ZeroDuration());
+  http_->Abort();  // the hung attempt and its retries fail at once: the call ends
+  ASSERT_TRUE(done->WaitForNotificationWithTimeout(absl::Seconds(10)));
+  const CallWaits ended = channel->Waits();
+  EXPECT_EQ(ended.in_flight, 0);
+  EXPECT_EQ(ended.retrying, 0);
+  EXPECT_EQ(ended.oldest, absl::ZeroDuration());
+}
+
 }  // namespace
 }  // namespace noveltygrid::provider_channel_testing

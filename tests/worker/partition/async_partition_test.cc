@@ -21,17 +21,11 @@
 #include "worker/sim/sim_scorers.h"
 #include "worker/sim/sim_scoring.h"
 
-namespace noveltygrid {
+namespace noveltygrid::nbtest {
 namespace {
 
-using ::noveltygrid::nbtest::FakeClassifier;
-using ::noveltygrid::nbtest::GenerationSets;
-using ::noveltygrid::nbtest::ManualExecutor;
-using ::noveltygrid::nbtest::SimClassifierEquivalence;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-const std::string kPrompt = "Name one unusual use for a brick.";
 
 // Runs a partition to its end on `executor`.
 PartitionOutcome Partition(ManualExecutor& executor, const std::vector<std::string>& generations,
@@ -192,4 +186,4 @@ TEST(AsyncPartitionTest, OneGenerationIsOneClassWithoutCalls) {
 }
 
 }  // namespace
-}  // namespace noveltygrid
+}  // namespace noveltygrid::nbtest

@@ -23,18 +23,12 @@
 #include "worker/partition/unigram_decider.h"
 #include "worker/sim/sim_judge_model.h"
 
-namespace noveltygrid {
+namespace noveltygrid::nbtest {
 namespace {
 
-using ::noveltygrid::nbtest::FakeChat;
-using ::noveltygrid::nbtest::FakeClassifier;
-using ::noveltygrid::nbtest::FakeEmbedder;
-using ::noveltygrid::nbtest::ManualExecutor;
 using ::testing::DoubleEq;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-const std::string kPrompt = "Name one unusual use for a brick.";
 
 std::optional<DeciderReply> Score(ManualExecutor& executor, EquivalenceDecider& decider, std::vector<TextPair> pairs,
                                   const std::string& prompt = kPrompt) {
@@ -348,4 +342,4 @@ TEST(MakeEquivalenceDeciderTest, RefusesWhatCannotWork) {
 }
 
 }  // namespace
-}  // namespace noveltygrid
+}  // namespace noveltygrid::nbtest

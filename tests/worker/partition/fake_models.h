@@ -19,6 +19,9 @@
 
 namespace noveltygrid::nbtest {
 
+// The prompt every partition and engine test asks about.
+inline const std::string kPrompt = "Name one unusual use for a brick.";
+
 // Runs tasks only when the test says so, so nothing is ever delivered inline by accident.
 using ManualExecutor = simtest::QueueExecutor;
 

@@ -64,9 +64,7 @@ absl::StatusOr<ScoredPairs> Classify(PairClassifier& classifier, std::vector<Tex
 class SimClassifierTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    SimServerOptions options;
-    options.api_key = kKey;
-    absl::StatusOr<int> port = server_.Start(options);
+    absl::StatusOr<int> port = server_.Start({.api_key = kKey});
     ASSERT_TRUE(port.ok()) << port.status();
     base_url_ = absl::StrCat("http://127.0.0.1:", *port);  // /predict sits at the root, as in TEI
   }

@@ -50,9 +50,7 @@ absl::StatusOr<RewardScores> Score(RewardModel& model, std::vector<RewardItem> i
 
 TEST(HttpRewardModelTest, ScoresAreSimRewardInOrderAcrossBatches) {
   SimServer server;
-  SimServerOptions server_options;
-  server_options.api_key = "reward-key";
-  absl::StatusOr<int> port = server.Start(server_options);
+  absl::StatusOr<int> port = server.Start({.api_key = "reward-key"});
   ASSERT_TRUE(port.ok()) << port.status();
   // serve-sim's /v1/reward, reached the way an OpenAI-style base URL is configured.
   ChannelStack stack(absl::StrCat("http://127.0.0.1:", *port, "/v1"), "reward-key");

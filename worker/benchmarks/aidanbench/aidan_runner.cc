@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "common/hashing.h"
 #include "common/settings_proto.h"
 #include "common/unit_settings.h"
 #include "proto/wire.h"
@@ -43,10 +44,12 @@ absl::Status AidanRunner::Start(const v1::Lease& lease, UnitCheckpoint checkpoin
   options.preset = *std::move(preset);
   options.templates = templates.get();
   options.max_iterations = settings.max_iterations();
+  options.max_unit_seconds = settings.max_unit_seconds();
+  options.clock = context_.clock;
   options.max_tokens = settings.max_tokens();
   options.judge_retries = settings.judge_retries();
   options.llm_novelty = settings.llm_novelty();
-  options.seed = settings.seed();
+  options.seed = RepeatSeed(settings.seed(), lease.unit().repeat());
   // The loop points into the templates; keep them alive until it is done.
   RunAidanLoop(options, models, FromProto(lease.unit()), std::move(checkpoint), std::move(on_step),
                [keep = std::move(templates), done = std::move(done)](UnitResult result, CallStats calls) mutable {

@@ -3,6 +3,7 @@
 #include <memory>
 #include <utility>
 
+#include "common/hashing.h"
 #include "proto/wire.h"
 
 namespace noveltygrid {
@@ -35,7 +36,9 @@ absl::StatusOr<NoveltyModels> NoveltyRunner::ModelsFor(const NoveltySettings& se
 
 absl::Status NoveltyRunner::Start(const v1::Lease& lease, UnitCheckpoint checkpoint, StepObserver on_step,
                                   UnitDoneCallback done, LeaseCheck still_leased) {
-  auto settings = std::make_shared<const NoveltySettings>(lease.novelty());
+  auto unit_settings = std::make_shared<NoveltySettings>(lease.novelty());
+  unit_settings->set_seed(RepeatSeed(unit_settings->seed(), lease.unit().repeat()));
+  std::shared_ptr<const NoveltySettings> settings = std::move(unit_settings);
   absl::StatusOr<NoveltyModels> models = ModelsFor(*settings, lease.unit().model());
   if (!models.ok()) return models.status();
   // Generations are steps without an embedding.

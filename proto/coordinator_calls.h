@@ -1,0 +1,10 @@
+// The coordinator's unary calls (proto/noveltygrid/v1/coordinator.proto), X(Name) each: the method Name
+// takes a v1::NameRequest and fills a v1::NameResponse. The clients (proto/coordinator_client.h and its
+// implementations) and the gRPC service (coordinator/service/coordinator_service.h) forward each call the
+// same way, so they are written once over this list.
+#ifndef NOVELTYGRID_PROTO_COORDINATOR_CALLS_H_
+#define NOVELTYGRID_PROTO_COORDINATOR_CALLS_H_
+
+#define NOVELTYGRID_COORDINATOR_CALLS(X) X(Lease) X(Heartbeat) X(Report) X(Complete) X(Release) X(Status)
+
+#endif  // NOVELTYGRID_PROTO_COORDINATOR_CALLS_H_
