@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -173,25 +174,59 @@ absl::StatusOr<Json> ReadJsonFile(const std::string& path) {
 }
 
 absl::Status WriteFileAtomically(const std::string& path, const std::string& contents) {
+  ASSIGN_OR_RETURN(std::unique_ptr<AtomicFileWriter> file, AtomicFileWriter::Create(path));
+  RETURN_IF_ERROR(file->Append(contents));
+  return file->Commit();
+}
+
+namespace {
+constexpr size_t kWriteBuffer = 1 << 20;
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<AtomicFileWriter>> AtomicFileWriter::Create(const std::string& path) {
   const std::string tmp = path + ".tmp";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return absl::InternalError(absl::StrCat("cannot create ", tmp, ": ", std::strerror(errno)));
+  return std::unique_ptr<AtomicFileWriter>(new AtomicFileWriter(path, fd));
+}
+
+AtomicFileWriter::~AtomicFileWriter() {
+  if (fd_ < 0) return;
+  ::close(fd_);
+  ::unlink(tmp_.c_str());
+}
+
+absl::Status AtomicFileWriter::Append(std::string_view piece) {
+  if (fd_ < 0) return absl::FailedPreconditionError(absl::StrCat(path_, " is already committed"));
+  buffer_.append(piece);
+  return buffer_.size() >= kWriteBuffer ? Flush() : absl::OkStatus();
+}
+
+absl::Status AtomicFileWriter::Flush() {
   size_t written = 0;
-  while (written < contents.size()) {
-    ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
+  while (written < buffer_.size()) {
+    ssize_t n = ::write(fd_, buffer_.data() + written, buffer_.size() - written);
     if (n < 0) {
       if (errno == EINTR) continue;
-      std::string error = std::strerror(errno);
-      ::close(fd);
-      return absl::InternalError(absl::StrCat("cannot write ", tmp, ": ", error));
+      return absl::InternalError(absl::StrCat("cannot write ", tmp_, ": ", std::strerror(errno)));
     }
     written += static_cast<size_t>(n);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    return absl::InternalError(absl::StrCat("cannot flush ", tmp, ": ", std::strerror(errno)));
+  buffer_.clear();
+  return absl::OkStatus();
+}
+
+absl::Status AtomicFileWriter::Commit() {
+  RETURN_IF_ERROR(Flush());
+  const int fd = fd_;
+  fd_ = -1;
+  const bool synced = ::fsync(fd) == 0;
+  if (::close(fd) != 0 || !synced) {
+    ::unlink(tmp_.c_str());
+    return absl::InternalError(absl::StrCat("cannot flush ", tmp_, ": ", std::strerror(errno)));
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    return absl::InternalError(absl::StrCat("cannot rename ", tmp, " to ", path, ": ", std::strerror(errno)));
+  if (::rename(tmp_.c_str(), path_.c_str()) != 0) {
+    return absl::InternalError(absl::StrCat("cannot rename ", tmp_, " to ", path_, ": ", std::strerror(errno)));
   }
   return absl::OkStatus();
 }

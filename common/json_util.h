@@ -2,7 +2,10 @@
 #ifndef NOVELTYGRID_COMMON_JSON_UTIL_H_
 #define NOVELTYGRID_COMMON_JSON_UTIL_H_
 
+#include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -39,6 +42,29 @@ absl::StatusOr<Json> ReadJsonFile(const std::string& path);
 
 // Writes to PATH.tmp, fsyncs and renames over PATH, so readers see the old or the new file, never half.
 absl::Status WriteFileAtomically(const std::string& path, const std::string& contents);
+
+// The same, a piece at a time (a file too large to build in memory): Append, then Commit. Dropped
+// without Commit, PATH is untouched (PATH.tmp is removed). Not thread-safe.
+class AtomicFileWriter {
+ public:
+  static absl::StatusOr<std::unique_ptr<AtomicFileWriter>> Create(const std::string& path);
+  ~AtomicFileWriter();
+  AtomicFileWriter(const AtomicFileWriter&) = delete;
+  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
+
+  absl::Status Append(std::string_view piece);
+  // Flushes, fsyncs and renames over PATH.
+  absl::Status Commit();
+
+ private:
+  AtomicFileWriter(std::string path, int fd) : path_(std::move(path)), tmp_(path_ + ".tmp"), fd_(fd) {}
+  absl::Status Flush();
+
+  const std::string path_;
+  const std::string tmp_;
+  int fd_;
+  std::string buffer_;
+};
 
 }  // namespace noveltygrid
 

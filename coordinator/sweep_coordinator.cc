@@ -14,24 +14,17 @@
 
 namespace noveltygrid {
 
-PlanEstimate EstimateCommitted(const SweepConfig& config, const Plan& plan, const std::vector<JournalEntry>& committed,
-                               CostModel& model) {
-  std::set<std::string> ids;
-  for (const JournalEntry& entry : committed) {
-    model.Learn(entry.result, entry.calls);
-    ids.insert(entry.result.unit.id);
-  }
-  return EstimatePlan(config, plan, model, ids);
-}
-
 absl::StatusOr<PlanEstimate> EstimateSweep(const SweepConfig& config, const std::string& out_dir, Store* store) {
   const Plan plan = PlanSweep(config);
   PlannedUnits planned(plan.units);
-  std::vector<JournalEntry> committed;
-  RETURN_IF_ERROR(store != nullptr ? StoreCommitLog::Read(store, planned, &committed)
-                                   : ReadJournal(out_dir, planned, &committed));
   CostModel model(config);
-  return EstimateCommitted(config, plan, committed, model);
+  std::set<std::string> committed;
+  const CommittedVisitor learn = [&](JournalEntry entry) {
+    model.Learn(entry.result, entry.calls);
+    committed.insert(entry.result.unit.id);
+  };
+  RETURN_IF_ERROR(store != nullptr ? StoreCommitLog::Read(store, planned, learn) : ReadJournal(out_dir, planned, learn));
+  return EstimatePlan(config, plan, model, committed);
 }
 
 SweepCoordinator::SweepCoordinator(const SweepConfig& config, CoordinatorOptions options)
@@ -47,22 +40,16 @@ absl::StatusOr<std::unique_ptr<SweepCoordinator>> SweepCoordinator::Start(const 
   const CoordinatorOptions& o = c->options_;
 
   // Committed units are found by id, whatever config committed them; the plan's units take their place.
-  std::vector<JournalEntry> committed;
-  PlannedUnits planned(c->plan_.units);
+  // The reducers keep what their numbers need of each and fetch the answers back from the log when the
+  // results are written, so memory holds aggregates and an index, not the sweep's answers.
   if (o.store != nullptr) {
-    absl::StatusOr<std::unique_ptr<StoreCommitLog>> log =
-        StoreCommitLog::Open(o.store, config.name, planned, &committed);
-    if (!log.ok()) return log.status();
-    c->journal_ = std::move(*log);
+    ASSIGN_OR_RETURN(c->journal_, StoreCommitLog::Create(o.store, config.name));
   } else {
-    absl::StatusOr<std::unique_ptr<ResultJournal>> journal = ResultJournal::Open(o.out_dir, planned, &committed);
-    if (!journal.ok()) return journal.status();
-    c->journal_ = std::move(*journal);
+    ASSIGN_OR_RETURN(c->journal_, ResultJournal::Create(o.out_dir));
   }
   c->cost_model_ = std::make_unique<CostModel>(config);
-  c->plan_estimate_ = EstimateCommitted(config, c->plan_, committed, *c->cost_model_);
   for (const auto& benchmark : c->plan_.benchmarks) {
-    c->reducers_[benchmark->name()] = benchmark->MakeReducer(c->plan_.models);
+    c->reducers_[benchmark->name()] = benchmark->MakeReducer(c->plan_.models, c->journal_.get());
   }
   SchedulerOptions scheduler_options = o.scheduler;
   if (BudgetPolicy::Wanted(config)) {
@@ -71,7 +58,10 @@ absl::StatusOr<std::unique_ptr<SweepCoordinator>> SweepCoordinator::Start(const 
   }
   c->scheduler_ = std::make_unique<UnitScheduler>(c->plan_.units, c->plan_.models, scheduler_options, &c->clock_);
   CoordinatorServiceOptions service_options;
-  for (JournalEntry& entry : committed) {
+  std::set<std::string> committed;
+  PlannedUnits planned(c->plan_.units);
+  RETURN_IF_ERROR(c->journal_->Load(planned, [&](JournalEntry entry) {
+    c->cost_model_->Learn(entry.result, entry.calls);
     if (c->budget_ != nullptr) c->budget_->Committed(entry.result, entry.calls);
     const std::string id = entry.result.unit.id;
     const int64_t answers = static_cast<int64_t>(entry.result.answers.size());
@@ -79,9 +69,11 @@ absl::StatusOr<std::unique_ptr<SweepCoordinator>> SweepCoordinator::Start(const 
       service_options.resumed_answers += answers;
       MergeCallStats(entry.calls, service_options.resumed_calls);
       c->scheduler_->MarkDone(id);
+      committed.insert(id);
       ++c->units_resumed_;
     }
-  }
+  }));
+  c->plan_estimate_ = EstimatePlan(config, c->plan_, *c->cost_model_, committed);
 
   service_options.prices = config.prices;
   service_options.token = o.token;
@@ -138,7 +130,12 @@ absl::Status SweepCoordinator::Commit(UnitResult result, const CallStats& calls)
   }
   const bool failed = result.stop_reason == kStopError;
   // Failed units are reported but not journaled: a re-run tries them again.
-  if (!failed) RETURN_IF_ERROR(journal_->Append(result, calls));
+  if (!failed) {
+    ASSIGN_OR_RETURN(const bool stored, journal_->Append(result, calls));
+    // The unit was committed before (a lease that ran twice, or another sweep sharing the store): the
+    // stored result is the one that counts, so the numbers and the rows fetched from the log agree.
+    if (!stored) RETURN_IF_ERROR(TakeStored(result));
+  }
   if (!failed && budget_ != nullptr) budget_->Committed(result, calls);
   if (options_.store != nullptr) {
     // The unit is committed; its checkpoint is no longer needed (a failure here only costs memory).
@@ -154,6 +151,14 @@ absl::Status SweepCoordinator::Commit(UnitResult result, const CallStats& calls)
     ++failure_reasons_[error];
   }
   return absl::OkStatus();
+}
+
+absl::Status SweepCoordinator::TakeStored(UnitResult& result) const {
+  return journal_->ForEachUnit({result.unit.id}, [&result](UnitResult stored) {
+    stored.unit = std::move(result.unit);
+    result = std::move(stored);
+    return absl::OkStatus();
+  });
 }
 
 bool SweepCoordinator::AddToReducer(UnitResult result, const CallStats& calls) {

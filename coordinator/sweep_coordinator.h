@@ -47,9 +47,6 @@ struct CoordinatorOptions {
   Store* store = nullptr;
 };
 
-// The plan's estimate (coordinator/plan/plan_estimate.h) with `committed` taught to `model`.
-PlanEstimate EstimateCommitted(const SweepConfig& config, const Plan& plan, const std::vector<JournalEntry>& committed,
-                               CostModel& model);
 // What `noveltygrid plan` shows: the units committed in `store` (when given) or in `out_dir`'s journal
 // (when any), read without changing anything.
 absl::StatusOr<PlanEstimate> EstimateSweep(const SweepConfig& config, const std::string& out_dir, Store* store);
@@ -95,6 +92,8 @@ class SweepCoordinator {
   absl::Status Commit(UnitResult result, const CallStats& calls);
   // Hands a committed unit to its benchmark's reducer; false when the unit was already there.
   bool AddToReducer(UnitResult result, const CallStats& calls);
+  // Replaces `result` with the one the commit log holds for its unit.
+  absl::Status TakeStored(UnitResult& result) const;
   void Linger();
   std::string BudgetMessage() const;
   ResultsOptions ResultsOptionsOf() const;

@@ -85,6 +85,14 @@ absl::Status InMemoryStore::HashSet(const std::string& key, const std::string& f
   return absl::OkStatus();
 }
 
+absl::StatusOr<bool> InMemoryStore::HashSetIfAbsent(const std::string& key, const std::string& field,
+                                                     const std::string& value) {
+  absl::MutexLock lock(&mu_);
+  ASSIGN_OR_RETURN(Hash * hash, Find<Hash>("HSETNX", key));
+  if (hash == nullptr) hash = &std::get<Hash>(data_[key] = Hash());
+  return hash->try_emplace(field, value).second;
+}
+
 absl::StatusOr<std::vector<std::pair<std::string, std::string>>> InMemoryStore::HashGetAll(const std::string& key) {
   absl::MutexLock lock(&mu_);
   ASSIGN_OR_RETURN(const Hash* hash, Find<Hash>("HGETALL", key));

@@ -148,6 +148,13 @@ absl::Status RedisStore::HashSet(const std::string& key, const std::string& fiel
   return Integer("HSET", *reply, client_->where()).status();
 }
 
+absl::StatusOr<bool> RedisStore::HashSetIfAbsent(const std::string& key, const std::string& field,
+                                                  const std::string& value) {
+  ASSIGN_OR_RETURN(Reply reply, RunOne(*client_, "HSETNX", key, {"HSETNX", key, field, value}));
+  ASSIGN_OR_RETURN(int64_t set, Integer("HSETNX", *reply, client_->where()));
+  return set == 1;
+}
+
 absl::StatusOr<std::vector<std::pair<std::string, std::string>>> RedisStore::HashGetAll(const std::string& key) {
   // HGETALL in one reply: the hashes kept here are small (checkpoint and state records); HSCAN would
   // only matter for hashes too large to hold in memory anyway.

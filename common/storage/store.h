@@ -51,6 +51,11 @@ class Store {
   virtual absl::Status Delete(const std::string& key) = 0;
 
   virtual absl::Status HashSet(const std::string& key, const std::string& field, const std::string& value) = 0;
+  // Sets the field only when the hash has none of that name (HSETNX); true when it was set. (On a
+  // connection broken after the command went through, the retry may report false for the caller's own
+  // value.)
+  virtual absl::StatusOr<bool> HashSetIfAbsent(const std::string& key, const std::string& field,
+                                               const std::string& value) = 0;
   // All (field, value) pairs, sorted by field; empty for a missing key.
   virtual absl::StatusOr<std::vector<std::pair<std::string, std::string>>> HashGetAll(const std::string& key) = 0;
   virtual absl::StatusOr<int64_t> HashLength(const std::string& key) = 0;

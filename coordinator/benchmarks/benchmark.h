@@ -20,6 +20,7 @@
 #include "common/hashing.h"
 #include "common/records.h"
 #include "coordinator/benchmarks/benchmark_results.h"
+#include "coordinator/benchmarks/unit_source.h"
 #include "noveltygrid/v1/coordinator.pb.h"
 
 namespace noveltygrid {
@@ -42,8 +43,10 @@ class Benchmark {
   // Why a result a worker reports as finished cannot be used (it then counts as failed and is not
   // journaled); OK when it can.
   virtual absl::Status CheckResult(const UnitResult& result) const = 0;
-  // A reducer whose output lists `models` in this order.
-  virtual std::unique_ptr<BenchmarkReducer> MakeReducer(const std::vector<std::string>& models) const = 0;
+  // A reducer whose output lists `models` in this order; given a `source` (not owned; null: results
+  // kept whole) it keeps only what its numbers need and fetches the rest from it (unit_source.h).
+  virtual std::unique_ptr<BenchmarkReducer> MakeReducer(const std::vector<std::string>& models,
+                                                        const UnitSource* source) const = 0;
 };
 
 // For PlanUnits: the next unit of the plan `units` (index = its position there) of `benchmark` on

@@ -5,10 +5,15 @@
 #ifndef NOVELTYGRID_COORDINATOR_BENCHMARKS_BENCHMARK_RESULTS_H_
 #define NOVELTYGRID_COORDINATOR_BENCHMARKS_BENCHMARK_RESULTS_H_
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 #include "common/json_util.h"
 #include "common/records.h"
@@ -17,15 +22,29 @@ namespace noveltygrid {
 
 // A benchmark's part of the results folder, taken from its reducer at one moment (or rebuilt from a
 // folder): its rows file, its sections of summary.json and its leaderboard table.
+// Receives a rows file's text a piece at a time.
+using RowsSink = std::function<absl::Status(std::string_view piece)>;
+
 class BenchmarkResults {
  public:
   virtual ~BenchmarkResults() = default;
 
   // The benchmark's name: its key in summary.json ("aidanbench").
   virtual std::string name() const = 0;
-  // The rows file (answers.jsonl, samples.jsonl) and its contents.
+  // The rows file (answers.jsonl, samples.jsonl) and its contents, handed to `sink` a piece (whole
+  // lines) at a time in file order; stops at the first error of the sink or of fetching the units.
   virtual std::string RowsFileName() const = 0;
-  virtual std::string RowsJsonl() const = 0;
+  virtual absl::Status WriteRows(const RowsSink& sink) const = 0;
+  // The whole rows file in one string (small results: imports, rebuilds, tests).
+  absl::StatusOr<std::string> RowsText() const {
+    std::string text;
+    absl::Status status = WriteRows([&text](std::string_view piece) {
+      text.append(piece);
+      return absl::OkStatus();
+    });
+    if (!status.ok()) return status;
+    return text;
+  }
   // summary.json's [name], "leaderboard"[name] and, for a benchmark with a per-item table,
   // "questions"[name].
   virtual Json Section() const = 0;

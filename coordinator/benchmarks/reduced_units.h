@@ -5,7 +5,8 @@
 // benchmark's reducer derives from it, turns each result into its Entry (Keep; an Entry holds its
 // UnitResult as `result`) and orders a copy of the entries (Sorted) when a snapshot is made -- never on
 // arrival, so output does not depend on it. Every benchmark's output is model-major, then temperature,
-// in the sweep's order.
+// in the sweep's order. Given a UnitSource (unit_source.h), an Entry keeps its result without the
+// answers, which the rows files fetch back from the source.
 //
 // Thread-safety: every method may be called from any thread; the state is guarded by one mutex.
 #ifndef NOVELTYGRID_COORDINATOR_BENCHMARKS_REDUCED_UNITS_H_
@@ -23,6 +24,7 @@
 #include "common/json_util.h"
 #include "common/records.h"
 #include "coordinator/benchmarks/benchmark_results.h"
+#include "coordinator/benchmarks/unit_source.h"
 
 namespace noveltygrid {
 
@@ -51,9 +53,10 @@ template <typename Entry>
 class ReducedUnits : public BenchmarkReducer {
  public:
   // `models` and `temperatures` fix the output order; results for others are accepted and sorted after
-  // them (models by name, temperatures by value).
-  ReducedUnits(std::vector<std::string> models, std::vector<double> temperatures)
-      : models_(std::move(models)), temperatures_(std::move(temperatures)) {}
+  // them (models by name, temperatures by value). `source` (not owned; may be null: results are kept
+  // whole) holds every committed result the reducer is given.
+  ReducedUnits(std::vector<std::string> models, std::vector<double> temperatures, const UnitSource* source)
+      : models_(std::move(models)), temperatures_(std::move(temperatures)), source_(source) {}
   ReducedUnits(const ReducedUnits&) = delete;
   ReducedUnits& operator=(const ReducedUnits&) = delete;
 
@@ -80,8 +83,10 @@ class ReducedUnits : public BenchmarkReducer {
   }
 
  protected:
-  // Keeps `entry` unless its unit id has one (then false, `entry` dropped); merges `calls` either way.
+  // Keeps `entry` (without what the source holds) unless its unit id has one (then false, `entry`
+  // dropped); merges `calls` either way.
   bool Keep(Entry entry, const CallStats& calls) {
+    if (source_ != nullptr) DropRefetchable(entry.result);
     std::string unit_id = entry.result.unit.id;
     absl::MutexLock lock(&mu_);
     MergeCallStats(calls, calls_);
@@ -96,6 +101,7 @@ class ReducedUnits : public BenchmarkReducer {
 
   const std::vector<std::string>& models() const { return models_; }
   const std::vector<double>& temperatures() const { return temperatures_; }
+  const UnitSource* source() const { return source_; }
 
   // A copy of everything kept, the entries ordered by model, then temperature (each by its rank in the
   // sweep's list, then by value), then by `key(entry)` (a tuple compared with <).
@@ -124,6 +130,7 @@ class ReducedUnits : public BenchmarkReducer {
   // Constant after construction.
   const std::vector<std::string> models_;
   const std::vector<double> temperatures_;
+  const UnitSource* const source_;
   mutable absl::Mutex mu_;
   std::map<std::string, Entry> entries_ ABSL_GUARDED_BY(mu_);  // by unit id
   CallStats calls_ ABSL_GUARDED_BY(mu_);

@@ -48,7 +48,7 @@ absl::StatusOr<std::unique_ptr<BenchmarkResults>> ReduceRebuiltUnits(const Rebui
   }
   std::unique_ptr<BenchmarkResults> results = reducer.Results();
 
-  const std::string rows_text = results->RowsJsonl();
+  ASSIGN_OR_RETURN(const std::string rows_text, results->RowsText());
   ASSIGN_OR_RETURN(const std::string old_rows, ReadFile(request.rows_path));
   if (rows_text != old_rows) {
     RETURN_IF_ERROR(WriteFileAtomically(request.rows_path, rows_text));

@@ -103,7 +103,11 @@ absl::Status WriteSweepResults(const std::string& dir, const ResultsParts& parts
   if (ec) return absl::InternalError(absl::StrCat("cannot create results folder ", dir, ": ", ec.message()));
   const std::filesystem::path root(dir);
   for (const BenchmarkResults* part : parts) {
-    RETURN_IF_ERROR(WriteFileAtomically((root / part->RowsFileName()).string(), part->RowsJsonl()));
+    // Streamed: a large sweep's rows need not fit in memory (see coordinator/benchmarks/unit_source.h).
+    ASSIGN_OR_RETURN(std::unique_ptr<AtomicFileWriter> rows,
+                     AtomicFileWriter::Create((root / part->RowsFileName()).string()));
+    RETURN_IF_ERROR(part->WriteRows([&rows](std::string_view piece) { return rows->Append(piece); }));
+    RETURN_IF_ERROR(rows->Commit());
   }
   return WriteSweepSummaryFiles(dir, parts, options);
 }

@@ -1,25 +1,31 @@
 #include "coordinator/state/journal.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
+#include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/json_util.h"
 #include "common/records_json.h"
+#include "common/status_macros.h"
 
 namespace noveltygrid {
 
 namespace {
-absl::Status WriteAll(int fd, const std::string& data, const std::string& path) {
+
+absl::Status WriteAllAt(int fd, const std::string& data, int64_t offset, const std::string& path) {
   size_t written = 0;
   while (written < data.size()) {
-    ssize_t n = ::write(fd, data.data() + written, data.size() - written);
+    ssize_t n = ::pwrite(fd, data.data() + written, data.size() - written, static_cast<off_t>(offset + written));
     if (n < 0) {
       if (errno == EINTR) continue;
       return absl::InternalError(absl::StrCat("cannot append to ", path, ": ", std::strerror(errno)));
@@ -31,7 +37,77 @@ absl::Status WriteAll(int fd, const std::string& data, const std::string& path) 
   }
   return absl::OkStatus();
 }
+
+absl::StatusOr<std::string> ReadAt(int fd, int64_t offset, int64_t size, const std::string& path) {
+  std::string data(static_cast<size_t>(size), '\0');
+  size_t got = 0;
+  while (got < data.size()) {
+    ssize_t n = ::pread(fd, data.data() + got, data.size() - got, static_cast<off_t>(offset + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      return absl::DataLossError(absl::StrCat("cannot read ", path, " at byte ", offset, ": ",
+                                              n < 0 ? std::strerror(errno) : "the file is shorter"));
+    }
+    got += static_cast<size_t>(n);
+  }
+  return data;
+}
+
+// Calls `on_entry` with each committed unit of the journal open at `fd` and where its line is, reading a
+// line at a time. A first line naming a plan fingerprint (an older version's header) is read past. A
+// last line that is torn or damaged (a crash mid-write) ends the scan; a damaged line before it is
+// DataLoss. Returns the bytes of the lines read.
+using LineVisitor = std::function<void(JournalEntry entry, int64_t offset, int64_t size)>;
+absl::StatusOr<int64_t> ScanJournal(int fd, const std::string& path, const LineVisitor& on_entry) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return absl::InternalError(absl::StrCat("cannot stat ", path, ": ", std::strerror(errno)));
+  const int64_t file_size = st.st_size;
+  const int dup_fd = ::dup(fd);
+  FILE* file = dup_fd < 0 ? nullptr : ::fdopen(dup_fd, "r");
+  if (file == nullptr) {
+    if (dup_fd >= 0) ::close(dup_fd);
+    return absl::InternalError(absl::StrCat("cannot read ", path, ": ", std::strerror(errno)));
+  }
+  std::unique_ptr<FILE, int (*)(FILE*)> closer(file, &::fclose);
+  ::rewind(file);
+  struct LineBuffer {
+    char* data = nullptr;
+    size_t capacity = 0;
+    ~LineBuffer() { std::free(data); }
+  } buffer;
+  int64_t offset = 0;
+  int64_t line_number = 0;
+  while (true) {
+    const ssize_t n = ::getline(&buffer.data, &buffer.capacity, file);
+    if (n <= 0 || buffer.data[n - 1] != '\n') break;  // the end, or a torn last line: dropped by Load
+    ++line_number;
+    const absl::string_view line(buffer.data, static_cast<size_t>(n - 1));
+    const bool header = line_number == 1 && absl::StrContains(line, "\"fingerprint\"") &&
+                        !absl::StrContains(line, "\"result\"");
+    if (!header) {
+      absl::StatusOr<JournalEntry> entry = CommittedUnitFromText(std::string(line));
+      if (!entry.ok()) {
+        if (offset + n < file_size) {
+          return absl::DataLossError(absl::StrCat(path, ":", line_number, ": ", entry.status().message()));
+        }
+        break;  // the last line did not make it whole: dropped by Load
+      }
+      on_entry(*std::move(entry), offset, n - 1);
+    }
+    offset += n;
+  }
+  return offset;
+}
+
+std::string JournalDir(const std::string& out_dir) {
+  return (std::filesystem::path(out_dir) / ".noveltygrid").string();
+}
+
 }  // namespace
+
+CommittedVisitor CollectInto(std::vector<JournalEntry>* committed) {
+  return [committed](JournalEntry entry) { committed->push_back(std::move(entry)); };
+}
 
 PlannedUnits::PlannedUnits(const std::vector<UnitSpec>& units) {
   ids_.reserve(units.size());
@@ -46,11 +122,10 @@ const UnitSpec* PlannedUnits::Find(const std::string& unit_id) const {
   return it == by_id_.end() ? nullptr : it->second;
 }
 
-bool PlannedUnits::Take(JournalEntry entry, std::vector<JournalEntry>& committed) {
+bool PlannedUnits::Take(JournalEntry& entry) {
   const UnitSpec* unit = Find(entry.result.unit.id);
   if (unit == nullptr || !taken_.emplace(unit->id, true).second) return false;
   entry.result.unit = *unit;
-  committed.push_back(std::move(entry));
   return true;
 }
 
@@ -68,76 +143,81 @@ absl::StatusOr<JournalEntry> CommittedUnitFromText(const std::string& text) {
   return JournalEntry{std::move(*result), CallStatsFromJson(j.value("calls", Json::object()))};
 }
 
-namespace {
-
-std::string JournalDir(const std::string& out_dir) {
-  return (std::filesystem::path(out_dir) / ".noveltygrid").string();
+absl::Status ReadJournal(const std::string& out_dir, PlannedUnits& planned, const CommittedVisitor& visit) {
+  const std::string path = JournalDir(out_dir) + "/journal.jsonl";
+  if (!std::filesystem::exists(path)) return absl::OkStatus();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return absl::InternalError(absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
+  absl::StatusOr<int64_t> read = ScanJournal(fd, path, [&](JournalEntry entry, int64_t, int64_t) {
+    if (planned.Take(entry)) visit(std::move(entry));
+  });
+  ::close(fd);
+  return read.status();
 }
 
-// Reads the journal at `path` (absent: nothing); returns the bytes of its whole lines.
-absl::StatusOr<size_t> ReadJournalFile(const std::string& path, PlannedUnits& planned,
-                                       std::vector<JournalEntry>* committed) {
-  size_t good_bytes = 0;
-  if (!std::filesystem::exists(path)) return good_bytes;
-  absl::StatusOr<std::string> text = ReadFile(path);
-  if (!text.ok()) return text.status();
-  size_t offset = 0;
-  while (offset < text->size()) {
-    size_t end = text->find('\n', offset);
-    if (end == std::string::npos) break;  // torn last line: dropped by Open
-    const std::string line = text->substr(offset, end - offset);
-    const bool header =
-        offset == 0 && absl::StrContains(line, "\"fingerprint\"") && !absl::StrContains(line, "\"result\"");
-    if (!header) {
-      absl::StatusOr<JournalEntry> entry = CommittedUnitFromText(line);
-      if (!entry.ok()) {
-        if (end + 1 < text->size()) {
-          return absl::DataLossError(absl::StrCat(
-              path, ":", std::count(text->begin(), text->begin() + offset, '\n') + 1, ": ", entry.status().message()));
-        }
-        break;  // the last line did not make it whole: dropped by Open
-      }
-      planned.Take(std::move(*entry), *committed);
-    }
-    offset = end + 1;
-    good_bytes = offset;
-  }
-  return good_bytes;
-}
-
-}  // namespace
-
-absl::Status ReadJournal(const std::string& out_dir, PlannedUnits& planned, std::vector<JournalEntry>* committed) {
-  return ReadJournalFile(JournalDir(out_dir) + "/journal.jsonl", planned, committed).status();
-}
-
-absl::StatusOr<std::unique_ptr<ResultJournal>> ResultJournal::Open(const std::string& out_dir, PlannedUnits& planned,
-                                                                   std::vector<JournalEntry>* committed) {
+absl::StatusOr<std::unique_ptr<ResultJournal>> ResultJournal::Create(const std::string& out_dir) {
   const std::filesystem::path dir = JournalDir(out_dir);
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return absl::InternalError(absl::StrCat("cannot create ", dir.string(), ": ", ec.message()));
   const std::string path = (dir / "journal.jsonl").string();
-  absl::StatusOr<size_t> good_bytes = ReadJournalFile(path, planned, committed);
-  if (!good_bytes.ok()) return good_bytes.status();
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return absl::InternalError(absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
-  if (::ftruncate(fd, static_cast<off_t>(*good_bytes)) != 0 || ::lseek(fd, 0, SEEK_END) < 0) {
-    ::close(fd);
-    return absl::InternalError(absl::StrCat("cannot prepare ", path, ": ", std::strerror(errno)));
-  }
   return std::unique_ptr<ResultJournal>(new ResultJournal(path, fd));
 }
 
-ResultJournal::~ResultJournal() {
-  absl::MutexLock lock(&mu_);
-  if (fd_ >= 0) ::close(fd_);
+absl::StatusOr<std::unique_ptr<ResultJournal>> ResultJournal::Open(const std::string& out_dir, PlannedUnits& planned,
+                                                                   const CommittedVisitor& visit) {
+  ASSIGN_OR_RETURN(std::unique_ptr<ResultJournal> journal, Create(out_dir));
+  RETURN_IF_ERROR(journal->Load(planned, visit));
+  return journal;
 }
 
-absl::Status ResultJournal::Append(const UnitResult& result, const CallStats& calls) {
+absl::Status ResultJournal::Load(PlannedUnits& planned, const CommittedVisitor& visit) {
+  absl::MutexLock lock(&mu_);
+  ASSIGN_OR_RETURN(const int64_t good_bytes,
+                   ScanJournal(fd_, path_, [&](JournalEntry entry, int64_t offset, int64_t size) {
+                     lines_.try_emplace(entry.result.unit.id, Line{offset, size});
+                     if (planned.Take(entry)) visit(std::move(entry));
+                   }));
+  if (::ftruncate(fd_, static_cast<off_t>(good_bytes)) != 0) {
+    return absl::InternalError(absl::StrCat("cannot prepare ", path_, ": ", std::strerror(errno)));
+  }
+  size_ = good_bytes;
+  return absl::OkStatus();
+}
+
+ResultJournal::~ResultJournal() { ::close(fd_); }
+
+absl::StatusOr<bool> ResultJournal::Append(const UnitResult& result, const CallStats& calls) {
   const std::string line = CommittedUnitText(result, calls) + "\n";
   absl::MutexLock lock(&mu_);
-  return WriteAll(fd_, line, path_);
+  if (lines_.count(result.unit.id) > 0) return false;
+  RETURN_IF_ERROR(WriteAllAt(fd_, line, size_, path_));
+  lines_.emplace(result.unit.id, Line{size_, static_cast<int64_t>(line.size()) - 1});
+  size_ += static_cast<int64_t>(line.size());
+  return true;
+}
+
+absl::Status ResultJournal::ForEachUnit(const std::vector<std::string>& ids,
+                                        const std::function<absl::Status(UnitResult)>& fn) const {
+  std::vector<Line> lines;
+  lines.reserve(ids.size());
+  {
+    absl::MutexLock lock(&mu_);
+    for (const std::string& id : ids) {
+      auto it = lines_.find(id);
+      if (it == lines_.end()) return absl::NotFoundError(absl::StrCat("unit ", id, " is not in ", path_));
+      lines.push_back(it->second);
+    }
+  }
+  for (const Line& line : lines) {
+    ASSIGN_OR_RETURN(const std::string text, ReadAt(fd_, line.offset, line.size, path_));
+    absl::StatusOr<JournalEntry> entry = CommittedUnitFromText(text);
+    if (!entry.ok()) return absl::DataLossError(absl::StrCat(path_, " at byte ", line.offset, ": ", entry.status().message()));
+    RETURN_IF_ERROR(fn(std::move(entry->result)));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace noveltygrid

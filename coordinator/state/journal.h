@@ -4,18 +4,24 @@
 // whose ids are not committed yet, and units a config no longer plans stay stored, out of its results.
 //
 // Two logs: ResultJournal, a file in the results folder (DIR/.noveltygrid/journal.jsonl), and
-// StoreCommitLog (store_commit_log.h), the Store (Redis) shared by every sweep that points at it.
+// StoreCommitLog (store_commit_log.h), the Store (Redis) shared by every sweep that points at it. Both
+// are UnitSources (coordinator/benchmarks/unit_source.h): the coordinator keeps aggregates and an index
+// in memory, and its results files fetch the committed answers back from the log, so its memory does
+// not grow with the sweep's answers.
 #ifndef NOVELTYGRID_COORDINATOR_STATE_JOURNAL_H_
 #define NOVELTYGRID_COORDINATOR_STATE_JOURNAL_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "common/records.h"
+#include "coordinator/benchmarks/unit_source.h"
 
 namespace noveltygrid {
 
@@ -24,55 +30,80 @@ struct JournalEntry {
   CallStats calls;
 };
 
-// Where the coordinator keeps committed units: this file journal, or Redis (store_commit_log.h).
-class CommitLog {
- public:
-  virtual ~CommitLog() = default;
-  // Durable when it returns OK.
-  virtual absl::Status Append(const UnitResult& result, const CallStats& calls) = 0;
-};
+// Receives the committed units a log finds on load, one at a time.
+using CommittedVisitor = std::function<void(JournalEntry entry)>;
+// A visitor that appends to `committed` (small logs: tests, tools).
+CommittedVisitor CollectInto(std::vector<JournalEntry>* committed);
 
-// The units a plan asks for, by id: what a commit log returns on open is limited to them, and each
+// The units a plan asks for, by id: what a commit log returns on load is limited to them, and each
 // entry's unit is replaced by the planned one (same id, so same content; the index is the plan's).
 class PlannedUnits {
  public:
   explicit PlannedUnits(const std::vector<UnitSpec>& units);
   const UnitSpec* Find(const std::string& unit_id) const;
   const std::vector<std::string>& ids() const { return ids_; }
-  // Adds `entry` to `committed` when its unit is planned and not added yet; false otherwise.
-  bool Take(JournalEntry entry, std::vector<JournalEntry>& committed);
+  // True when `entry`'s unit is planned and not taken yet: its unit is then replaced by the plan's.
+  bool Take(JournalEntry& entry);
 
  private:
-  std::map<std::string, const UnitSpec*> by_id_;
+  std::unordered_map<std::string, const UnitSpec*> by_id_;
   std::vector<std::string> ids_;  // plan order
-  std::map<std::string, bool> taken_;
+  std::unordered_map<std::string, bool> taken_;
+};
+
+// Where the coordinator keeps committed units: this file journal, or Redis (store_commit_log.h). A
+// source of the committed units' whole results, by id.
+class CommitLog : public UnitSource {
+ public:
+  // Calls `visit` with the committed units of `planned` (the first stored of each), plan order not
+  // guaranteed; once, before the first Append.
+  virtual absl::Status Load(PlannedUnits& planned, const CommittedVisitor& visit) = 0;
+  // Stores a committed unit, durable when it returns. The first result stored of a unit is the one
+  // kept: false when this unit already has one (this one is not stored; ForEachUnit returns that one).
+  virtual absl::StatusOr<bool> Append(const UnitResult& result, const CallStats& calls) = 0;
 };
 
 // Thread-safe. The file holds one committed unit per line (its result and call statistics), appended
 // and fdatasync'ed before the commit is acknowledged; a torn last line (a crash mid-write) is dropped
 // on open. A first line naming a plan fingerprint (journals written before units were stored by id)
 // is read past.
+// The file is read a line at a time; what stays in memory is an index of where each unit's line is.
 class ResultJournal : public CommitLog {
  public:
-  // Opens (or creates) the journal of `out_dir`; the entries of `planned` units already there are
-  // returned through `committed`, plan order not guaranteed.
+  // Opens (or creates) the journal of `out_dir`; Load before appending.
+  static absl::StatusOr<std::unique_ptr<ResultJournal>> Create(const std::string& out_dir);
+  // Create and Load.
   static absl::StatusOr<std::unique_ptr<ResultJournal>> Open(const std::string& out_dir, PlannedUnits& planned,
-                                                             std::vector<JournalEntry>* committed);
+                                                             const CommittedVisitor& visit);
+  static absl::StatusOr<std::unique_ptr<ResultJournal>> Open(const std::string& out_dir, PlannedUnits& planned,
+                                                             std::vector<JournalEntry>* committed) {
+    return Open(out_dir, planned, CollectInto(committed));
+  }
   ~ResultJournal() override;
 
-  absl::Status Append(const UnitResult& result, const CallStats& calls) override;
+  // Reads the journal (dropping a torn last line) and indexes every unit in it, planned or not.
+  absl::Status Load(PlannedUnits& planned, const CommittedVisitor& visit) override;
+  absl::StatusOr<bool> Append(const UnitResult& result, const CallStats& calls) override;
+  absl::Status ForEachUnit(const std::vector<std::string>& ids,
+                           const std::function<absl::Status(UnitResult)>& fn) const override;
 
  private:
+  struct Line {
+    int64_t offset = 0;
+    int64_t size = 0;  // without the newline
+  };
   ResultJournal(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
 
   const std::string path_;
-  absl::Mutex mu_;
-  int fd_ ABSL_GUARDED_BY(mu_);
+  const int fd_;  // read and appended at explicit offsets (pread/pwrite)
+  mutable absl::Mutex mu_;  // appends, and the index
+  int64_t size_ ABSL_GUARDED_BY(mu_) = 0;  // bytes of whole lines
+  std::unordered_map<std::string, Line> lines_ ABSL_GUARDED_BY(mu_);  // by unit id: the first line
 };
 
-// Reads what ResultJournal::Open would return through `committed`, changing nothing (no folder or
-// file is created; a missing journal holds nothing).
-absl::Status ReadJournal(const std::string& out_dir, PlannedUnits& planned, std::vector<JournalEntry>* committed);
+// Calls `visit` with what ResultJournal::Load would find, changing nothing (no folder or file is
+// created; a missing journal holds nothing).
+absl::Status ReadJournal(const std::string& out_dir, PlannedUnits& planned, const CommittedVisitor& visit);
 
 // The text a commit log stores for one unit, and back.
 std::string CommittedUnitText(const UnitResult& result, const CallStats& calls);

@@ -1,5 +1,9 @@
 #include "coordinator/state/store_commit_log.h"
 
+#include <algorithm>
+#include <optional>
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "common/storage/keys.h"
@@ -20,34 +24,75 @@ absl::Status MoveLegacySweep(Store* store, const std::string& sweep) {
   return store->Delete(legacy);
 }
 
+// Units read per round trip on load.
+constexpr size_t kLoadBatch = 256;
+
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<StoreCommitLog>> StoreCommitLog::Open(Store* store, const std::string& sweep,
-                                                                     PlannedUnits& planned,
-                                                                     std::vector<JournalEntry>* committed) {
+absl::StatusOr<std::unique_ptr<StoreCommitLog>> StoreCommitLog::Create(Store* store, const std::string& sweep) {
   if (absl::Status moved = MoveLegacySweep(store, sweep); !moved.ok()) {
     return absl::UnavailableError(
         absl::StrCat("cannot keep the sweep state in ", store->Describe(), ": ", moved.message()));
   }
-  RETURN_IF_ERROR(Read(store, planned, committed));
   return std::unique_ptr<StoreCommitLog>(new StoreCommitLog(store));
 }
 
-absl::Status StoreCommitLog::Read(Store* store, PlannedUnits& planned, std::vector<JournalEntry>* committed) {
-  ASSIGN_OR_RETURN(std::vector<std::optional<std::string>> texts, store->HashMultiGet(keys::Units(), planned.ids()));
+absl::StatusOr<std::unique_ptr<StoreCommitLog>> StoreCommitLog::Open(Store* store, const std::string& sweep,
+                                                                     PlannedUnits& planned,
+                                                                     std::vector<JournalEntry>* committed) {
+  ASSIGN_OR_RETURN(std::unique_ptr<StoreCommitLog> log, Create(store, sweep));
+  RETURN_IF_ERROR(log->Load(planned, CollectInto(committed)));
+  return log;
+}
+
+absl::Status StoreCommitLog::Load(PlannedUnits& planned, const CommittedVisitor& visit) {
+  return Read(store_, planned, visit);
+}
+
+namespace {
+
+// Calls `fn` with the stored entry of each of `ids` (absent ones: with nullopt).
+absl::Status FetchEntries(Store* store, const std::vector<std::string>& ids,
+                          const std::function<absl::Status(const std::string& id, std::optional<JournalEntry>)>& fn) {
+  ASSIGN_OR_RETURN(std::vector<std::optional<std::string>> texts, store->HashMultiGet(keys::Units(), ids));
   for (size_t i = 0; i < texts.size(); ++i) {
-    if (!texts[i].has_value()) continue;
-    absl::StatusOr<JournalEntry> entry = CommittedUnitFromText(*texts[i]);
-    if (!entry.ok()) {
-      return absl::DataLossError(absl::StrCat(keys::Units(), "[", planned.ids()[i], "]: ", entry.status().message()));
+    std::optional<JournalEntry> entry;
+    if (texts[i].has_value()) {
+      absl::StatusOr<JournalEntry> parsed = CommittedUnitFromText(*texts[i]);
+      if (!parsed.ok()) {
+        return absl::DataLossError(absl::StrCat(keys::Units(), "[", ids[i], "]: ", parsed.status().message()));
+      }
+      entry = *std::move(parsed);
     }
-    planned.Take(std::move(*entry), *committed);
+    RETURN_IF_ERROR(fn(ids[i], std::move(entry)));
   }
   return absl::OkStatus();
 }
 
-absl::Status StoreCommitLog::Append(const UnitResult& result, const CallStats& calls) {
-  return store_->HashSet(keys::Units(), result.unit.id, CommittedUnitText(result, calls));
+}  // namespace
+
+absl::Status StoreCommitLog::Read(Store* store, PlannedUnits& planned, const CommittedVisitor& visit) {
+  const std::vector<std::string>& all = planned.ids();
+  for (size_t begin = 0; begin < all.size(); begin += kLoadBatch) {
+    const std::vector<std::string> ids(all.begin() + begin, all.begin() + std::min(all.size(), begin + kLoadBatch));
+    RETURN_IF_ERROR(FetchEntries(store, ids, [&](const std::string&, std::optional<JournalEntry> entry) {
+      if (entry.has_value() && planned.Take(*entry)) visit(*std::move(entry));
+      return absl::OkStatus();
+    }));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status StoreCommitLog::ForEachUnit(const std::vector<std::string>& ids,
+                                         const std::function<absl::Status(UnitResult)>& fn) const {
+  return FetchEntries(store_, ids, [&](const std::string& id, std::optional<JournalEntry> entry) {
+    if (!entry.has_value()) return absl::NotFoundError(absl::StrCat("unit ", id, " is not in ", keys::Units()));
+    return fn(std::move(entry->result));
+  });
+}
+
+absl::StatusOr<bool> StoreCommitLog::Append(const UnitResult& result, const CallStats& calls) {
+  return store_->HashSetIfAbsent(keys::Units(), result.unit.id, CommittedUnitText(result, calls));
 }
 
 }  // namespace noveltygrid

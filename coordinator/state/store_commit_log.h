@@ -16,18 +16,23 @@ namespace noveltygrid {
 
 class StoreCommitLog : public CommitLog {
  public:
-  // Returns the committed entries of `planned` units through `committed`. A results hash left by a
-  // version that kept each sweep's units under its name (ng:sweep:NAME:results) is moved into the
-  // shared hash first.
+  // The log of sweep `sweep`: a results hash left by a version that kept each sweep's units under its
+  // name (ng:sweep:NAME:results) is moved into the shared hash first.
+  static absl::StatusOr<std::unique_ptr<StoreCommitLog>> Create(Store* store, const std::string& sweep);
+  // Create and Load, collecting into `committed`.
   static absl::StatusOr<std::unique_ptr<StoreCommitLog>> Open(Store* store, const std::string& sweep,
                                                               PlannedUnits& planned,
                                                               std::vector<JournalEntry>* committed);
 
-  // The committed entries of `planned` units, read only: nothing is written or moved (units of a legacy
-  // per-sweep hash are not seen until a coordinator has moved them).
-  static absl::Status Read(Store* store, PlannedUnits& planned, std::vector<JournalEntry>* committed);
+  // Calls `visit` with the committed entries of `planned` units, read only: nothing is written or moved
+  // (units of a legacy per-sweep hash are not seen until a coordinator has moved them). Reads in batches.
+  static absl::Status Read(Store* store, PlannedUnits& planned, const CommittedVisitor& visit);
 
-  absl::Status Append(const UnitResult& result, const CallStats& calls) override;
+  absl::Status Load(PlannedUnits& planned, const CommittedVisitor& visit) override;
+  // HSETNX: the first result of a unit committed by any sweep sharing the store is kept.
+  absl::StatusOr<bool> Append(const UnitResult& result, const CallStats& calls) override;
+  absl::Status ForEachUnit(const std::vector<std::string>& ids,
+                           const std::function<absl::Status(UnitResult)>& fn) const override;
 
  private:
   explicit StoreCommitLog(Store* store) : store_(store) {}

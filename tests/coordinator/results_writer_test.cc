@@ -51,7 +51,7 @@ TEST(ResultsWriterTest, AnswerLinesFollowTheContract) {
   unit.answers[1].error = "judge reply unparseable";
   AidanReducer reducer(Preset("reference-2025"), {"m"}, {0.7});
   reducer.Add(std::move(unit));
-  const std::string text = AidanAnswersJsonl(reducer.Snapshot());
+  const std::string text = *reducer.Results()->RowsText();
   std::vector<Json> lines;
   for (size_t start = 0, end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {
     lines.push_back(Json::parse(text.substr(start, end - start)));

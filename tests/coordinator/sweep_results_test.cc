@@ -86,7 +86,7 @@ ResultsOptions Simulated() {
 TEST(NoveltySweepResultsTest, SampleLinesFollowTheContract) {
   NoveltySnapshot snap = NoveltyRun();
   snap.rows[0].result.novelty->reward = {-2.5, std::nullopt};
-  const std::vector<Json> lines = Lines(NoveltySweepSamplesJsonl(snap));
+  const std::vector<Json> lines = Lines(*NoveltyBenchResults(snap).RowsText());
   ASSERT_EQ(lines.size(), 7u);
   EXPECT_EQ(Keys(lines[0]), (std::vector<std::string>{"benchmark", "model", "temperature", "prompt_id", "prompt",
                                                       "generations", "partition", "quality", "generation_scores",
@@ -187,7 +187,7 @@ TEST(NoveltySweepResultsTest, BothBenchmarksShareOneSummaryAndLeaderboard) {
   EXPECT_EQ(summary["calls"]["reward:sim:reward"]["requests"], 14);
   EXPECT_EQ(summary["aidanbench"], SummaryJson(aidan, Simulated())["aidanbench"]);
   EXPECT_EQ(Lines(Slurp(dir.path() / kSamplesFileName)).size(), 7u);
-  EXPECT_EQ(Slurp(dir.path() / kAnswersFileName), AidanAnswersJsonl(aidan));
+  EXPECT_EQ(Slurp(dir.path() / kAnswersFileName), *AidanBenchResults(aidan).RowsText());
 
   const std::string board = Slurp(dir.path() / kLeaderboardFileName);
   const std::string aidan_board = FormatLeaderboard(aidan, Simulated());

@@ -27,20 +27,24 @@ std::vector<double> PerRepeatNoveltySum(const std::vector<AidanTotals>& by_repea
   return values;
 }
 
-AidanReducer::AidanReducer(AidanPreset preset, std::vector<std::string> models, std::vector<double> temperatures)
-    : ReducedUnits(std::move(models), std::move(temperatures)), preset_(std::move(preset)) {}
+AidanReducer::AidanReducer(AidanPreset preset, std::vector<std::string> models, std::vector<double> temperatures,
+                           const UnitSource* source)
+    : ReducedUnits(std::move(models), std::move(temperatures), source), preset_(std::move(preset)) {}
 
 bool AidanReducer::Add(UnitResult result, const CallStats& calls) {
   // Scoring happens outside the lock; a duplicate wastes that work but never blocks other adds.
   MarkValidAnswers(preset_, result.answers);
   AidanTotals totals = ScoreAidanQuestion(preset_, result.answers);
   if (!result.error.empty()) totals.errors = 1;
-  return Keep(AidanEntry{std::move(result), totals}, calls);
+  const bool has_llm_novelty = std::any_of(result.answers.begin(), result.answers.end(),
+                                           [](const StepRecord& a) { return a.llm_novelty.has_value(); });
+  return Keep(AidanEntry{std::move(result), totals, has_llm_novelty}, calls);
 }
 
 AidanSnapshot AidanReducer::Snapshot() const {
   AidanSnapshot snap;
   snap.preset = preset_;
+  snap.source = source();
   Contents contents =
       Sorted([](const AidanEntry& e) { return std::make_tuple(e.result.unit.index, std::cref(e.result.unit.id)); });
   snap.calls = std::move(contents.calls);
@@ -61,7 +65,7 @@ AidanSnapshot AidanReducer::Snapshot() const {
     if (cell.by_repeat.size() <= static_cast<size_t>(u.repeat)) cell.by_repeat.resize(u.repeat + 1);
     cell.by_repeat[u.repeat] += e.totals;
     cell.max_iterations = std::max(cell.max_iterations, e.result.max_iterations);
-    for (const StepRecord& a : e.result.answers) cell.has_llm_novelty |= a.llm_novelty.has_value();
+    cell.has_llm_novelty |= e.has_llm_novelty;
 
     AidanQuestionRow row;
     row.model = u.model;

@@ -79,24 +79,28 @@ struct AidanSnapshot {
   AidanPreset preset;
   std::vector<std::string> models;     // models with results, config order
   std::vector<double> temperatures;    // temperatures with results, config order
-  std::vector<UnitResult> units;       // canonical unit order, `valid` marked
+  std::vector<UnitResult> units;       // canonical unit order, `valid` marked; no answers when `source` is set
   std::vector<AidanCell> cells;        // model-major, then temperature
   std::vector<AidanQuestionRow> rows;  // one per unit, canonical order
   std::vector<AidanBest> leaderboard;  // valid answers descending, then model name
   CallStats calls;                     // merged over the accepted results (run-dependent)
   Json run = Json::object();           // free-form run information (run-dependent)
+  const UnitSource* source = nullptr;  // where the units' answers are (not owned); null: in `units`
 };
 
-// One unit as kept: its result and its totals, computed on arrival.
+// One unit as kept: its result (without answers when the reducer has a source) and what the snapshot
+// needs of its answers, computed on arrival.
 struct AidanEntry {
   UnitResult result;
-  AidanTotals totals;  // of this question alone
+  AidanTotals totals;           // of this question alone
+  bool has_llm_novelty = false;  // some answer carried an LLM novelty score
 };
 
 class AidanReducer : public ReducedUnits<AidanEntry> {
  public:
-  // `models` and `temperatures`: see ReducedUnits.
-  AidanReducer(AidanPreset preset, std::vector<std::string> models, std::vector<double> temperatures);
+  // `models`, `temperatures` and `source`: see ReducedUnits.
+  AidanReducer(AidanPreset preset, std::vector<std::string> models, std::vector<double> temperatures,
+               const UnitSource* source = nullptr);
 
   // Re-marks the answers' validity, scores the unit and keeps it (see ReducedUnits).
   bool Add(UnitResult result, const CallStats& calls = {}) override;

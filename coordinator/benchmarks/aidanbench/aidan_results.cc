@@ -51,11 +51,16 @@ Json RowJson(const AidanQuestionRow& row) {
 
 }  // namespace
 
-std::string AidanAnswersJsonl(const AidanSnapshot& snapshot) {
-  std::string out;
-  for (const UnitResult& unit : snapshot.units) {
+absl::Status WriteAidanAnswers(const AidanSnapshot& snapshot, const RowsSink& sink) {
+  std::vector<const UnitResult*> units;
+  units.reserve(snapshot.units.size());
+  for (const UnitResult& unit : snapshot.units) units.push_back(&unit);
+  return ForEachWholeUnit(units, snapshot.source, [&](const UnitResult& unit) {
     const UnitSpec& u = unit.unit;
-    for (const StepRecord& a : unit.answers) {
+    std::vector<StepRecord> answers = unit.answers;
+    MarkValidAnswers(snapshot.preset, answers);  // as the reducer marked them
+    std::string lines;
+    for (const StepRecord& a : answers) {
       Json line{{"benchmark", kAidanBench},
                 {"model", u.model},
                 {"temperature", u.temperature},
@@ -70,10 +75,10 @@ std::string AidanAnswersJsonl(const AidanSnapshot& snapshot) {
       line["mmr"] = AidanMmr(snapshot.preset, a);
       line["unit_id"] = u.id;
       if (!a.error.empty()) line["error"] = a.error;
-      absl::StrAppend(&out, DumpJson(line), "\n");
+      absl::StrAppend(&lines, DumpJson(line), "\n");
     }
-  }
-  return out;
+    return sink(lines);
+  });
 }
 
 std::unique_ptr<BenchmarkResults> AidanReducer::Results() const {
@@ -82,7 +87,7 @@ std::unique_ptr<BenchmarkResults> AidanReducer::Results() const {
 
 std::string AidanBenchResults::RowsFileName() const { return kAnswersFileName; }
 
-std::string AidanBenchResults::RowsJsonl() const { return AidanAnswersJsonl(snapshot_); }
+absl::Status AidanBenchResults::WriteRows(const RowsSink& sink) const { return WriteAidanAnswers(snapshot_, sink); }
 
 Json AidanBenchResults::Section() const {
   Json cells = Json::object();

@@ -30,7 +30,7 @@ class AidanBenchResults : public BenchmarkResults {
 
   std::string name() const override { return kAidanBench; }
   std::string RowsFileName() const override;
-  std::string RowsJsonl() const override;
+  absl::Status WriteRows(const RowsSink& sink) const override;
   Json Section() const override;
   Json Leaderboard() const override;
   std::optional<Json> Questions() const override;
@@ -44,8 +44,8 @@ class AidanBenchResults : public BenchmarkResults {
   AidanSnapshot snapshot_;
 };
 
-// answers.jsonl's contents.
-std::string AidanAnswersJsonl(const AidanSnapshot& snapshot);
+// answers.jsonl's contents, a unit at a time (its answers fetched from the snapshot's source if it has one).
+absl::Status WriteAidanAnswers(const AidanSnapshot& snapshot, const RowsSink& sink);
 
 // The results folder of AidanBench alone (what `import aidanbench` writes): results_writer.h's
 // functions for one AidanBenchResults part.

@@ -35,8 +35,9 @@ void AidanBenchmark::PlanUnits(const std::vector<std::string>& models, std::vect
 
 void AidanBenchmark::AttachSettings(v1::Lease& lease) const { *lease.mutable_aidan() = settings_; }
 
-std::unique_ptr<BenchmarkReducer> AidanBenchmark::MakeReducer(const std::vector<std::string>& models) const {
-  return std::make_unique<AidanReducer>(preset_, models, temperatures_);
+std::unique_ptr<BenchmarkReducer> AidanBenchmark::MakeReducer(const std::vector<std::string>& models,
+                                                              const UnitSource* source) const {
+  return std::make_unique<AidanReducer>(preset_, models, temperatures_, source);
 }
 
 }  // namespace noveltygrid

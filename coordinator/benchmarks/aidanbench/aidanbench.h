@@ -29,7 +29,8 @@ class AidanBenchmark : public Benchmark {
   std::vector<std::string> HelperModels() const override { return {settings_.judge(), settings_.embedder()}; }
   void AttachSettings(v1::Lease& lease) const override;
   absl::Status CheckResult(const UnitResult&) const override { return absl::OkStatus(); }
-  std::unique_ptr<BenchmarkReducer> MakeReducer(const std::vector<std::string>& models) const override;
+  std::unique_ptr<BenchmarkReducer> MakeReducer(const std::vector<std::string>& models,
+                                                const UnitSource* source) const override;
 
  private:
   const AidanSettings settings_;  // what every lease carries

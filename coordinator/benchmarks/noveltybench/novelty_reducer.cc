@@ -142,8 +142,8 @@ absl::StatusOr<noveltybench::RowScore> ScoreNoveltyResult(const UnitResult& resu
 
 NoveltyReducer::NoveltyReducer(NoveltySettings settings, std::vector<std::string> models,
                                std::vector<double> temperatures, std::vector<std::string> modes,
-                               std::vector<std::string> datasets)
-    : ReducedUnits(std::move(models), std::move(temperatures)),
+                               std::vector<std::string> datasets, const UnitSource* source)
+    : ReducedUnits(std::move(models), std::move(temperatures), source),
       settings_(std::move(settings)),
       modes_(std::move(modes)),
       datasets_(std::move(datasets)) {}
@@ -156,6 +156,7 @@ bool NoveltyReducer::Add(UnitResult result, const CallStats& calls) {
 NoveltySnapshot NoveltyReducer::Snapshot() const {
   NoveltySnapshot snap;
   snap.settings = settings_;
+  snap.source = source();
   Contents contents = Sorted([this](const NoveltyRowResult& r) {
     const UnitSpec& u = r.result.unit;
     return std::make_tuple(RankOf(modes_, u.mode), std::cref(u.mode), RankOf(datasets_, u.dataset),

@@ -43,7 +43,7 @@ inline constexpr double kWildchatWeight = 1000;
 
 // One unit as reduced.
 struct NoveltyRowResult {
-  UnitResult result;                            // the unit, its generations (answers) and outcome
+  UnitResult result;                            // the unit, its generations (answers; see source) and outcome
   std::optional<noveltybench::RowScore> score;  // absent when the unit failed
   std::string error;                            // why it failed; empty when scored
 };
@@ -95,20 +95,22 @@ struct NoveltySnapshot {
   std::vector<double> temperatures;      // with results, config order
   std::vector<std::string> modes;        // with results, config order
   std::vector<std::string> datasets;     // with results, config order
-  std::vector<NoveltyRowResult> rows;    // one per unit, canonical order
+  std::vector<NoveltyRowResult> rows;    // one per unit, canonical order; no generations when `source` is set
   std::vector<NoveltySweepCell> cells;   // model-major, then temperature
   std::vector<NoveltyBest> leaderboard;  // utility descending, then model name
   CallStats calls;                       // merged over the accepted results (run-dependent)
   Json run = Json::object();             // free-form run information (run-dependent)
+  const UnitSource* source = nullptr;    // where the units' generations are (not owned); null: in `rows`
 };
 
 class NoveltyReducer : public ReducedUnits<NoveltyRowResult> {
  public:
   // `settings` scores the rows (patience) and describes them in the summary. The four lists fix the
   // output order (models and temperatures: see ReducedUnits); results outside them are accepted and
-  // sorted after them (by value).
+  // sorted after them (by value). `source`: see ReducedUnits.
   NoveltyReducer(NoveltySettings settings, std::vector<std::string> models, std::vector<double> temperatures,
-                 std::vector<std::string> modes, std::vector<std::string> datasets);
+                 std::vector<std::string> modes, std::vector<std::string> datasets,
+                 const UnitSource* source = nullptr);
 
   // Scores the unit and keeps it (see ReducedUnits).
   bool Add(UnitResult result, const CallStats& calls = {}) override;

@@ -36,10 +36,11 @@ Json NoveltyRepeatsJson(const std::vector<NoveltyWeightedValue>& by_repeat) {
   return RepeatsJson({{"mean_distinct", PerRepeatDistinct(by_repeat)}, {"mean_utility", PerRepeatUtility(by_repeat)}});
 }
 
-Json SampleLine(const NoveltyRowResult& row) {
+// `whole`: the row's unit with its generations (row.result may have none: see UnitSource).
+Json SampleLine(const NoveltyRowResult& row, const UnitResult& whole) {
   const UnitSpec& u = row.result.unit;
   std::vector<std::string> generations;
-  for (const StepRecord& a : row.result.answers) generations.push_back(a.answer);
+  for (const StepRecord& a : whole.answers) generations.push_back(a.answer);
   Json line{{"benchmark", kNoveltyBench}, {"model", u.model},      {"temperature", u.temperature},
             {"prompt_id", u.item_id},     {"prompt", u.item_text}, {"generations", std::move(generations)}};
   const std::optional<NoveltyOutcome>& outcome = row.result.novelty;
@@ -118,10 +119,14 @@ absl::StatusOr<UnitResult> UnitFromSampleLine(const Json& j, const std::string& 
 
 }  // namespace
 
-std::string NoveltySweepSamplesJsonl(const NoveltySnapshot& snapshot) {
-  std::string out;
-  for (const NoveltyRowResult& row : snapshot.rows) absl::StrAppend(&out, DumpJson(SampleLine(row)), "\n");
-  return out;
+absl::Status WriteNoveltySweepSamples(const NoveltySnapshot& snapshot, const RowsSink& sink) {
+  std::vector<const UnitResult*> units;
+  units.reserve(snapshot.rows.size());
+  for (const NoveltyRowResult& row : snapshot.rows) units.push_back(&row.result);
+  size_t next = 0;
+  return ForEachWholeUnit(units, snapshot.source, [&](const UnitResult& whole) {
+    return sink(absl::StrCat(DumpJson(SampleLine(snapshot.rows[next++], whole)), "\n"));
+  });
 }
 
 Json NoveltySweepSectionJson(const NoveltySnapshot& snapshot) {

@@ -31,7 +31,9 @@
 
 namespace noveltygrid {
 
-std::string NoveltySweepSamplesJsonl(const NoveltySnapshot& snapshot);
+// samples.jsonl's contents, a line per unit (its generations fetched from the snapshot's source if it
+// has one).
+absl::Status WriteNoveltySweepSamples(const NoveltySnapshot& snapshot, const RowsSink& sink);
 
 // The "noveltybench" section of summary.json.
 Json NoveltySweepSectionJson(const NoveltySnapshot& snapshot);

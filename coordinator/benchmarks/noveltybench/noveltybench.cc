@@ -85,8 +85,9 @@ absl::Status NoveltyBenchmark::CheckResult(const UnitResult& result) const {
   return usable;
 }
 
-std::unique_ptr<BenchmarkReducer> NoveltyBenchmark::MakeReducer(const std::vector<std::string>& models) const {
-  return std::make_unique<NoveltyReducer>(settings_, models, temperatures_, modes_, dataset_names());
+std::unique_ptr<BenchmarkReducer> NoveltyBenchmark::MakeReducer(const std::vector<std::string>& models,
+                                                                const UnitSource* source) const {
+  return std::make_unique<NoveltyReducer>(settings_, models, temperatures_, modes_, dataset_names(), source);
 }
 
 std::unique_ptr<BenchmarkResults> NoveltyReducer::Results() const {
@@ -95,7 +96,9 @@ std::unique_ptr<BenchmarkResults> NoveltyReducer::Results() const {
 
 std::string NoveltyBenchResults::RowsFileName() const { return kSamplesFileName; }
 
-std::string NoveltyBenchResults::RowsJsonl() const { return NoveltySweepSamplesJsonl(snapshot_); }
+absl::Status NoveltyBenchResults::WriteRows(const RowsSink& sink) const {
+  return WriteNoveltySweepSamples(snapshot_, sink);
+}
 
 Json NoveltyBenchResults::Section() const { return NoveltySweepSectionJson(snapshot_); }
 

@@ -33,7 +33,8 @@ class NoveltyBenchmark : public Benchmark {
   void AttachSettings(v1::Lease& lease) const override;
   // A "complete" result must score (ScoreNoveltyResult) and hold k generations.
   absl::Status CheckResult(const UnitResult& result) const override;
-  std::unique_ptr<BenchmarkReducer> MakeReducer(const std::vector<std::string>& models) const override;
+  std::unique_ptr<BenchmarkReducer> MakeReducer(const std::vector<std::string>& models,
+                                                const UnitSource* source) const override;
 
  private:
   const NoveltySettings settings_;  // what every lease carries
@@ -52,7 +53,7 @@ class NoveltyBenchResults : public BenchmarkResults {
 
   std::string name() const override { return kNoveltyBench; }
   std::string RowsFileName() const override;
-  std::string RowsJsonl() const override;
+  absl::Status WriteRows(const RowsSink& sink) const override;
   Json Section() const override;
   Json Leaderboard() const override;
   std::string LeaderboardText(bool simulated) const override;

@@ -147,6 +147,15 @@ TEST_P(StoreConformanceTest, HashOperationsAreSortedByField) {
   EXPECT_EQ(Must(store_->HashLength("no-hash")), 0);
 }
 
+TEST_P(StoreConformanceTest, HashSetIfAbsentKeepsTheFirstValueOfAField) {
+  EXPECT_TRUE(Must(store_->HashSetIfAbsent("h", "f", "first")));
+  EXPECT_FALSE(Must(store_->HashSetIfAbsent("h", "f", "second")));
+  EXPECT_TRUE(Must(store_->HashSetIfAbsent("h", "g", "other field")));
+  EXPECT_THAT(Must(store_->HashGetAll("h")), ElementsAre(Pair("f", "first"), Pair("g", "other field")));
+  ASSERT_OK(store_->Set("s", "a string"));
+  EXPECT_FALSE(store_->HashSetIfAbsent("s", "f", "v").ok());  // not a hash
+}
+
 TEST_P(StoreConformanceTest, HashMultiGetKeepsTheOrderOfTheFieldsAcrossBatches) {
   std::vector<std::string> fields;
   for (int i = 0; i < 2500; ++i) fields.push_back("f" + std::to_string(i));  // more than one pipeline batch

@@ -48,7 +48,9 @@ class TestBenchmark : public Benchmark {
     lease.mutable_aidan()->set_embedder("embedder");
   }
   absl::Status CheckResult(const UnitResult&) const override { return absl::OkStatus(); }
-  std::unique_ptr<BenchmarkReducer> MakeReducer(const std::vector<std::string>&) const override { return nullptr; }
+  std::unique_ptr<BenchmarkReducer> MakeReducer(const std::vector<std::string>&, const UnitSource*) const override {
+    return nullptr;
+  }
 };
 
 class TestCoordinator {

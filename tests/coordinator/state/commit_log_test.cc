@@ -200,8 +200,8 @@ TEST(StoreCommitLogTest, CommittedUnitsComeBackOnReopenUnderAnySweepName) {
     EXPECT_THAT(committed, IsEmpty());
     ASSERT_TRUE((*log)->Append(Result("u0", 2), Calls(3)).ok());
     ASSERT_TRUE((*log)->Append(Result("u1", 1), Calls(1)).ok());
-    // Committing a unit again replaces it (one entry per unit).
-    ASSERT_TRUE((*log)->Append(Result("u1", 1), Calls(1)).ok());
+    // Committing a unit again keeps the first result (one entry per unit).
+    EXPECT_FALSE(*(*log)->Append(Result("u1", 3), Calls(1)));
   }
   EXPECT_EQ(*store.HashLength(keys::Units()), 2);
   const std::vector<JournalEntry> committed = StoreReopened(store, "sweep", plan);
@@ -210,6 +210,7 @@ TEST(StoreCommitLogTest, CommittedUnitsComeBackOnReopenUnderAnySweepName) {
   EXPECT_EQ(committed[0].result.answers[1].answer, "answer 2");
   EXPECT_EQ(committed[0].calls.at("generate:m").requests, 3);
   EXPECT_EQ(committed[1].result.unit.id, "u1");
+  EXPECT_THAT(committed[1].result.answers, SizeIs(1));
   // Another sweep (name) planning some of the same units finds them: units are stored by id.
   const std::vector<JournalEntry> other = StoreReopened(store, "another-study", Plan({"u1", "u7"}));
   ASSERT_THAT(other, SizeIs(1));
@@ -241,6 +242,62 @@ TEST(StoreCommitLogTest, AnEntryThatIsNotAResultIsDataLoss) {
   const std::vector<UnitSpec> other = Plan({"u1"});
   PlannedUnits other_planned(other);
   EXPECT_TRUE(StoreCommitLog::Open(&store, "sweep", other_planned, &committed).ok());
+}
+
+// The answers of what `log` returns for `ids`, as "ID:ANSWERS" in the order it returns them.
+std::vector<std::string> Fetched(const CommitLog& log, const std::vector<std::string>& ids, absl::Status* status) {
+  std::vector<std::string> fetched;
+  *status = log.ForEachUnit(ids, [&fetched](UnitResult result) {
+    fetched.push_back(result.unit.id + ":" + std::to_string(result.answers.size()));
+    return absl::OkStatus();
+  });
+  return fetched;
+}
+
+// Both logs are sources of the committed units' whole results, in the order asked, whichever plan they
+// were committed under; the first result stored of a unit is the one they return.
+void ExpectAUnitSource(CommitLog& log) {
+  ASSERT_TRUE(*log.Append(Result("u0", 2), Calls(1)));
+  ASSERT_TRUE(*log.Append(Result("u1", 3), Calls(1)));
+  ASSERT_TRUE(*log.Append(Result("u2", 1), Calls(1)));
+  EXPECT_FALSE(*log.Append(Result("u1", 5), Calls(1)));
+  absl::Status status;
+  EXPECT_THAT(Fetched(log, {"u2", "u0", "u1"}, &status), ::testing::ElementsAre("u2:1", "u0:2", "u1:3"));
+  EXPECT_TRUE(status.ok()) << status;
+  Fetched(log, {"u0", "never-committed"}, &status);
+  EXPECT_TRUE(absl::IsNotFound(status)) << status;
+  const absl::Status stopped =
+      log.ForEachUnit({"u0", "u1"}, [](UnitResult) { return absl::CancelledError("the sink failed"); });
+  EXPECT_TRUE(absl::IsCancelled(stopped)) << stopped;
+}
+
+TEST(ResultJournalTest, IsAUnitSourceBeforeAndAfterReopen) {
+  TempDir dir;
+  {
+    const std::vector<UnitSpec> plan = Plan({"u0"});
+    PlannedUnits planned(plan);
+    auto journal = ResultJournal::Open(dir.path(), planned, [](JournalEntry) {});
+    ASSERT_TRUE(journal.ok()) << journal.status();
+    ASSERT_NO_FATAL_FAILURE(ExpectAUnitSource(**journal));
+  }
+  // Reopened under a plan of u0 only: every unit in the file is indexed, planned or not.
+  const std::vector<UnitSpec> plan = Plan({"u0"});
+  PlannedUnits planned(plan);
+  int visited = 0;
+  auto journal = ResultJournal::Open(dir.path(), planned, [&visited](JournalEntry) { ++visited; });
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  EXPECT_EQ(visited, 1);
+  absl::Status status;
+  EXPECT_THAT(Fetched(**journal, {"u1", "u2", "u0"}, &status), ::testing::ElementsAre("u1:3", "u2:1", "u0:2"));
+  EXPECT_TRUE(status.ok()) << status;
+  EXPECT_FALSE(*(*journal)->Append(Result("u2", 4), Calls(1))) << "already committed before the reopen";
+}
+
+TEST(StoreCommitLogTest, IsAUnitSource) {
+  InMemoryStore store;
+  auto log = StoreCommitLog::Create(&store, "sweep");
+  ASSERT_TRUE(log.ok()) << log.status();
+  ASSERT_NO_FATAL_FAILURE(ExpectAUnitSource(**log));
 }
 
 }  // namespace
