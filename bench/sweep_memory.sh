@@ -14,8 +14,8 @@ BIN=${NOVELTYGRID_BIN:-build/noveltygrid}
 QUESTIONS=${1:-1000}
 TEMPERATURES=${2:-25}
 CONCURRENCY=${CONCURRENCY:-512}
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+work=${KEEP_DIR:-$(mktemp -d)}
+trap 'kill $(jobs -p) 2>/dev/null || true; [ -n "${KEEP_DIR:-}" ] || rm -rf "$work"' EXIT
 
 # Questions: the paper's 65 under numbered variants.
 python3 - "$QUESTIONS" > "$work/questions.jsonl" <<'PY'

@@ -46,10 +46,11 @@ class BenchmarkResults {
     return text;
   }
   // summary.json's [name], "leaderboard"[name] and, for a benchmark with a per-item table,
-  // "questions"[name].
+  // "questions"[name] (a row at a time: a large sweep's table is written without building it whole).
   virtual Json Section() const = 0;
   virtual Json Leaderboard() const = 0;
-  virtual std::optional<Json> Questions() const { return std::nullopt; }
+  // Calls `row` with each row of that table in order; false (no call) for a benchmark without one.
+  virtual bool ForEachQuestionRow(const std::function<void(const Json& row)>& /*row*/) const { return false; }
   // Its table in leaderboard.txt.
   virtual std::string LeaderboardText(bool simulated) const = 0;
   // Models with results (config order), and the helper models that scored them (whose simulated ids

@@ -6,6 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "common/call_cost.h"
 #include "common/records_json.h"
 #include "common/status_macros.h"
@@ -63,7 +64,10 @@ ResultsParts PartsOf(const std::vector<std::unique_ptr<BenchmarkResults>>& owned
   return parts;
 }
 
-Json SweepSummaryJson(const ResultsParts& parts, const ResultsOptions& options) {
+namespace {
+
+// summary.json without its "questions" (which goes right after "leaderboard").
+Json SummaryWithoutQuestions(const ResultsParts& parts, const ResultsOptions& options) {
   Json summary = Json::object();
   if (!options.simulated_models.empty()) {
     summary["simulated"] = true;
@@ -71,15 +75,78 @@ Json SweepSummaryJson(const ResultsParts& parts, const ResultsOptions& options) 
     summary["simulated_models"] = options.simulated_models;
   }
   Json leaderboard = Json::object();
-  Json questions = Json::object();
   for (const BenchmarkResults* part : parts) {
     summary[part->name()] = part->Section();
     leaderboard[part->name()] = part->Leaderboard();
-    if (std::optional<Json> table = part->Questions()) questions[part->name()] = *std::move(table);
   }
   summary["leaderboard"] = std::move(leaderboard);
-  if (!questions.empty()) summary["questions"] = std::move(questions);
   AddCallsAndRun(parts, options, summary);
+  return summary;
+}
+
+constexpr char kQuestionsAfter[] = "leaderboard";
+
+// `pretty` (a value pretty-printed at indent 0) as it prints nested `indent` spaces deep.
+std::string Nested(std::string pretty, int indent) {
+  return absl::StrReplaceAll(pretty, {{"\n", "\n" + std::string(indent, ' ')}});
+}
+
+std::string PrettyValue(const Json& value) { return value.dump(2, ' ', false, Json::error_handler_t::replace); }
+
+// summary.json, byte for byte DumpJsonPretty(SweepSummaryJson(...)), with each question table streamed
+// a row at a time: a large sweep's table is never built whole.
+absl::Status WriteSummaryJson(const ResultsParts& parts, const ResultsOptions& options, AtomicFileWriter& out) {
+  absl::Status status;
+  const auto write = [&](std::string_view piece) {
+    if (status.ok()) status = out.Append(piece);
+  };
+  const Json summary = SummaryWithoutQuestions(parts, options);
+  write("{");
+  bool first = true;
+  for (const auto& [key, value] : summary.items()) {
+    write(absl::StrCat(first ? "\n  " : ",\n  ", DumpJson(key), ": ", Nested(PrettyValue(value), 2)));
+    first = false;
+    if (key != kQuestionsAfter) continue;
+    bool any_table = false;
+    for (const BenchmarkResults* part : parts) {
+      bool first_row = true;
+      const bool has_table = part->ForEachQuestionRow([&](const Json& row) {
+        if (first_row) {
+          write(absl::StrCat(any_table ? ",\n    " : ",\n  \"questions\": {\n    ", DumpJson(part->name()), ": ["));
+        }
+        write(absl::StrCat(first_row ? "\n      " : ",\n      ", Nested(PrettyValue(row), 6)));
+        if (first_row) any_table = true;
+        first_row = false;
+      });
+      if (has_table && first_row) {  // a table without rows
+        write(absl::StrCat(any_table ? ",\n    " : ",\n  \"questions\": {\n    ", DumpJson(part->name()), ": []"));
+        any_table = true;
+      } else if (has_table) {
+        write("\n    ]");
+      }
+    }
+    if (any_table) write("\n  }");
+  }
+  write("\n}\n");
+  return status;
+}
+
+}  // namespace
+
+Json SweepSummaryJson(const ResultsParts& parts, const ResultsOptions& options) {
+  Json questions = Json::object();
+  for (const BenchmarkResults* part : parts) {
+    Json table = Json::array();
+    if (part->ForEachQuestionRow([&table](const Json& row) { table.push_back(row); })) {
+      questions[part->name()] = std::move(table);
+    }
+  }
+  Json rest = SummaryWithoutQuestions(parts, options);
+  Json summary = Json::object();
+  for (auto& [key, value] : rest.items()) {
+    summary[key] = std::move(value);
+    if (key == kQuestionsAfter && !questions.empty()) summary["questions"] = std::move(questions);
+  }
   return summary;
 }
 
@@ -89,8 +156,10 @@ std::string SweepLeaderboardText(const ResultsParts& parts, const ResultsOptions
 
 absl::Status WriteSweepSummaryFiles(const std::string& dir, const ResultsParts& parts, const ResultsOptions& options) {
   const std::filesystem::path root(dir);
-  RETURN_IF_ERROR(
-      WriteFileAtomically((root / kSummaryFileName).string(), DumpJsonPretty(SweepSummaryJson(parts, options))));
+  ASSIGN_OR_RETURN(std::unique_ptr<AtomicFileWriter> summary,
+                   AtomicFileWriter::Create((root / kSummaryFileName).string()));
+  RETURN_IF_ERROR(WriteSummaryJson(parts, options, *summary));
+  RETURN_IF_ERROR(summary->Commit());
   return WriteFileAtomically((root / kLeaderboardFileName).string(), LeaderboardText(parts, options));
 }
 

@@ -188,12 +188,28 @@ TEST(NoveltySweepResultsTest, BothBenchmarksShareOneSummaryAndLeaderboard) {
   EXPECT_EQ(summary["aidanbench"], SummaryJson(aidan, Simulated())["aidanbench"]);
   EXPECT_EQ(Lines(Slurp(dir.path() / kSamplesFileName)).size(), 7u);
   EXPECT_EQ(Slurp(dir.path() / kAnswersFileName), *AidanBenchResults(aidan).RowsText());
+  // summary.json is streamed (its question table a row at a time), byte for byte the pretty-printed tree.
+  const AidanBenchResults aidan_part(aidan);
+  const NoveltyBenchResults novelty_part(NoveltyRun());
+  EXPECT_EQ(Slurp(dir.path() / kSummaryFileName),
+            DumpJsonPretty(SweepSummaryJson({&aidan_part, &novelty_part}, Simulated())));
 
   const std::string board = Slurp(dir.path() / kLeaderboardFileName);
   const std::string aidan_board = FormatLeaderboard(aidan, Simulated());
   EXPECT_EQ(board.substr(0, aidan_board.size() + 1), aidan_board + "\n");
   EXPECT_EQ(board, SweepLeaderboardText(aidan, NoveltyRun(), Simulated()));
   EXPECT_THAT(board.substr(aidan_board.size()), HasSubstr(kNoveltySweepLeaderboardTitle));
+}
+
+TEST(NoveltySweepResultsTest, AnEmptyQuestionTableIsWrittenAsTheTreePrintsIt) {
+  TempDir dir;
+  AidanReducer reducer(Preset("reference-2025"), {"m"}, {0.7});
+  const std::unique_ptr<BenchmarkResults> aidan = reducer.Results();
+  const NoveltyBenchResults novelty(NoveltyRun());
+  ASSERT_TRUE(WriteSweepResults(dir.path().string(), {aidan.get(), &novelty}, Simulated()).ok());
+  const std::string text = Slurp(dir.path() / kSummaryFileName);
+  EXPECT_EQ(text, DumpJsonPretty(SweepSummaryJson({aidan.get(), &novelty}, Simulated())));
+  EXPECT_THAT(text, HasSubstr("\"questions\": {\n    \"aidanbench\": []\n  },"));
 }
 
 TEST(NoveltySweepResultsTest, AidanBenchOnlyFilesAreThoseOfTheAidanBenchWriter) {

@@ -49,9 +49,12 @@ AidanSnapshot AidanReducer::Snapshot() const {
       Sorted([](const AidanEntry& e) { return std::make_tuple(e.result.unit.index, std::cref(e.result.unit.id)); });
   snap.calls = std::move(contents.calls);
   snap.run = std::move(contents.run);
-  const std::vector<AidanEntry>& entries = contents.entries;
+  std::vector<AidanEntry>& entries = contents.entries;
+  snap.temperatures = ValuesInOrder(entries, temperatures(), [](const UnitSpec& u) { return u.temperature; });
 
-  for (const AidanEntry& e : entries) {
+  snap.units.reserve(entries.size());
+  snap.rows.reserve(entries.size());
+  for (AidanEntry& e : entries) {
     const UnitSpec& u = e.result.unit;
     if (snap.models.empty() || snap.models.back() != u.model) snap.models.push_back(u.model);
     if (snap.cells.empty() || snap.cells.back().model != u.model || snap.cells.back().temperature != u.temperature) {
@@ -82,10 +85,8 @@ AidanSnapshot AidanReducer::Snapshot() const {
     row.error = e.result.error;
     row.unit_id = u.id;
     snap.rows.push_back(std::move(row));
-    snap.units.push_back(e.result);
+    snap.units.push_back(std::move(e.result));  // `entries` is the snapshot's own copy
   }
-
-  snap.temperatures = ValuesInOrder(entries, temperatures(), [](const UnitSpec& u) { return u.temperature; });
 
   // Cells are model-major, so each model's cells are consecutive.
   for (const AidanCell& cell : snap.cells) {

@@ -110,10 +110,9 @@ Json AidanBenchResults::Leaderboard() const {
   return board;
 }
 
-std::optional<Json> AidanBenchResults::Questions() const {
-  Json rows = Json::array();
-  for (const AidanQuestionRow& row : snapshot_.rows) rows.push_back(RowJson(row));
-  return rows;
+bool AidanBenchResults::ForEachQuestionRow(const std::function<void(const Json& row)>& row) const {
+  for (const AidanQuestionRow& r : snapshot_.rows) row(RowJson(r));
+  return true;
 }
 
 std::string AidanBenchResults::LeaderboardText(bool simulated) const { return FormatLeaderboard(snapshot_, simulated); }

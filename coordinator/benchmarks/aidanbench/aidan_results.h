@@ -33,7 +33,7 @@ class AidanBenchResults : public BenchmarkResults {
   absl::Status WriteRows(const RowsSink& sink) const override;
   Json Section() const override;
   Json Leaderboard() const override;
-  std::optional<Json> Questions() const override;
+  bool ForEachQuestionRow(const std::function<void(const Json& row)>& row) const override;
   std::string LeaderboardText(bool simulated) const override;
   std::vector<std::string> Models() const override { return snapshot_.models; }
   std::vector<std::string> HelperModels() const override { return {}; }
