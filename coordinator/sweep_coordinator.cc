@@ -23,7 +23,8 @@ absl::StatusOr<PlanEstimate> EstimateSweep(const SweepConfig& config, const std:
     model.Learn(entry.result, entry.calls);
     committed.insert(entry.result.unit.id);
   };
-  RETURN_IF_ERROR(store != nullptr ? StoreCommitLog::Read(store, planned, learn) : ReadJournal(out_dir, planned, learn));
+  RETURN_IF_ERROR(store != nullptr ? StoreCommitLog::Read(store, planned, learn)
+                                   : ReadJournal(out_dir, planned, learn));
   return EstimatePlan(config, plan, model, committed);
 }
 

@@ -86,7 +86,7 @@ absl::Status InMemoryStore::HashSet(const std::string& key, const std::string& f
 }
 
 absl::StatusOr<bool> InMemoryStore::HashSetIfAbsent(const std::string& key, const std::string& field,
-                                                     const std::string& value) {
+                                                    const std::string& value) {
   absl::MutexLock lock(&mu_);
   ASSIGN_OR_RETURN(Hash * hash, Find<Hash>("HSETNX", key));
   if (hash == nullptr) hash = &std::get<Hash>(data_[key] = Hash());

@@ -149,7 +149,7 @@ absl::Status RedisStore::HashSet(const std::string& key, const std::string& fiel
 }
 
 absl::StatusOr<bool> RedisStore::HashSetIfAbsent(const std::string& key, const std::string& field,
-                                                  const std::string& value) {
+                                                 const std::string& value) {
   ASSIGN_OR_RETURN(Reply reply, RunOne(*client_, "HSETNX", key, {"HSETNX", key, field, value}));
   ASSIGN_OR_RETURN(int64_t set, Integer("HSETNX", *reply, client_->where()));
   return set == 1;

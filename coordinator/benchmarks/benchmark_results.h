@@ -14,7 +14,6 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-
 #include "common/json_util.h"
 #include "common/records.h"
 

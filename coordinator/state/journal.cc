@@ -82,8 +82,8 @@ absl::StatusOr<int64_t> ScanJournal(int fd, const std::string& path, const LineV
     if (n <= 0 || buffer.data[n - 1] != '\n') break;  // the end, or a torn last line: dropped by Load
     ++line_number;
     const absl::string_view line(buffer.data, static_cast<size_t>(n - 1));
-    const bool header = line_number == 1 && absl::StrContains(line, "\"fingerprint\"") &&
-                        !absl::StrContains(line, "\"result\"");
+    const bool header =
+        line_number == 1 && absl::StrContains(line, "\"fingerprint\"") && !absl::StrContains(line, "\"result\"");
     if (!header) {
       absl::StatusOr<JournalEntry> entry = CommittedUnitFromText(std::string(line));
       if (!entry.ok()) {
@@ -214,7 +214,8 @@ absl::Status ResultJournal::ForEachUnit(const std::vector<std::string>& ids,
   for (const Line& line : lines) {
     ASSIGN_OR_RETURN(const std::string text, ReadAt(fd_, line.offset, line.size, path_));
     absl::StatusOr<JournalEntry> entry = CommittedUnitFromText(text);
-    if (!entry.ok()) return absl::DataLossError(absl::StrCat(path_, " at byte ", line.offset, ": ", entry.status().message()));
+    if (!entry.ok())
+      return absl::DataLossError(absl::StrCat(path_, " at byte ", line.offset, ": ", entry.status().message()));
     RETURN_IF_ERROR(fn(std::move(entry->result)));
   }
   return absl::OkStatus();

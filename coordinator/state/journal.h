@@ -95,8 +95,8 @@ class ResultJournal : public CommitLog {
   ResultJournal(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
 
   const std::string path_;
-  const int fd_;  // read and appended at explicit offsets (pread/pwrite)
-  mutable absl::Mutex mu_;  // appends, and the index
+  const int fd_;                           // read and appended at explicit offsets (pread/pwrite)
+  mutable absl::Mutex mu_;                 // appends, and the index
   int64_t size_ ABSL_GUARDED_BY(mu_) = 0;  // bytes of whole lines
   std::unordered_map<std::string, Line> lines_ ABSL_GUARDED_BY(mu_);  // by unit id: the first line
 };

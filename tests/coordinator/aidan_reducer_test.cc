@@ -72,8 +72,8 @@ TEST(AidanReducerTest, OrdersByConfigNotByNameOrArrival) {
   std::vector<int> indexes;
   for (const UnitResult& u : snap.units) indexes.push_back(u.unit.index);
   EXPECT_EQ(indexes, (std::vector<int>{0, 1, 3, 5, 9}));
-  ASSERT_EQ(snap.rows.size(), 5u);
-  EXPECT_EQ(snap.rows[0].unit_id, "zeta/1/0");
+  ASSERT_EQ(QuestionRows(snap).size(), 5u);
+  EXPECT_EQ(QuestionRows(snap)[0].unit_id, "zeta/1/0");
 }
 
 TEST(AidanReducerTest, CoherenceExactlyFifteenStopsTheLoopButCountsUnderReference2025) {
@@ -85,9 +85,9 @@ TEST(AidanReducerTest, CoherenceExactlyFifteenStopsTheLoopButCountsUnderReferenc
   reducer.Add(std::move(unit));
   reducer.Add(MakeUnit("m", 0.7, 1, {{80, 1.0}, {14, 0.6}}, kStopIncoherent));
   AidanSnapshot snap = reducer.Snapshot();
-  ASSERT_EQ(snap.rows.size(), 2u);
-  EXPECT_EQ(snap.rows[0].valid_answers, 2);
-  EXPECT_EQ(snap.rows[1].valid_answers, 1);
+  ASSERT_EQ(QuestionRows(snap).size(), 2u);
+  EXPECT_EQ(QuestionRows(snap)[0].valid_answers, 2);
+  EXPECT_EQ(QuestionRows(snap)[1].valid_answers, 1);
   EXPECT_TRUE(snap.units[0].answers[1].valid);
   EXPECT_FALSE(snap.units[1].answers[1].valid);
   EXPECT_EQ(snap.cells[0].totals.valid_answers, 3);
@@ -98,15 +98,15 @@ TEST(AidanReducerTest, RowAveragesAreOverValidAnswers) {
   reducer.Add(MakeUnit("m", 0.7, 0, {{80, 1.0}, {60, 0.5}, {90, 0.1}}));
   reducer.Add(MakeUnit("m", 0.7, 1, {{10, 1.0}}, kStopIncoherent));
   AidanSnapshot snap = reducer.Snapshot();
-  ASSERT_EQ(snap.rows.size(), 2u);
-  EXPECT_EQ(snap.rows[0].iterations, 3);
-  EXPECT_EQ(snap.rows[0].valid_answers, 2);
-  EXPECT_DOUBLE_EQ(*snap.rows[0].avg_coherence, 0.7);
-  EXPECT_DOUBLE_EQ(*snap.rows[0].avg_novelty, 0.75);
+  ASSERT_EQ(QuestionRows(snap).size(), 2u);
+  EXPECT_EQ(QuestionRows(snap)[0].iterations, 3);
+  EXPECT_EQ(QuestionRows(snap)[0].valid_answers, 2);
+  EXPECT_DOUBLE_EQ(*QuestionRows(snap)[0].avg_coherence, 0.7);
+  EXPECT_DOUBLE_EQ(*QuestionRows(snap)[0].avg_novelty, 0.75);
   // MMR = 0.5 * coherence/100 - 0.5 * (1 - novelty): (0.4 - 0) and (0.3 - 0.25).
-  EXPECT_DOUBLE_EQ(*snap.rows[0].avg_mmr, (0.4 + 0.05) / 2);
-  EXPECT_EQ(snap.rows[0].stop_reason, kStopRepetitive);
-  EXPECT_FALSE(snap.rows[1].avg_coherence.has_value());
+  EXPECT_DOUBLE_EQ(*QuestionRows(snap)[0].avg_mmr, (0.4 + 0.05) / 2);
+  EXPECT_EQ(QuestionRows(snap)[0].stop_reason, kStopRepetitive);
+  EXPECT_FALSE(QuestionRows(snap)[1].avg_coherence.has_value());
 }
 
 TEST(AidanReducerTest, ErrorsAreCountedPerQuestion) {
@@ -122,7 +122,7 @@ TEST(AidanReducerTest, ErrorsAreCountedPerQuestion) {
   EXPECT_EQ(snap.cells[0].totals.errors, 2);
   EXPECT_EQ(snap.cells[0].totals.questions, 2);
   EXPECT_EQ(snap.cells[0].totals.valid_answers, 1);
-  EXPECT_EQ(snap.rows[0].error, "generation by m failed: 503");
+  EXPECT_EQ(QuestionRows(snap)[0].error, "generation by m failed: 503");
 }
 
 TEST(AidanReducerTest, BestTemperaturePrefersValidThenNoveltyThenLowerTemperature) {

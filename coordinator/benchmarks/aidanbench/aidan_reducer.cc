@@ -15,6 +15,32 @@ std::optional<double> Average(double sum, long long count) {
 
 }  // namespace
 
+AidanQuestionRow QuestionRowOf(const UnitResult& unit, const AidanTotals& totals) {
+  const UnitSpec& u = unit.unit;
+  AidanQuestionRow row;
+  row.model = u.model;
+  row.temperature = u.temperature;
+  row.question_id = u.item_id;
+  row.question = u.item_text;
+  row.repeat = u.repeat;
+  row.iterations = totals.stored_answers;
+  row.valid_answers = totals.valid_answers;
+  row.avg_coherence = Average(totals.coherence_sum, row.valid_answers);
+  row.avg_novelty = Average(totals.novelty_sum, row.valid_answers);
+  row.avg_mmr = Average(totals.mmr_sum, row.valid_answers);
+  row.stop_reason = unit.stop_reason;
+  row.error = unit.error;
+  row.unit_id = u.id;
+  return row;
+}
+
+std::vector<AidanQuestionRow> QuestionRows(const AidanSnapshot& snapshot) {
+  std::vector<AidanQuestionRow> rows;
+  for (size_t i = 0; i < snapshot.units.size(); ++i)
+    rows.push_back(QuestionRowOf(snapshot.units[i], snapshot.unit_totals[i]));
+  return rows;
+}
+
 std::vector<double> PerRepeatValidAnswers(const std::vector<AidanTotals>& by_repeat) {
   std::vector<double> values;
   for (const AidanTotals& t : by_repeat) values.push_back(static_cast<double>(t.valid_answers));
@@ -53,7 +79,7 @@ AidanSnapshot AidanReducer::Snapshot() const {
   snap.temperatures = ValuesInOrder(entries, temperatures(), [](const UnitSpec& u) { return u.temperature; });
 
   snap.units.reserve(entries.size());
-  snap.rows.reserve(entries.size());
+  snap.unit_totals.reserve(entries.size());
   for (AidanEntry& e : entries) {
     const UnitSpec& u = e.result.unit;
     if (snap.models.empty() || snap.models.back() != u.model) snap.models.push_back(u.model);
@@ -70,21 +96,7 @@ AidanSnapshot AidanReducer::Snapshot() const {
     cell.max_iterations = std::max(cell.max_iterations, e.result.max_iterations);
     cell.has_llm_novelty |= e.has_llm_novelty;
 
-    AidanQuestionRow row;
-    row.model = u.model;
-    row.temperature = u.temperature;
-    row.question_id = u.item_id;
-    row.question = u.item_text;
-    row.repeat = u.repeat;
-    row.iterations = e.totals.stored_answers;
-    row.valid_answers = e.totals.valid_answers;
-    row.avg_coherence = Average(e.totals.coherence_sum, row.valid_answers);
-    row.avg_novelty = Average(e.totals.novelty_sum, row.valid_answers);
-    row.avg_mmr = Average(e.totals.mmr_sum, row.valid_answers);
-    row.stop_reason = e.result.stop_reason;
-    row.error = e.result.error;
-    row.unit_id = u.id;
-    snap.rows.push_back(std::move(row));
+    snap.unit_totals.push_back(e.totals);
     snap.units.push_back(std::move(e.result));  // `entries` is the snapshot's own copy
   }
 

@@ -70,6 +70,9 @@ struct AidanBest {
   std::vector<AidanTotals> by_repeat;  // the best cell's, per repeat
 };
 
+// The per-question table row of one unit (its totals: the question's alone).
+AidanQuestionRow QuestionRowOf(const UnitResult& unit, const AidanTotals& totals);
+
 // Valid answers and novelty sums of a cell's repeats, in repeat order.
 std::vector<double> PerRepeatValidAnswers(const std::vector<AidanTotals>& by_repeat);
 std::vector<double> PerRepeatNoveltySum(const std::vector<AidanTotals>& by_repeat);
@@ -77,22 +80,25 @@ std::vector<double> PerRepeatNoveltySum(const std::vector<AidanTotals>& by_repea
 // Everything the results writer needs, in output order.
 struct AidanSnapshot {
   AidanPreset preset;
-  std::vector<std::string> models;     // models with results, config order
-  std::vector<double> temperatures;    // temperatures with results, config order
-  std::vector<UnitResult> units;       // canonical unit order, `valid` marked; no answers when `source` is set
-  std::vector<AidanCell> cells;        // model-major, then temperature
-  std::vector<AidanQuestionRow> rows;  // one per unit, canonical order
-  std::vector<AidanBest> leaderboard;  // valid answers descending, then model name
-  CallStats calls;                     // merged over the accepted results (run-dependent)
-  Json run = Json::object();           // free-form run information (run-dependent)
-  const UnitSource* source = nullptr;  // where the units' answers are (not owned); null: in `units`
+  std::vector<std::string> models;       // models with results, config order
+  std::vector<double> temperatures;      // temperatures with results, config order
+  std::vector<UnitResult> units;         // canonical unit order, `valid` marked; no answers when `source` is set
+  std::vector<AidanCell> cells;          // model-major, then temperature
+  std::vector<AidanTotals> unit_totals;  // each unit's, parallel to `units` (QuestionRows)
+  std::vector<AidanBest> leaderboard;    // valid answers descending, then model name
+  CallStats calls;                       // merged over the accepted results (run-dependent)
+  Json run = Json::object();             // free-form run information (run-dependent)
+  const UnitSource* source = nullptr;    // where the units' answers are (not owned); null: in `units`
 };
+
+// Every unit's row, canonical order (made on demand: a large sweep's table is not kept).
+std::vector<AidanQuestionRow> QuestionRows(const AidanSnapshot& snapshot);
 
 // One unit as kept: its result (without answers when the reducer has a source) and what the snapshot
 // needs of its answers, computed on arrival.
 struct AidanEntry {
   UnitResult result;
-  AidanTotals totals;           // of this question alone
+  AidanTotals totals;            // of this question alone
   bool has_llm_novelty = false;  // some answer carried an LLM novelty score
 };
 

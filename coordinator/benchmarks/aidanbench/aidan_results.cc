@@ -111,7 +111,9 @@ Json AidanBenchResults::Leaderboard() const {
 }
 
 bool AidanBenchResults::ForEachQuestionRow(const std::function<void(const Json& row)>& row) const {
-  for (const AidanQuestionRow& r : snapshot_.rows) row(RowJson(r));
+  for (size_t i = 0; i < snapshot_.units.size(); ++i) {
+    row(RowJson(QuestionRowOf(snapshot_.units[i], snapshot_.unit_totals[i])));
+  }
   return true;
 }
 

@@ -109,8 +109,7 @@ class NoveltyReducer : public ReducedUnits<NoveltyRowResult> {
   // output order (models and temperatures: see ReducedUnits); results outside them are accepted and
   // sorted after them (by value). `source`: see ReducedUnits.
   NoveltyReducer(NoveltySettings settings, std::vector<std::string> models, std::vector<double> temperatures,
-                 std::vector<std::string> modes, std::vector<std::string> datasets,
-                 const UnitSource* source = nullptr);
+                 std::vector<std::string> modes, std::vector<std::string> datasets, const UnitSource* source = nullptr);
 
   // Scores the unit and keeps it (see ReducedUnits).
   bool Add(UnitResult result, const CallStats& calls = {}) override;
