@@ -10,6 +10,7 @@
 #ifndef NOVELTYGRID_COORDINATOR_BENCHMARKS_BENCHMARK_H_
 #define NOVELTYGRID_COORDINATOR_BENCHMARKS_BENCHMARK_H_
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,6 +21,7 @@
 #include "common/hashing.h"
 #include "common/records.h"
 #include "coordinator/benchmarks/benchmark_results.h"
+#include "coordinator/benchmarks/unit_cost.h"
 #include "coordinator/benchmarks/unit_source.h"
 #include "noveltygrid/v1/coordinator.pb.h"
 
@@ -43,6 +45,10 @@ class Benchmark {
   // Why a result a worker reports as finished cannot be used (it then counts as failed and is not
   // journaled); OK when it can.
   virtual absl::Status CheckResult(const UnitResult& result) const = 0;
+  // What `unit` is expected to call, by "ROLE:MODEL" (its own model as kGenerateSelf), from what was
+  // learned of the committed units (unit_cost.h); the cost model (coordinator/plan/estimate.h) prices it.
+  virtual std::map<std::string, CallsEstimate> ExpectedCalls(const UnitSpec& unit,
+                                                             const LearnedCosts& learned) const = 0;
   // A reducer whose output lists `models` in this order; given a `source` (not owned; null: results
   // kept whole) it keeps only what its numbers need and fetches the rest from it (unit_source.h).
   virtual std::unique_ptr<BenchmarkReducer> MakeReducer(const std::vector<std::string>& models,

@@ -2,17 +2,9 @@
 // completion tokens, dollars (from `prices:`) and time, learned from committed units. `noveltygrid plan`,
 // the line `run` prints first and the budget policy (coordinator/lease/budget_policy.h) all ask it.
 //
-// AidanBench: a unit of n iterations sends n generate calls whose prompts carry every earlier answer,
-// so its generate prompt tokens are n*a + c*n(n-1)/2 (a: the question and instructions, c: tokens per
-// answer) and every other call (judge, embedder) grows with n. The loop-length prior (the mean of n
-// and of n(n-1)/2) is, in order: `aidanbench.expected_iterations` for the model (or for every model),
-// else the committed units of the same model, else those of the sweep's other models, else
-// kDefaultIterations; capped by max_iterations. Token rates (a, c, per-iteration calls of each helper)
-// are learned the same way: the model's committed units, else the other models', else defaults.
-//
-// NoveltyBench: a unit's calls (k generations, partition and quality calls) per (model, mode) from
-// committed units, else the model's, else the other models' (same mode first), else defaults from the
-// settings (one request with n = k or k requests, max_tokens capped at 200 per generation).
+// What a unit calls is its benchmark's to say (Benchmark::ExpectedCalls, in the benchmark's folder:
+// AidanBench's quadratic prompt growth, NoveltyBench's k generations), from what this model learned of
+// the committed units (LearnedCosts, coordinator/benchmarks/unit_cost.h); the model prices those calls.
 //
 // Time: each request takes kRemoteSecondsPerRequest plus completion tokens / kRemoteTokensPerSecond when
 // its model is reached over HTTP, kInProcessSecondsPerRequest when it runs in process; a unit's calls
@@ -21,26 +13,20 @@
 #define NOVELTYGRID_COORDINATOR_PLAN_ESTIMATE_H_
 
 #include <map>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "common/config.h"
 #include "common/records.h"
+#include "coordinator/benchmarks/benchmark.h"
+#include "coordinator/benchmarks/unit_cost.h"
 
 namespace noveltygrid {
 
-inline constexpr double kDefaultIterations = 10;
 inline constexpr double kRemoteSecondsPerRequest = 1.0;
 inline constexpr double kRemoteTokensPerSecond = 60;
 inline constexpr double kInProcessSecondsPerRequest = 0.001;
-
-// Expected calls of one "ROLE:MODEL" key (fractional: means).
-struct CallsEstimate {
-  double requests = 0;
-  double prompt_tokens = 0;
-  double completion_tokens = 0;
-  CallsEstimate& operator+=(const CallsEstimate& other);
-  CallsEstimate& operator*=(double factor);
-};
 
 // Expected cost of one unit, or of several summed.
 struct CostEstimate {
@@ -52,7 +38,7 @@ struct CostEstimate {
   CostEstimate& operator+=(const CostEstimate& other);
 };
 
-class CostModel {
+class CostModel : public LearnedCosts {
  public:
   explicit CostModel(const SweepConfig& config);
 
@@ -64,23 +50,16 @@ class CostModel {
   std::map<std::string, double> DollarsByModel(const std::map<std::string, CallsEstimate>& calls) const;
   double Seconds(const std::map<std::string, CallsEstimate>& calls) const;
 
+  const LearnedCalls* Find(const std::string& benchmark, const std::string& model,
+                           const std::string& mode) const override;
+
  private:
-  // Sums over committed units of one group (a model, a (model, mode), or every model). Keys name the
-  // unit's own model "generate:" + kSelf so that other models' rates apply.
-  struct Learned {
-    double units = 0;
-    double iterations = 0;  // AidanBench: sum of n
-    double pairs = 0;       // AidanBench: sum of n(n-1)/2
-    std::map<std::string, CallsEstimate> calls;
-    void Add(const UnitResult& result, const CallStats& calls);
-  };
-  const Learned* Find(const std::string& benchmark, const std::string& model, const std::string& mode) const;
-  CostEstimate Aidan(const UnitSpec& unit) const;
-  CostEstimate Novelty(const UnitSpec& unit) const;
   CostEstimate Finish(const UnitSpec& unit, std::map<std::string, CallsEstimate> calls) const;
 
-  const SweepConfig config_;                // a copy: prices, endpoints, the benchmarks' settings
-  std::map<std::string, Learned> learned_;  // by GroupKey(benchmark, model, mode), "*" for any
+  const SweepConfig config_;  // a copy: prices, endpoints
+  // The sweep's benchmarks: what a unit calls is its benchmark's to say (Benchmark::ExpectedCalls).
+  const std::vector<std::shared_ptr<const Benchmark>> benchmarks_;
+  std::map<std::string, LearnedCalls> learned_;  // by GroupKey(benchmark, model, mode), kAnyGroup for any
 };
 
 }  // namespace noveltygrid

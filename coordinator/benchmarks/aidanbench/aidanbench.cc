@@ -10,7 +10,8 @@ AidanBenchmark::AidanBenchmark(const SweepConfig& config)
       settings_hash_(AidanSettingsHash(settings_)),
       temperatures_(config.aidanbench->temperatures),
       questions_(config.aidanbench->questions),
-      preset_(FindAidanPreset(settings_.preset()).value_or(AidanPreset{})) {}  // the config checked the name
+      preset_(FindAidanPreset(settings_.preset()).value_or(AidanPreset{})),  // the config checked the name
+      expected_iterations_(config.aidanbench->expected_iterations) {}
 
 void AidanBenchmark::PlanUnits(const std::vector<std::string>& models, std::vector<UnitSpec>& units,
                                StableHasher& fingerprint) const {

@@ -31,13 +31,15 @@ class AidanBenchmark : public Benchmark {
   absl::Status CheckResult(const UnitResult&) const override { return absl::OkStatus(); }
   std::unique_ptr<BenchmarkReducer> MakeReducer(const std::vector<std::string>& models,
                                                 const UnitSource* source) const override;
+  std::map<std::string, CallsEstimate> ExpectedCalls(const UnitSpec& unit, const LearnedCosts& learned) const override;
 
  private:
   const AidanSettings settings_;  // what every lease carries
   const uint64_t settings_hash_;
   const std::vector<double> temperatures_;
   const std::vector<Question> questions_;
-  const AidanPreset preset_;  // settings_.preset()
+  const AidanPreset preset_;                                 // settings_.preset()
+  const std::map<std::string, double> expected_iterations_;  // the cost estimate's loop-length prior
 };
 
 }  // namespace noveltygrid

@@ -35,6 +35,7 @@ class NoveltyBenchmark : public Benchmark {
   absl::Status CheckResult(const UnitResult& result) const override;
   std::unique_ptr<BenchmarkReducer> MakeReducer(const std::vector<std::string>& models,
                                                 const UnitSource* source) const override;
+  std::map<std::string, CallsEstimate> ExpectedCalls(const UnitSpec& unit, const LearnedCosts& learned) const override;
 
  private:
   const NoveltySettings settings_;  // what every lease carries

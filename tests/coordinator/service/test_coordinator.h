@@ -48,6 +48,7 @@ class TestBenchmark : public Benchmark {
     lease.mutable_aidan()->set_embedder("embedder");
   }
   absl::Status CheckResult(const UnitResult&) const override { return absl::OkStatus(); }
+  std::map<std::string, CallsEstimate> ExpectedCalls(const UnitSpec&, const LearnedCosts&) const override { return {}; }
   std::unique_ptr<BenchmarkReducer> MakeReducer(const std::vector<std::string>&, const UnitSource*) const override {
     return nullptr;
   }
