@@ -57,7 +57,7 @@ absl::StatusOr<std::unique_ptr<SweepCoordinator>> SweepCoordinator::Start(const 
     c->budget_ = std::make_unique<BudgetPolicy>(config);
     scheduler_options.policy = c->budget_.get();
   }
-  c->scheduler_ = std::make_unique<UnitScheduler>(c->plan_.units, c->plan_.models, scheduler_options, &c->clock_);
+  c->scheduler_ = std::make_unique<UnitScheduler>(&c->plan_.units, c->plan_.models, scheduler_options, &c->clock_);
   CoordinatorServiceOptions service_options;
   std::set<std::string> committed;
   PlannedUnits planned(c->plan_.units);

@@ -9,9 +9,19 @@ namespace noveltygrid {
 
 UnitScheduler::UnitScheduler(std::vector<UnitSpec> units, std::vector<std::string> models, SchedulerOptions options,
                              const Clock* clock)
+    : UnitScheduler(nullptr, std::move(models), options, clock, std::move(units)) {}
+
+UnitScheduler::UnitScheduler(const std::vector<UnitSpec>* units, std::vector<std::string> models,
+                             SchedulerOptions options, const Clock* clock)
+    : UnitScheduler(units, std::move(models), options, clock, {}) {}
+
+UnitScheduler::UnitScheduler(const std::vector<UnitSpec>* kept, std::vector<std::string> models,
+                             SchedulerOptions options, const Clock* clock, std::vector<UnitSpec> owned)
     : options_(options),
       clock_(clock),
-      lease_salt_(StableHasher().Add("lease").Add(static_cast<uint64_t>(absl::ToUnixNanos(clock->Now()))).Finish()) {
+      lease_salt_(StableHasher().Add("lease").Add(static_cast<uint64_t>(absl::ToUnixNanos(clock->Now()))).Finish()),
+      owned_units_(std::move(owned)) {
+  const std::vector<UnitSpec>& units = kept != nullptr ? *kept : owned_units_;
   // Models: the configured order first, then models that only the units name, by name.
   absl::flat_hash_map<std::string, int> model_rank;
   std::vector<ModelState> model_states;
@@ -29,13 +39,13 @@ UnitScheduler::UnitScheduler(std::vector<UnitSpec> units, std::vector<std::strin
   models_ = std::move(model_states);
 
   units_.reserve(units.size());
-  for (UnitSpec& spec : units) {
+  for (const UnitSpec& spec : units) {
     const size_t slot = units_.size();
     if (!unit_slot_.emplace(spec.id, slot).second) continue;  // a repeated id is the same unit
     const int model = model_rank.at(spec.model);
     models_[model].pending.emplace(spec.index, slot);
     UnitEntry& entry = units_.emplace_back();
-    entry.spec = std::move(spec);
+    entry.spec = &spec;
     entry.model = model;
   }
 }
@@ -52,11 +62,11 @@ std::vector<LeaseGrant> UnitScheduler::Lease(const std::string& worker_id, int m
     if (model < 0) break;
     ModelState& state = models_[model];
     const size_t slot = state.pending.begin()->second;
-    if (options_.policy != nullptr && !options_.policy->Allows(units_[slot].spec)) {
+    if (options_.policy != nullptr && !options_.policy->Allows(*units_[slot].spec)) {
       refused[model] = true;
       continue;
     }
-    if (options_.policy != nullptr) options_.policy->Leased(units_[slot].spec);
+    if (options_.policy != nullptr) options_.policy->Leased(*units_[slot].spec);
     state.pending.erase(state.pending.begin());
     ++state.leased;
 
@@ -71,7 +81,7 @@ std::vector<LeaseGrant> UnitScheduler::Lease(const std::string& worker_id, int m
     grants.push_back(LeaseGrant{.lease_id = unit.lease_id,
                                 .fencing_token = unit.token,
                                 .deadline = unit.deadline,
-                                .unit = unit.spec,
+                                .unit = *unit.spec,
                                 .checkpoint = unit.checkpoint});
   }
   return grants;
@@ -141,7 +151,7 @@ void UnitScheduler::MarkDone(const std::string& unit_id, bool failed) {
       DropLease(slot);
       break;
     case UnitState::kPending:
-      model.pending.erase({unit.spec.index, slot});
+      model.pending.erase({unit.spec->index, slot});
       break;
   }
   unit.state = UnitState::kDone;
@@ -207,7 +217,7 @@ std::optional<UnitSpec> UnitScheduler::UnitById(const std::string& unit_id) cons
   const auto it = unit_slot_.find(unit_id);
   if (it == unit_slot_.end()) return std::nullopt;
   absl::MutexLock lock(&mu_);
-  return units_[it->second].spec;
+  return *units_[it->second].spec;
 }
 
 std::optional<size_t> UnitScheduler::CurrentSlot(const std::string& lease_id, uint64_t token) const {
@@ -223,7 +233,7 @@ bool UnitScheduler::Blocked() const {
   for (const ModelState& model : models_) {
     if (model.leased > 0) return false;
     if (model.pending.empty()) continue;
-    if (options_.policy->Allows(units_[model.pending.begin()->second].spec)) return false;
+    if (options_.policy->Allows(*units_[model.pending.begin()->second].spec)) return false;
     pending = true;
   }
   return pending;
@@ -259,14 +269,14 @@ void UnitScheduler::DropLease(size_t slot) {
   unit.lease_id.clear();
   unit.worker_id.clear();
   --models_[unit.model].leased;
-  if (options_.policy != nullptr) options_.policy->Ended(unit.spec);
+  if (options_.policy != nullptr) options_.policy->Ended(*unit.spec);
 }
 
 void UnitScheduler::ReturnToPending(size_t slot) {
   DropLease(slot);
   UnitEntry& unit = units_[slot];
   unit.state = UnitState::kPending;
-  models_[unit.model].pending.emplace(unit.spec.index, slot);
+  models_[unit.model].pending.emplace(unit.spec->index, slot);
 }
 
 int UnitScheduler::ExpireLocked(absl::Time now) {

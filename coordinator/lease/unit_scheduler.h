@@ -103,6 +103,10 @@ class UnitScheduler {
   // `units` in plan order; `models` fixes the fairness tie-break and the status order.
   UnitScheduler(std::vector<UnitSpec> units, std::vector<std::string> models, SchedulerOptions options,
                 const Clock* clock);
+  // The same over units the caller keeps (not owned; they outlive the scheduler): a large plan is not
+  // copied.
+  UnitScheduler(const std::vector<UnitSpec>* units, std::vector<std::string> models, SchedulerOptions options,
+                const Clock* clock);
 
   UnitScheduler(const UnitScheduler&) = delete;
   UnitScheduler& operator=(const UnitScheduler&) = delete;
@@ -150,9 +154,13 @@ class UnitScheduler {
  private:
   enum class UnitState { kPending, kLeased, kDone };
 
+  // `kept` (not owned) when given, else `owned`.
+  UnitScheduler(const std::vector<UnitSpec>* kept, std::vector<std::string> models, SchedulerOptions options,
+                const Clock* clock, std::vector<UnitSpec> owned);
+
   struct UnitEntry {
-    UnitSpec spec;
-    int model = 0;  // index into models_
+    const UnitSpec* spec = nullptr;  // in the plan
+    int model = 0;                   // index into models_
     UnitState state = UnitState::kPending;
     uint64_t token = 0;     // of the latest lease; 0 before the first
     std::string lease_id;   // the current lease; empty unless leased
@@ -189,6 +197,7 @@ class UnitScheduler {
   const SchedulerOptions options_;
   const Clock* const clock_;
   const uint64_t lease_salt_;                           // see NewLeaseId
+  const std::vector<UnitSpec> owned_units_;             // when constructed with units by value
   absl::flat_hash_map<std::string, size_t> unit_slot_;  // unit id -> index into units_
 
   mutable absl::Mutex mu_;
