@@ -1,7 +1,9 @@
 // The results half of the Benchmark plug-in (benchmark.h): what a benchmark's reducer produces and
 // the results writer (coordinator/report) consumes, without the planning and protocol parts.
 //
-// Thread-safety: a BenchmarkReducer may be called from any thread; BenchmarkResults are values.
+// Thread-safety: a BenchmarkReducer may be called from any thread. BenchmarkResults are snapshots; a
+// reducer's results that were given a UnitSource read the answers from it when their rows are written,
+// so they are valid only while that source lives.
 #ifndef NOVELTYGRID_COORDINATOR_BENCHMARKS_BENCHMARK_RESULTS_H_
 #define NOVELTYGRID_COORDINATOR_BENCHMARKS_BENCHMARK_RESULTS_H_
 

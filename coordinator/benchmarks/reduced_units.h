@@ -54,7 +54,8 @@ class ReducedUnits : public BenchmarkReducer {
  public:
   // `models` and `temperatures` fix the output order; results for others are accepted and sorted after
   // them (models by name, temperatures by value). `source` (not owned; may be null: results are kept
-  // whole) holds every committed result the reducer is given.
+  // whole) holds every committed result the reducer is given; failed units, which are not committed,
+  // are kept whole.
   ReducedUnits(std::vector<std::string> models, std::vector<double> temperatures, const UnitSource* source)
       : models_(std::move(models)), temperatures_(std::move(temperatures)), source_(source) {}
   ReducedUnits(const ReducedUnits&) = delete;

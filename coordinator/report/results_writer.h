@@ -9,9 +9,11 @@
 //                    the sweep is absent from the file; only "calls" and "run" depend on how the run went
 //   leaderboard.txt  each benchmark's table, a blank line apart
 //
-// Every file is replaced atomically, so a reader (or a crash) sees the old or the new version. The
-// same results always give byte-identical files. Stateless functions: safe from any thread, but two
-// concurrent writers to one folder race on which version lands last.
+// Every file is replaced atomically, so a reader (or a crash) sees the old or the new version of each
+// (the folder is not replaced as a whole). Rows files are streamed: their units' answers are read from
+// the parts' UnitSource as they are written. The same results always give byte-identical files.
+// Stateless functions: safe from any thread, but two concurrent writers to one folder race on which
+// version lands last.
 #ifndef NOVELTYGRID_COORDINATOR_REPORT_RESULTS_WRITER_H_
 #define NOVELTYGRID_COORDINATOR_REPORT_RESULTS_WRITER_H_
 

@@ -96,6 +96,8 @@ absl::StatusOr<int64_t> ScanJournal(int fd, const std::string& path, const LineV
     }
     offset += n;
   }
+  // getline's -1 is the end of the file or a read error: only the end may let Load truncate anything.
+  if (std::ferror(file)) return absl::DataLossError(absl::StrCat("cannot read ", path, ": ", std::strerror(errno)));
   return offset;
 }
 
@@ -184,6 +186,7 @@ absl::Status ResultJournal::Load(PlannedUnits& planned, const CommittedVisitor& 
     return absl::InternalError(absl::StrCat("cannot prepare ", path_, ": ", std::strerror(errno)));
   }
   size_ = good_bytes;
+  loaded_ = true;
   return absl::OkStatus();
 }
 
@@ -192,8 +195,15 @@ ResultJournal::~ResultJournal() { ::close(fd_); }
 absl::StatusOr<bool> ResultJournal::Append(const UnitResult& result, const CallStats& calls) {
   const std::string line = CommittedUnitText(result, calls) + "\n";
   absl::MutexLock lock(&mu_);
+  if (!loaded_) return absl::FailedPreconditionError(absl::StrCat(path_, " is appended to before it is loaded"));
   if (lines_.count(result.unit.id) > 0) return false;
-  RETURN_IF_ERROR(WriteAllAt(fd_, line, size_, path_));
+  if (absl::Status written = WriteAllAt(fd_, line, size_, path_); !written.ok()) {
+    // Best effort: drop what part of the line made it, so the next append does not leave its tail behind.
+    if (::ftruncate(fd_, static_cast<off_t>(size_)) != 0) {
+      return absl::InternalError(absl::StrCat(written.message(), "; and cannot cut the partial line back"));
+    }
+    return written;
+  }
   lines_.emplace(result.unit.id, Line{size_, static_cast<int64_t>(line.size()) - 1});
   size_ += static_cast<int64_t>(line.size());
   return true;

@@ -56,7 +56,7 @@ class PlannedUnits {
 class CommitLog : public UnitSource {
  public:
   // Calls `visit` with the committed units of `planned` (the first stored of each), plan order not
-  // guaranteed; once, before the first Append.
+  // guaranteed; once, before the first Append. `visit` must not call back into the log.
   virtual absl::Status Load(PlannedUnits& planned, const CommittedVisitor& visit) = 0;
   // Stores a committed unit, durable when it returns. The first result stored of a unit is the one
   // kept: false when this unit already has one (this one is not stored; ForEachUnit returns that one).
@@ -65,9 +65,9 @@ class CommitLog : public UnitSource {
 
 // Thread-safe. The file holds one committed unit per line (its result and call statistics), appended
 // and fdatasync'ed before the commit is acknowledged; a torn last line (a crash mid-write) is dropped
-// on open. A first line naming a plan fingerprint (journals written before units were stored by id)
-// is read past.
-// The file is read a line at a time; what stays in memory is an index of where each unit's line is.
+// by Load (a read error is an error: nothing is cut). A first line naming a plan fingerprint (journals written before
+// units were stored by id) is read past. The file is read a line at a time; what stays in memory is an index of where
+// each unit's line is.
 class ResultJournal : public CommitLog {
  public:
   // Opens (or creates) the journal of `out_dir`; Load before appending.
@@ -95,9 +95,10 @@ class ResultJournal : public CommitLog {
   ResultJournal(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
 
   const std::string path_;
-  const int fd_;                           // read and appended at explicit offsets (pread/pwrite)
-  mutable absl::Mutex mu_;                 // appends, and the index
-  int64_t size_ ABSL_GUARDED_BY(mu_) = 0;  // bytes of whole lines
+  const int fd_;                              // read and appended at explicit offsets (pread/pwrite)
+  mutable absl::Mutex mu_;                    // appends, and the index
+  int64_t size_ ABSL_GUARDED_BY(mu_) = 0;     // bytes of whole lines
+  bool loaded_ ABSL_GUARDED_BY(mu_) = false;  // Append refuses until Load has read the file
   std::unordered_map<std::string, Line> lines_ ABSL_GUARDED_BY(mu_);  // by unit id: the first line
 };
 

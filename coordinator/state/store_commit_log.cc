@@ -13,12 +13,13 @@ namespace noveltygrid {
 namespace {
 
 // Moves the units of a sweep committed by an earlier version (one hash per sweep name) into the shared
-// hash, then drops the old keys. (The same id is the same unit, whichever copy is kept.)
+// hash, then drops the old keys. A unit already in the shared hash keeps its result there (the first
+// stored is the one every coordinator reports).
 absl::Status MoveLegacySweep(Store* store, const std::string& sweep) {
   const std::string legacy = keys::LegacySweepResults(sweep);
   ASSIGN_OR_RETURN(auto rows, store->HashGetAll(legacy));
   for (const auto& [unit_id, text] : rows) {
-    RETURN_IF_ERROR(store->HashSet(keys::Units(), unit_id, text));
+    RETURN_IF_ERROR(store->HashSetIfAbsent(keys::Units(), unit_id, text).status());
   }
   RETURN_IF_ERROR(store->Delete(keys::LegacySweepFingerprint(sweep)));
   return store->Delete(legacy);

@@ -2,10 +2,15 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "common/json_util.h"
 #include "coordinator/benchmarks/aidanbench/aidan_rebuild.h"
 #include "coordinator/benchmarks/aidanbench/aidan_results.h"
+#include "coordinator/benchmarks/unit_source.h"
 #include "coordinator/report/results_reader.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -18,6 +23,65 @@ namespace {
 
 using ::testing::HasSubstr;
 using testing_files::TempDir;
+
+// The commit logs' twin: a UnitSource over results kept in a map, counting what it is asked for.
+class MapSource : public UnitSource {
+ public:
+  void Put(const UnitResult& result) { units_[result.unit.id] = result; }
+  absl::Status ForEachUnit(const std::vector<std::string>& ids,
+                           const std::function<absl::Status(UnitResult)>& fn) const override {
+    ++calls_;
+    for (const std::string& id : ids) {
+      auto it = units_.find(id);
+      if (it == units_.end()) return absl::NotFoundError(id);
+      if (absl::Status s = fn(it->second); !s.ok()) return s;
+    }
+    return absl::OkStatus();
+  }
+  int calls() const { return calls_; }
+
+ private:
+  std::map<std::string, UnitResult> units_;
+  mutable int calls_ = 0;
+};
+
+TEST(ResultsWriterTest, AReducerGivenASourceKeepsNoAnswersAndWritesTheSameFiles) {
+  MapSource source;
+  AidanReducer whole(Preset("reference-2025"), {"m"}, {0.7});
+  AidanReducer lean(Preset("reference-2025"), {"m"}, {0.7}, &source);
+  for (int i = 0; i < 600; ++i) {  // more than two fetch batches
+    UnitResult unit = MakeUnit("m", 0.7, i, {{80, 1.0}, {70, 0.5 + i % 7 / 20.0}, {10, 0.1}}, kStopIncoherent);
+    if (i % 97 == 5) {  // failed units are not committed: the reducer keeps them whole
+      unit.stop_reason = kStopError;
+      unit.error = "judge unreachable";
+    } else {
+      source.Put(unit);
+    }
+    whole.Add(unit);
+    lean.Add(unit);
+  }
+  for (const UnitResult& unit : lean.Snapshot().units) {
+    EXPECT_EQ(unit.answers.empty(), unit.stop_reason != kStopError) << unit.unit.id;
+  }
+  TempDir a, b;
+  ASSERT_TRUE(WriteSweepResults(a.path().string(), {whole.Results().get()}, ResultsOptions{}).ok());
+  ASSERT_TRUE(WriteSweepResults(b.path().string(), {lean.Results().get()}, ResultsOptions{}).ok());
+  for (const char* file : {kAnswersFileName, kSummaryFileName, kLeaderboardFileName}) {
+    EXPECT_EQ(Slurp(a.path() / file), Slurp(b.path() / file)) << file;
+  }
+  EXPECT_GE(source.calls(), 3) << "answers fetched in batches";
+}
+
+TEST(ResultsWriterTest, AUnitTheSourceCannotReturnFailsTheRowsFile) {
+  MapSource empty;
+  AidanReducer lean(Preset("reference-2025"), {"m"}, {0.7}, &empty);
+  lean.Add(MakeUnit("m", 0.7, 0, {{80, 1.0}}, kStopIncoherent));
+  TempDir dir;
+  const absl::Status status = WriteSweepResults(dir.path().string(), {lean.Results().get()}, ResultsOptions{});
+  EXPECT_TRUE(absl::IsNotFound(status)) << status;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / kAnswersFileName));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / (std::string(kAnswersFileName) + ".tmp")));
+}
 
 AidanSnapshot SweepSnapshot(std::vector<UnitResult> units) {
   AidanReducer reducer(Preset("reference-2025"), {"sim:explorer", "sim:collapse"}, {0.0, 0.7, 1.0});

@@ -8,7 +8,8 @@
 // point sum is taken in that order when a snapshot is made -- double addition is not associative, so
 // summing on arrival would let scheduling change the last digits of the results.
 //
-// The reducer is the one place validity is decided: Add re-marks `valid` with the reducer's preset.
+// Validity is decided by the reducer's preset: Add re-marks `valid` with it, and answers.jsonl re-marks
+// the answers it reads back from the source with the same preset (MarkValidAnswers, one rule).
 //
 // Thread-safety: every method may be called from any thread; the state is guarded by one mutex.
 //

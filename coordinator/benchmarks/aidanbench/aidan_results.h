@@ -8,7 +8,8 @@
 //                   per unit)
 //   leaderboard.txt the AidanBench table (FormatLeaderboard)
 //
-// Pure functions over a snapshot; the same snapshot gives the same bytes.
+// Functions of a snapshot (and of the source its answers are read from); the same snapshot gives the
+// same bytes. Writing the rows fails when the source cannot return a unit.
 #ifndef NOVELTYGRID_COORDINATOR_BENCHMARKS_AIDANBENCH_AIDAN_RESULTS_H_
 #define NOVELTYGRID_COORDINATOR_BENCHMARKS_AIDANBENCH_AIDAN_RESULTS_H_
 

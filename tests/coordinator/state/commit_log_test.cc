@@ -293,6 +293,34 @@ TEST(ResultJournalTest, IsAUnitSourceBeforeAndAfterReopen) {
   EXPECT_FALSE(*(*journal)->Append(Result("u2", 4), Calls(1))) << "already committed before the reopen";
 }
 
+TEST(ResultJournalTest, AppendingBeforeLoadingIsRefused) {
+  TempDir dir;
+  ASSERT_NO_FATAL_FAILURE(WriteJournal(dir, {"u0"}));
+  auto journal = ResultJournal::Create(dir.path());
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  const absl::StatusOr<bool> appended = (*journal)->Append(Result("u1", 1), Calls(1));
+  EXPECT_TRUE(absl::IsFailedPrecondition(appended.status())) << appended.status();
+  EXPECT_THAT(Reopened(dir, Plan({"u0", "u1"})), SizeIs(1)) << "u0 is not overwritten";
+}
+
+TEST(ResultJournalTest, AJournalThatCannotBeReadIsAnErrorNotAnEmptyJournal) {
+  TempDir dir;
+  std::filesystem::create_directories(JournalPath(dir));  // a folder where the file should be
+  const std::vector<UnitSpec> plan = Plan({"u0"});
+  PlannedUnits planned(plan);
+  EXPECT_FALSE(ReadJournal(dir.path(), planned, [](JournalEntry) {}).ok());
+  EXPECT_FALSE(ResultJournal::Open(dir.path(), planned, [](JournalEntry) {}).ok());
+}
+
+TEST(StoreCommitLogTest, AMovedLegacyUnitDoesNotReplaceOneAlreadyShared) {
+  InMemoryStore store;
+  ASSERT_TRUE(store.HashSet(keys::Units(), "u0", CommittedUnitText(Result("u0", 1), Calls(1))).ok());
+  ASSERT_TRUE(store.HashSet(keys::LegacySweepResults("old"), "u0", CommittedUnitText(Result("u0", 2), Calls(1))).ok());
+  const std::vector<JournalEntry> committed = StoreReopened(store, "old", Plan({"u0"}));
+  ASSERT_THAT(committed, SizeIs(1));
+  EXPECT_THAT(committed[0].result.answers, SizeIs(1)) << "the first stored result stays";
+}
+
 TEST(StoreCommitLogTest, IsAUnitSource) {
   InMemoryStore store;
   auto log = StoreCommitLog::Create(&store, "sweep");
