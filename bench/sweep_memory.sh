@@ -66,7 +66,7 @@ units=$((QUESTIONS * TEMPERATURES * 4))
 echo "sweep: $units units ($QUESTIONS questions x $TEMPERATURES temperatures x 4 simulated models), $CONCURRENCY loops"
 run_coordinator sweep
 answers=$(wc -l < "$work/out/answers.jsonl")
-echo "answers: $answers lines, answers.jsonl $(du -m "$work/out/answers.jsonl" | cut -f1) MiB, journal $(du -m "$work/out/.noveltygrid/journal.jsonl" | cut -f1) MiB"
+echo "answers: $answers lines, answers.jsonl $(du -m "$work/out/answers.jsonl" | cut -f1) MiB, journal $(du -m "$work/out/.noveltygrid/journal.bin" | cut -f1) MiB"
 md5=$(md5sum < "$work/out/answers.jsonl")
 run_coordinator reopen
 [ "$(md5sum < "$work/out/answers.jsonl")" = "$md5" ] && echo "re-open: answers.jsonl byte-identical" || { echo "re-open changed answers.jsonl"; exit 1; }

@@ -1,9 +1,12 @@
 #include "coordinator/sweep_coordinator.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "common/hashing.h"
 #include "common/status_macros.h"
 #include "common/storage/keys.h"
 #include "coordinator/report/results_writer.h"
@@ -224,7 +227,35 @@ absl::Status SweepCoordinator::WriteResults() {
                  {"units_resumed", units_resumed_}};
   for (auto& [name, reducer] : reducers_) reducer->SetRunInfo(run);
   const std::vector<std::unique_ptr<BenchmarkResults>> parts = Parts();
-  return WriteSweepResults(options_.out_dir, PartsOf(parts), ResultsOptionsOf());
+  ResultsOptions options = ResultsOptionsOf();
+  options.rows_key = RowsKey();
+  return WriteSweepResults(options_.out_dir, PartsOf(parts), options);
+}
+
+namespace {
+
+// This program's build, as far as its rows files go: a rebuilt binary writes them again.
+std::string ProgramIdentity() {
+  struct stat st;
+  if (::stat("/proc/self/exe", &st) != 0) return "";
+  return absl::StrCat(st.st_size, ":", st.st_mtim.tv_sec, ".", st.st_mtim.tv_nsec);
+}
+
+}  // namespace
+
+std::string SweepCoordinator::RowsKey() const {
+  // A finished sweep's rows are those of its committed units, which never change once committed; a
+  // failed unit is not committed (the next run may end it differently), so its sweep is not named.
+  {
+    absl::MutexLock lock(&mu_);
+    if (failed_ != 0) return "";
+  }
+  const std::string program = ProgramIdentity();
+  if (program.empty() || !scheduler_->AllDone()) return "";
+  StableHasher hasher;
+  hasher.Add(program).Add(static_cast<uint64_t>(plan_.units.size()));
+  for (const UnitSpec& unit : plan_.units) hasher.Add(unit.id);
+  return HexId(hasher.Finish());
 }
 
 ResultsOptions SweepCoordinator::ResultsOptionsOf() const {

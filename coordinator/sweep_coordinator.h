@@ -97,6 +97,8 @@ class SweepCoordinator {
   void Linger();
   std::string BudgetMessage() const;
   ResultsOptions ResultsOptionsOf() const;
+  // ResultsOptions::rows_key: named for a finished sweep without failed units only.
+  std::string RowsKey() const;
   // Every benchmark's results so far, sweep order.
   std::vector<std::unique_ptr<BenchmarkResults>> Parts() const;
 

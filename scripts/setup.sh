@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config git
           libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
-          libhiredis-dev redis-server libcurl4-openssl-dev nlohmann-json3-dev libyaml-cpp-dev
+          libhiredis-dev redis-server libcurl4-openssl-dev nlohmann-json3-dev libyaml-cpp-dev zlib1g-dev
           libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev clang-format
           openssl)  # openssl: the TLS integration test makes its certificates with it
 missing=()

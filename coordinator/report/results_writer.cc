@@ -1,5 +1,7 @@
 #include "coordinator/report/results_writer.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <system_error>
@@ -163,6 +165,29 @@ absl::Status WriteSweepSummaryFiles(const std::string& dir, const ResultsParts& 
   return WriteFileAtomically((root / kLeaderboardFileName).string(), LeaderboardText(parts, options));
 }
 
+namespace {
+
+std::string RowsStampPath(const std::filesystem::path& root) { return (root / ".noveltygrid" / "rows.stamp").string(); }
+
+// A rows file's size and modification time ({} when it is missing).
+Json FileIdentity(const std::filesystem::path& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return Json::object();
+  return Json{{"size", static_cast<int64_t>(st.st_size)},
+              {"mtime_ns", static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec}};
+}
+
+// True when the rows file `name` is as written under `key` (see ResultsOptions::rows_key).
+bool RowsUpToDate(const Json& stamp, const std::string& key, const std::filesystem::path& root,
+                  const std::string& name) {
+  if (key.empty() || !stamp.is_object() || stamp.value("key", "") != key) return false;
+  const Json identity = FileIdentity(root / name);
+  return !identity.empty() && stamp.contains("files") && stamp["files"].is_object() &&
+         stamp["files"].value(name, Json::object()) == identity;
+}
+
+}  // namespace
+
 absl::Status WriteSweepResults(const std::string& dir, const ResultsParts& parts, const ResultsOptions& options) {
   if (parts.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("nothing to write to ", dir, ": no benchmark results"));
@@ -171,12 +196,31 @@ absl::Status WriteSweepResults(const std::string& dir, const ResultsParts& parts
   std::filesystem::create_directories(dir, ec);
   if (ec) return absl::InternalError(absl::StrCat("cannot create results folder ", dir, ": ", ec.message()));
   const std::filesystem::path root(dir);
+  const std::string stamp_path = RowsStampPath(root);
+  absl::StatusOr<Json> stamp = std::filesystem::exists(stamp_path) ? ReadJsonFile(stamp_path) : Json(nullptr);
+  if (!stamp.ok()) stamp = Json(nullptr);  // a damaged stamp only costs a rewrite
+  bool stamp_removed = false;
   for (const BenchmarkResults* part : parts) {
+    if (RowsUpToDate(*stamp, options.rows_key, root, part->RowsFileName())) continue;
+    if (!stamp_removed) {  // no stamp may vouch for a rows file while it is being replaced
+      std::filesystem::remove(stamp_path, ec);
+      if (ec) return absl::InternalError(absl::StrCat("cannot remove ", stamp_path, ": ", ec.message()));
+      stamp_removed = true;
+    }
     // Streamed: a large sweep's rows need not fit in memory (see coordinator/benchmarks/unit_source.h).
     ASSIGN_OR_RETURN(std::unique_ptr<AtomicFileWriter> rows,
                      AtomicFileWriter::Create((root / part->RowsFileName()).string()));
     RETURN_IF_ERROR(part->WriteRows([&rows](std::string_view piece) { return rows->Append(piece); }));
     RETURN_IF_ERROR(rows->Commit());
+  }
+  if (options.rows_key.empty()) {
+    std::filesystem::remove(stamp_path, ec);
+  } else if (stamp_removed) {
+    Json files = Json::object();
+    for (const BenchmarkResults* part : parts) files[part->RowsFileName()] = FileIdentity(root / part->RowsFileName());
+    std::filesystem::create_directories(root / ".noveltygrid", ec);
+    RETURN_IF_ERROR(
+        WriteFileAtomically(stamp_path, DumpJson(Json{{"key", options.rows_key}, {"files", files}}) + "\n"));
   }
   return WriteSweepSummaryFiles(dir, parts, options);
 }

@@ -40,6 +40,11 @@ struct ResultsOptions {
   // Prices per model (USD per million tokens): priced models' "calls" entries get "cost_usd", and
   // "run" gets "cost_usd" {MODEL: dollars, ..., "total": dollars}.
   std::map<std::string, ModelPrice> prices;
+  // What the rows files hold, when the caller can name it (a finished sweep: its committed units, by id,
+  // and the program writing them). A rows file written under the same key and not touched since (size
+  // and modification time as recorded in DIR/.noveltygrid/rows.stamp) is not written again, so
+  // re-opening a finished sweep does not re-read its answers. Empty: the rows files are always written.
+  std::string rows_key;
 };
 
 // True for the simulated model family ("sim:..." ids) and the lexical embedder.

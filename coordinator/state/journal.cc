@@ -14,15 +14,19 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "common/json_util.h"
-#include "common/records_json.h"
 #include "common/status_macros.h"
+#include "zlib.h"
 
 namespace noveltygrid {
 
 namespace {
 
-absl::Status WriteAllAt(int fd, const std::string& data, int64_t offset, const std::string& path) {
+constexpr char kJournalName[] = "journal.bin";
+constexpr char kLegacyJournalName[] = "journal.jsonl";  // earlier versions' JSON lines
+constexpr int64_t kHeaderBytes = 8;                     // length, CRC-32
+constexpr uint32_t kMaxRecordBytes = 1u << 30;
+
+absl::Status WriteAllAt(int fd, absl::string_view data, int64_t offset, const std::string& path) {
   size_t written = 0;
   while (written < data.size()) {
     ssize_t n = ::pwrite(fd, data.data() + written, data.size() - written, static_cast<off_t>(offset + written));
@@ -32,9 +36,11 @@ absl::Status WriteAllAt(int fd, const std::string& data, int64_t offset, const s
     }
     written += static_cast<size_t>(n);
   }
-  if (::fdatasync(fd) != 0) {
-    return absl::InternalError(absl::StrCat("cannot sync ", path, ": ", std::strerror(errno)));
-  }
+  return absl::OkStatus();
+}
+
+absl::Status Sync(int fd, const std::string& path) {
+  if (::fdatasync(fd) != 0) return absl::InternalError(absl::StrCat("cannot sync ", path, ": ", std::strerror(errno)));
   return absl::OkStatus();
 }
 
@@ -53,23 +59,90 @@ absl::StatusOr<std::string> ReadAt(int fd, int64_t offset, int64_t size, const s
   return data;
 }
 
-// Calls `on_entry` with each committed unit of the journal open at `fd` and where its line is, reading a
-// line at a time. A first line naming a plan fingerprint (an older version's header) is read past. A
-// last line that is torn or damaged (a crash mid-write) ends the scan; a damaged line before it is
-// DataLoss. Returns the bytes of the lines read.
-using LineVisitor = std::function<void(JournalEntry entry, int64_t offset, int64_t size)>;
-absl::StatusOr<int64_t> ScanJournal(int fd, const std::string& path, const LineVisitor& on_entry) {
-  struct stat st;
-  if (::fstat(fd, &st) != 0) return absl::InternalError(absl::StrCat("cannot stat ", path, ": ", std::strerror(errno)));
-  const int64_t file_size = st.st_size;
+uint32_t Crc32(absl::string_view bytes) {
+  return static_cast<uint32_t>(
+      ::crc32(0L, reinterpret_cast<const Bytef*>(bytes.data()), static_cast<uInt>(bytes.size())));
+}
+
+void PutLe32(uint32_t value, std::string* out) {
+  for (int i = 0; i < 4; ++i) out->push_back(static_cast<char>((value >> (8 * i)) & 0xff));
+}
+
+uint32_t GetLe32(const char* p) {
+  uint32_t value = 0;
+  for (int i = 0; i < 4; ++i) value |= static_cast<uint32_t>(static_cast<unsigned char>(p[i])) << (8 * i);
+  return value;
+}
+
+// A journal record: header and the stored unit.
+std::string Record(const std::string& stored) {
+  std::string record;
+  record.reserve(kHeaderBytes + stored.size());
+  PutLe32(static_cast<uint32_t>(stored.size()), &record);
+  PutLe32(Crc32(stored), &record);
+  record += stored;
+  return record;
+}
+
+// Receives each unit a scan finds, with where its stored bytes are.
+using EntryVisitor = std::function<void(JournalEntry entry, int64_t offset, int64_t size)>;
+
+// A FILE reading the file open at `fd` from its start (through a duplicate: `fd` stays open).
+absl::StatusOr<std::unique_ptr<FILE, int (*)(FILE*)>> ReadFromStart(int fd, const std::string& path) {
   const int dup_fd = ::dup(fd);
   FILE* file = dup_fd < 0 ? nullptr : ::fdopen(dup_fd, "r");
   if (file == nullptr) {
     if (dup_fd >= 0) ::close(dup_fd);
     return absl::InternalError(absl::StrCat("cannot read ", path, ": ", std::strerror(errno)));
   }
-  std::unique_ptr<FILE, int (*)(FILE*)> closer(file, &::fclose);
   ::rewind(file);
+  return std::unique_ptr<FILE, int (*)(FILE*)>(file, &::fclose);
+}
+
+absl::StatusOr<int64_t> FileSize(int fd, const std::string& path) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return absl::InternalError(absl::StrCat("cannot stat ", path, ": ", std::strerror(errno)));
+  return static_cast<int64_t>(st.st_size);
+}
+
+// Calls `on_entry` with each record of the journal open at `fd`, reading a record at a time. A last
+// record that is torn or damaged (a crash mid-write) ends the scan; a damaged record before it is
+// DataLoss, and so is a read error. Returns the bytes of the whole records read.
+absl::StatusOr<int64_t> ScanRecords(int fd, const std::string& path, const EntryVisitor& on_entry) {
+  ASSIGN_OR_RETURN(const int64_t file_size, FileSize(fd, path));
+  ASSIGN_OR_RETURN(auto file, ReadFromStart(fd, path));
+  int64_t offset = 0;
+  std::string stored;
+  char header[kHeaderBytes];
+  while (std::fread(header, 1, kHeaderBytes, file.get()) == kHeaderBytes) {
+    const uint32_t size = GetLe32(header);
+    const int64_t end = offset + kHeaderBytes + size;
+    if (size > kMaxRecordBytes || end > file_size) break;  // torn: the record's bytes did not all make it
+    stored.resize(size);
+    if (std::fread(stored.data(), 1, size, file.get()) != size) break;
+    absl::StatusOr<JournalEntry> entry = Crc32(stored) == GetLe32(header + 4)
+                                             ? CommittedUnitFromBytes(stored)
+                                             : absl::DataLossError("the record's checksum does not match");
+    if (!entry.ok()) {
+      if (end < file_size) {
+        return absl::DataLossError(absl::StrCat(path, " at byte ", offset, ": ", entry.status().message()));
+      }
+      break;  // the last record did not make it whole: dropped by Load
+    }
+    on_entry(*std::move(entry), offset + kHeaderBytes, size);
+    offset = end;
+  }
+  // A short read is the end of the file or a read error: only the end may let Load truncate anything.
+  if (std::ferror(file.get()))
+    return absl::DataLossError(absl::StrCat("cannot read ", path, ": ", std::strerror(errno)));
+  return offset;
+}
+
+// The same over an earlier version's JSON-lines journal: one unit per line; a first line naming a plan
+// fingerprint (a still older header) is read past; a torn last line is dropped.
+absl::Status ScanLegacyLines(int fd, const std::string& path, const EntryVisitor& on_entry) {
+  ASSIGN_OR_RETURN(const int64_t file_size, FileSize(fd, path));
+  ASSIGN_OR_RETURN(auto file, ReadFromStart(fd, path));
   struct LineBuffer {
     char* data = nullptr;
     size_t capacity = 0;
@@ -78,27 +151,38 @@ absl::StatusOr<int64_t> ScanJournal(int fd, const std::string& path, const LineV
   int64_t offset = 0;
   int64_t line_number = 0;
   while (true) {
-    const ssize_t n = ::getline(&buffer.data, &buffer.capacity, file);
-    if (n <= 0 || buffer.data[n - 1] != '\n') break;  // the end, or a torn last line: dropped by Load
+    const ssize_t n = ::getline(&buffer.data, &buffer.capacity, file.get());
+    if (n <= 0 || buffer.data[n - 1] != '\n') break;  // the end, or a torn last line
     ++line_number;
     const absl::string_view line(buffer.data, static_cast<size_t>(n - 1));
     const bool header =
         line_number == 1 && absl::StrContains(line, "\"fingerprint\"") && !absl::StrContains(line, "\"result\"");
     if (!header) {
-      absl::StatusOr<JournalEntry> entry = CommittedUnitFromText(std::string(line));
+      absl::StatusOr<JournalEntry> entry = CommittedUnitFromBytes(line);
       if (!entry.ok()) {
         if (offset + n < file_size) {
           return absl::DataLossError(absl::StrCat(path, ":", line_number, ": ", entry.status().message()));
         }
-        break;  // the last line did not make it whole: dropped by Load
+        break;
       }
       on_entry(*std::move(entry), offset, n - 1);
     }
     offset += n;
   }
-  // getline's -1 is the end of the file or a read error: only the end may let Load truncate anything.
-  if (std::ferror(file)) return absl::DataLossError(absl::StrCat("cannot read ", path, ": ", std::strerror(errno)));
-  return offset;
+  if (std::ferror(file.get()))
+    return absl::DataLossError(absl::StrCat("cannot read ", path, ": ", std::strerror(errno)));
+  return absl::OkStatus();
+}
+
+// Opens `path` read-only and scans it with `scan`; a missing file holds nothing.
+template <typename Scan>
+absl::Status ScanFileIfPresent(const std::string& path, const Scan& scan) {
+  if (!std::filesystem::exists(path)) return absl::OkStatus();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return absl::InternalError(absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
+  absl::Status status = scan(fd);
+  ::close(fd);
+  return status;
 }
 
 std::string JournalDir(const std::string& out_dir) {
@@ -131,30 +215,25 @@ bool PlannedUnits::Take(JournalEntry& entry) {
   return true;
 }
 
-std::string CommittedUnitText(const UnitResult& result, const CallStats& calls) {
-  return DumpJson(Json{{"result", UnitResultToJson(result)}, {"calls", CallStatsToJson(calls)}});
-}
-
-absl::StatusOr<JournalEntry> CommittedUnitFromText(const std::string& text) {
-  Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("result")) {
-    return absl::DataLossError("not a committed unit (no result)");
-  }
-  absl::StatusOr<UnitResult> result = UnitResultFromJson(j.at("result"));
-  if (!result.ok()) return absl::DataLossError(result.status().message());
-  return JournalEntry{std::move(*result), CallStatsFromJson(j.value("calls", Json::object()))};
-}
-
 absl::Status ReadJournal(const std::string& out_dir, PlannedUnits& planned, const CommittedVisitor& visit) {
-  const std::string path = JournalDir(out_dir) + "/journal.jsonl";
-  if (!std::filesystem::exists(path)) return absl::OkStatus();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return absl::InternalError(absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
-  absl::StatusOr<int64_t> read = ScanJournal(fd, path, [&](JournalEntry entry, int64_t, int64_t) {
+  const EntryVisitor take = [&](JournalEntry entry, int64_t, int64_t) {
     if (planned.Take(entry)) visit(std::move(entry));
-  });
-  ::close(fd);
-  return read.status();
+  };
+  const std::string dir = JournalDir(out_dir);
+  RETURN_IF_ERROR(ScanFileIfPresent(dir + "/" + kJournalName,
+                                    [&](int fd) { return ScanRecords(fd, dir + "/" + kJournalName, take).status(); }));
+  return ScanFileIfPresent(dir + "/" + kLegacyJournalName,
+                           [&](int fd) { return ScanLegacyLines(fd, dir + "/" + kLegacyJournalName, take); });
+}
+
+absl::StatusOr<std::vector<std::string>> JournalUnitIds(const std::string& out_dir) {
+  std::vector<std::string> ids;
+  const std::string path = JournalDir(out_dir) + "/" + kJournalName;
+  RETURN_IF_ERROR(ScanFileIfPresent(path, [&](int fd) {
+    return ScanRecords(fd, path, [&](JournalEntry entry, int64_t, int64_t) { ids.push_back(entry.result.unit.id); })
+        .status();
+  }));
+  return ids;
 }
 
 absl::StatusOr<std::unique_ptr<ResultJournal>> ResultJournal::Create(const std::string& out_dir) {
@@ -162,7 +241,7 @@ absl::StatusOr<std::unique_ptr<ResultJournal>> ResultJournal::Create(const std::
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return absl::InternalError(absl::StrCat("cannot create ", dir.string(), ": ", ec.message()));
-  const std::string path = (dir / "journal.jsonl").string();
+  const std::string path = (dir / kJournalName).string();
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return absl::InternalError(absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
   return std::unique_ptr<ResultJournal>(new ResultJournal(path, fd));
@@ -178,7 +257,7 @@ absl::StatusOr<std::unique_ptr<ResultJournal>> ResultJournal::Open(const std::st
 absl::Status ResultJournal::Load(PlannedUnits& planned, const CommittedVisitor& visit) {
   absl::MutexLock lock(&mu_);
   ASSIGN_OR_RETURN(const int64_t good_bytes,
-                   ScanJournal(fd_, path_, [&](JournalEntry entry, int64_t offset, int64_t size) {
+                   ScanRecords(fd_, path_, [&](JournalEntry entry, int64_t offset, int64_t size) {
                      lines_.try_emplace(entry.result.unit.id, Line{offset, size});
                      if (planned.Take(entry)) visit(std::move(entry));
                    }));
@@ -186,26 +265,55 @@ absl::Status ResultJournal::Load(PlannedUnits& planned, const CommittedVisitor& 
     return absl::InternalError(absl::StrCat("cannot prepare ", path_, ": ", std::strerror(errno)));
   }
   size_ = good_bytes;
+  RETURN_IF_ERROR(MoveLegacyJournal(planned, visit));
   loaded_ = true;
+  return absl::OkStatus();
+}
+
+absl::Status ResultJournal::MoveLegacyJournal(PlannedUnits& planned, const CommittedVisitor& visit) {
+  const std::string legacy = (std::filesystem::path(path_).parent_path() / kLegacyJournalName).string();
+  absl::Status written;
+  RETURN_IF_ERROR(ScanFileIfPresent(legacy, [&](int fd) {
+    return ScanLegacyLines(fd, legacy, [&](JournalEntry entry, int64_t, int64_t) {
+      if (!written.ok() || lines_.count(entry.result.unit.id) > 0) return;  // the first stored is kept
+      const std::string stored = CommittedUnitBytes(entry.result, entry.calls);
+      written = WriteAllAt(fd_, Record(stored), size_, path_);
+      if (!written.ok()) return;
+      lines_.emplace(entry.result.unit.id, Line{size_ + kHeaderBytes, static_cast<int64_t>(stored.size())});
+      size_ += kHeaderBytes + static_cast<int64_t>(stored.size());
+      if (planned.Take(entry)) visit(std::move(entry));
+    });
+  }));
+  if (!std::filesystem::exists(legacy)) return absl::OkStatus();
+  RETURN_IF_ERROR(written);
+  RETURN_IF_ERROR(Sync(fd_, path_));
+  // Every unit of the old journal is in this one, synced: the old one can go.
+  std::error_code ec;
+  std::filesystem::remove(legacy, ec);
+  if (ec)
+    return absl::InternalError(absl::StrCat("cannot remove ", legacy, " (moved into ", path_, "): ", ec.message()));
   return absl::OkStatus();
 }
 
 ResultJournal::~ResultJournal() { ::close(fd_); }
 
 absl::StatusOr<bool> ResultJournal::Append(const UnitResult& result, const CallStats& calls) {
-  const std::string line = CommittedUnitText(result, calls) + "\n";
+  const std::string stored = CommittedUnitBytes(result, calls);
+  const std::string record = Record(stored);
   absl::MutexLock lock(&mu_);
   if (!loaded_) return absl::FailedPreconditionError(absl::StrCat(path_, " is appended to before it is loaded"));
   if (lines_.count(result.unit.id) > 0) return false;
-  if (absl::Status written = WriteAllAt(fd_, line, size_, path_); !written.ok()) {
-    // Best effort: drop what part of the line made it, so the next append does not leave its tail behind.
+  absl::Status written = WriteAllAt(fd_, record, size_, path_);
+  if (written.ok()) written = Sync(fd_, path_);
+  if (!written.ok()) {
+    // Best effort: drop what part of the record made it, so the next append does not leave its tail behind.
     if (::ftruncate(fd_, static_cast<off_t>(size_)) != 0) {
-      return absl::InternalError(absl::StrCat(written.message(), "; and cannot cut the partial line back"));
+      return absl::InternalError(absl::StrCat(written.message(), "; and cannot cut the partial record back"));
     }
     return written;
   }
-  lines_.emplace(result.unit.id, Line{size_, static_cast<int64_t>(line.size()) - 1});
-  size_ += static_cast<int64_t>(line.size());
+  lines_.emplace(result.unit.id, Line{size_ + kHeaderBytes, static_cast<int64_t>(stored.size())});
+  size_ += static_cast<int64_t>(record.size());
   return true;
 }
 
@@ -222,8 +330,8 @@ absl::Status ResultJournal::ForEachUnit(const std::vector<std::string>& ids,
     }
   }
   for (const Line& line : lines) {
-    ASSIGN_OR_RETURN(const std::string text, ReadAt(fd_, line.offset, line.size, path_));
-    absl::StatusOr<JournalEntry> entry = CommittedUnitFromText(text);
+    ASSIGN_OR_RETURN(const std::string stored, ReadAt(fd_, line.offset, line.size, path_));
+    absl::StatusOr<JournalEntry> entry = CommittedUnitFromBytes(stored);
     if (!entry.ok())
       return absl::DataLossError(absl::StrCat(path_, " at byte ", line.offset, ": ", entry.status().message()));
     RETURN_IF_ERROR(fn(std::move(entry->result)));

@@ -3,7 +3,7 @@
 // config plans it next: a sweep that grows (new models, temperatures, questions) runs only the units
 // whose ids are not committed yet, and units a config no longer plans stay stored, out of its results.
 //
-// Two logs: ResultJournal, a file in the results folder (DIR/.noveltygrid/journal.jsonl), and
+// Two logs: ResultJournal, a file in the results folder (DIR/.noveltygrid/journal.bin), and
 // StoreCommitLog (store_commit_log.h), the Store (Redis) shared by every sweep that points at it. Both
 // are UnitSources (coordinator/benchmarks/unit_source.h): the coordinator keeps aggregates and an index
 // in memory, and its results files fetch the committed answers back from the log, so its memory does
@@ -22,13 +22,9 @@
 #include "absl/synchronization/mutex.h"
 #include "common/records.h"
 #include "coordinator/benchmarks/unit_source.h"
+#include "coordinator/state/committed_unit.h"
 
 namespace noveltygrid {
-
-struct JournalEntry {
-  UnitResult result;
-  CallStats calls;
-};
 
 // Receives the committed units a log finds on load, one at a time.
 using CommittedVisitor = std::function<void(JournalEntry entry)>;
@@ -63,11 +59,12 @@ class CommitLog : public UnitSource {
   virtual absl::StatusOr<bool> Append(const UnitResult& result, const CallStats& calls) = 0;
 };
 
-// Thread-safe. The file holds one committed unit per line (its result and call statistics), appended
-// and fdatasync'ed before the commit is acknowledged; a torn last line (a crash mid-write) is dropped
-// by Load (a read error is an error: nothing is cut). A first line naming a plan fingerprint (journals written before
-// units were stored by id) is read past. The file is read a line at a time; what stays in memory is an index of where
-// each unit's line is.
+// Thread-safe. The file holds one record per committed unit, appended and fdatasync'ed before the commit
+// is acknowledged: a 4-byte length and a 4-byte CRC-32 of the bytes that follow (both little-endian),
+// then the unit as committed_unit.h stores it. A torn last record (a crash mid-write) is dropped by Load;
+// a damaged record before it, or a read error, is an error (nothing is cut). The file is read a record at
+// a time; what stays in memory is an index of where each unit's record is. The JSON-lines journal of
+// earlier versions (journal.jsonl) is moved into it on Load and then removed.
 class ResultJournal : public CommitLog {
  public:
   // Opens (or creates) the journal of `out_dir`; Load before appending.
@@ -89,9 +86,11 @@ class ResultJournal : public CommitLog {
 
  private:
   struct Line {
-    int64_t offset = 0;
-    int64_t size = 0;  // without the newline
+    int64_t offset = 0;  // of the stored bytes (after the record's header)
+    int64_t size = 0;
   };
+  absl::Status MoveLegacyJournal(PlannedUnits& planned, const CommittedVisitor& visit)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   ResultJournal(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
 
   const std::string path_;
@@ -99,16 +98,16 @@ class ResultJournal : public CommitLog {
   mutable absl::Mutex mu_;                    // appends, and the index
   int64_t size_ ABSL_GUARDED_BY(mu_) = 0;     // bytes of whole lines
   bool loaded_ ABSL_GUARDED_BY(mu_) = false;  // Append refuses until Load has read the file
-  std::unordered_map<std::string, Line> lines_ ABSL_GUARDED_BY(mu_);  // by unit id: the first line
+  std::unordered_map<std::string, Line> lines_ ABSL_GUARDED_BY(mu_);  // by unit id: the first record
 };
 
 // Calls `visit` with what ResultJournal::Load would find, changing nothing (no folder or file is
 // created; a missing journal holds nothing).
 absl::Status ReadJournal(const std::string& out_dir, PlannedUnits& planned, const CommittedVisitor& visit);
 
-// The text a commit log stores for one unit, and back.
-std::string CommittedUnitText(const UnitResult& result, const CallStats& calls);
-absl::StatusOr<JournalEntry> CommittedUnitFromText(const std::string& text);
+// The ids of every record in the journal of `out_dir`, in file order (a unit stored twice: twice).
+// Tests and tools.
+absl::StatusOr<std::vector<std::string>> JournalUnitIds(const std::string& out_dir);
 
 }  // namespace noveltygrid
 

@@ -59,7 +59,7 @@ absl::Status FetchEntries(Store* store, const std::vector<std::string>& ids,
   for (size_t i = 0; i < texts.size(); ++i) {
     std::optional<JournalEntry> entry;
     if (texts[i].has_value()) {
-      absl::StatusOr<JournalEntry> parsed = CommittedUnitFromText(*texts[i]);
+      absl::StatusOr<JournalEntry> parsed = CommittedUnitFromBytes(*texts[i]);
       if (!parsed.ok()) {
         return absl::DataLossError(absl::StrCat(keys::Units(), "[", ids[i], "]: ", parsed.status().message()));
       }
@@ -93,7 +93,7 @@ absl::Status StoreCommitLog::ForEachUnit(const std::vector<std::string>& ids,
 }
 
 absl::StatusOr<bool> StoreCommitLog::Append(const UnitResult& result, const CallStats& calls) {
-  return store_->HashSetIfAbsent(keys::Units(), result.unit.id, CommittedUnitText(result, calls));
+  return store_->HashSetIfAbsent(keys::Units(), result.unit.id, CommittedUnitBytes(result, calls));
 }
 
 }  // namespace noveltygrid

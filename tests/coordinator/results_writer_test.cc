@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <string>
@@ -81,6 +82,45 @@ TEST(ResultsWriterTest, AUnitTheSourceCannotReturnFailsTheRowsFile) {
   EXPECT_TRUE(absl::IsNotFound(status)) << status;
   EXPECT_FALSE(std::filesystem::exists(dir.path() / kAnswersFileName));
   EXPECT_FALSE(std::filesystem::exists(dir.path() / (std::string(kAnswersFileName) + ".tmp")));
+}
+
+TEST(ResultsWriterTest, RowsWrittenUnderTheSameKeyAndUntouchedAreNotReadAgain) {
+  MapSource source;
+  AidanReducer lean(Preset("reference-2025"), {"m"}, {0.7}, &source);
+  for (int i = 0; i < 10; ++i) {
+    const UnitResult unit = MakeUnit("m", 0.7, i, {{80, 1.0}, {70, 0.6}, {10, 0.1}}, kStopIncoherent);
+    source.Put(unit);
+    lean.Add(unit);
+  }
+  TempDir dir;
+  const std::filesystem::path answers = dir.path() / kAnswersFileName;
+  const std::filesystem::path stamp = dir.path() / ".noveltygrid" / "rows.stamp";
+  const auto write = [&](const std::string& key) {
+    ResultsOptions options;
+    options.rows_key = key;
+    const int before = source.calls();
+    EXPECT_TRUE(WriteSweepResults(dir.path().string(), {lean.Results().get()}, options).ok());
+    return source.calls() > before;  // the rows were read back from the source: written
+  };
+  EXPECT_TRUE(write("k1"));
+  const std::string written = Slurp(answers);
+  EXPECT_TRUE(std::filesystem::exists(stamp));
+  EXPECT_FALSE(write("k1")) << "same key, file untouched: not written again";
+  EXPECT_EQ(Slurp(answers), written);
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / kSummaryFileName));
+  {
+    std::ofstream out(answers, std::ios::app);
+    out << "edited\n";
+  }
+  EXPECT_TRUE(write("k1")) << "the file changed since: written again";
+  EXPECT_EQ(Slurp(answers), written);
+  EXPECT_TRUE(write("k2")) << "another key";
+  EXPECT_TRUE(write("")) << "no key: always written";
+  EXPECT_FALSE(std::filesystem::exists(stamp)) << "no key: no stamp";
+  EXPECT_TRUE(write("k2")) << "the stamp went with the keyless write";
+  std::filesystem::remove(answers);
+  EXPECT_TRUE(write("k2")) << "a missing file is written";
+  EXPECT_EQ(Slurp(answers), written);
 }
 
 AidanSnapshot SweepSnapshot(std::vector<UnitResult> units) {

@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "coordinator/state/journal.h"
 #include "grpcpp/create_channel.h"
 #include "nlohmann/json.hpp"
 
@@ -302,28 +303,12 @@ void ExpectSameResults(const std::string& expected_dir, const std::string& actua
 }
 
 void ExpectJournalHasEachUnitOnce(const std::string& dir, int64_t units) {
-  std::ifstream in(dir + "/.noveltygrid/journal.jsonl");
-  ASSERT_TRUE(in.good()) << "no journal in " << dir;
-  std::string line;
-  int64_t lines = 0;
-  std::set<std::string> ids;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    ++lines;
-    nlohmann::json entry = nlohmann::json::parse(line, nullptr, false);
-    const nlohmann::json* id = nullptr;
-    if (entry.is_object() && entry.contains("result") && entry["result"].contains("unit")) {
-      const nlohmann::json& unit = entry["result"]["unit"];
-      if (unit.contains("id") && unit["id"].is_string()) id = &unit["id"];
-    }
-    if (id == nullptr) {
-      ADD_FAILURE() << "journal line " << lines + 1 << " has no result.unit.id: " << line.substr(0, 200);
-      continue;
-    }
-    EXPECT_TRUE(ids.insert(id->get<std::string>()).second) << "unit " << *id << " is journaled twice";
-  }
-  EXPECT_EQ(lines, units) << "journal lines";
-  EXPECT_EQ(static_cast<int64_t>(ids.size()), units) << "distinct units in the journal";
+  const absl::StatusOr<std::vector<std::string>> ids = JournalUnitIds(dir);
+  ASSERT_TRUE(ids.ok()) << ids.status();
+  std::set<std::string> distinct;
+  for (const std::string& id : *ids) EXPECT_TRUE(distinct.insert(id).second) << "unit " << id << " is journaled twice";
+  EXPECT_EQ(static_cast<int64_t>(ids->size()), units) << "journal records";
+  EXPECT_EQ(static_cast<int64_t>(distinct.size()), units) << "distinct units in the journal";
 }
 
 }  // namespace noveltygrid::testing

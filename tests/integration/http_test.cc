@@ -204,7 +204,7 @@ TEST_F(HttpProviderTest, WrongApiKeyFailsOnceWithoutARetryStormAndNeverLeaks) {
 
   // The key is nowhere: not in the output, the results, the journal or the server's log.
   EXPECT_FALSE(absl::StrContains(output, kWrongKey));
-  for (const char* file : {"answers.jsonl", "summary.json", "leaderboard.txt", ".noveltygrid/journal.jsonl"}) {
+  for (const char* file : {"answers.jsonl", "summary.json", "leaderboard.txt", ".noveltygrid/journal.bin"}) {
     EXPECT_FALSE(absl::StrContains(ReadText(Path(absl::StrCat("http/", file))), kWrongKey)) << file;
   }
   server_->Signal(SIGTERM);

@@ -50,7 +50,7 @@ TEST_F(RedisClusterTest, RerunOfFinishedSweepMakesNoModelCalls) {
       << output;
   EXPECT_EQ(ReadFile(Path("calls-b.log")), "") << "re-running a finished sweep made model calls";
   EXPECT_EQ(AlreadyDone(output), units) << output;
-  EXPECT_FALSE(std::filesystem::exists(Path("b/.noveltygrid/journal.jsonl"))) << "with --redis the state is in Redis";
+  EXPECT_FALSE(std::filesystem::exists(Path("b/.noveltygrid/journal.bin"))) << "with --redis the state is in Redis";
   const std::string a = ReadFile(Path("a/answers.jsonl"));
   EXPECT_FALSE(a.empty());
   EXPECT_TRUE(a == ReadFile(Path("b/answers.jsonl"))) << "answers.jsonl differs between the run and its re-run";

@@ -3,6 +3,7 @@
 // dropped, an older journal's fingerprint line read past) and the Store-backed log on the in-memory
 // Store (the same, shared across sweep names, and an earlier version's per-sweep hash moved in).
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -60,7 +61,14 @@ std::vector<UnitSpec> Plan(const std::vector<std::string>& ids) {
   return units;
 }
 
-std::string JournalPath(const TempDir& dir) { return (dir.path() / ".noveltygrid" / "journal.jsonl").string(); }
+std::string JournalPath(const TempDir& dir) { return (dir.path() / ".noveltygrid" / "journal.bin").string(); }
+// Earlier versions' JSON-lines journal.
+std::string LegacyJournalPath(const TempDir& dir) { return (dir.path() / ".noveltygrid" / "journal.jsonl").string(); }
+
+std::string FileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
 
 // Opens the journal of `dir`, commits `units` (one answer each) and closes it.
 void WriteJournal(const TempDir& dir, const std::vector<std::string>& units) {
@@ -133,51 +141,100 @@ TEST(ResultJournalTest, AnOlderJournalsFingerprintLineIsReadPast) {
   TempDir dir;
   std::filesystem::create_directories(dir.path() / ".noveltygrid");
   {
-    std::ofstream out(JournalPath(dir));
+    std::ofstream out(LegacyJournalPath(dir));
     out << R"({"fingerprint":"ecf173205f345ea9"})"
         << "\n"
-        << CommittedUnitText(Result("u0", 2), Calls(1)) << "\n";
+        << LegacyCommittedUnitText(Result("u0", 2), Calls(1)) << "\n";
   }
   const std::vector<JournalEntry> committed = Reopened(dir, Plan({"u0"}));
   ASSERT_THAT(committed, SizeIs(1));
   EXPECT_THAT(committed[0].result.answers, SizeIs(2));
 }
 
-TEST(ResultJournalTest, ATornLastLineIsDroppedAndOverwritten) {
+TEST(ResultJournalTest, AnEarlierVersionsJsonJournalIsMovedInKeepingTheUnitsAlreadyStored) {
   TempDir dir;
-  ASSERT_NO_FATAL_FAILURE(WriteJournal(dir, {"u0"}));
+  ASSERT_NO_FATAL_FAILURE(WriteJournal(dir, {"u0"}));  // one answer
   {
-    std::ofstream out(JournalPath(dir), std::ios::app);
-    out << R"({"result": {"unit": {"id": "u1")";  // a crash mid-write
+    std::ofstream out(LegacyJournalPath(dir));
+    out << LegacyCommittedUnitText(Result("u0", 3), Calls(1)) << "\n"
+        << LegacyCommittedUnitText(Result("u1", 2), Calls(7)) << "\n"
+        << LegacyCommittedUnitText(Result("u1", 4), Calls(1)) << "\n";  // an old journal's second copy
   }
   const std::vector<UnitSpec> plan = Plan({"u0", "u1"});
-  std::vector<JournalEntry> committed;
-  PlannedUnits planned(plan);
-  auto reopened = ResultJournal::Open(dir.path(), planned, &committed);
-  ASSERT_TRUE(reopened.ok()) << reopened.status();
-  ASSERT_THAT(committed, SizeIs(1));
-  EXPECT_EQ(committed[0].result.unit.id, "u0");
-  ASSERT_TRUE((*reopened)->Append(Result("u1", 2), Calls(1)).ok());
-  reopened->reset();
-  const std::vector<JournalEntry> after = Reopened(dir, plan);
+  // Read without changing anything, then opened: the same units.
+  for (int pass = 0; pass < 3; ++pass) {
+    std::vector<JournalEntry> committed;
+    PlannedUnits planned(plan);
+    if (pass == 0) {
+      ASSERT_TRUE(ReadJournal(dir.path(), planned, CollectInto(&committed)).ok());
+      EXPECT_TRUE(std::filesystem::exists(LegacyJournalPath(dir))) << "ReadJournal changes nothing";
+    } else {
+      ASSERT_TRUE(ResultJournal::Open(dir.path(), planned, &committed).ok());
+      EXPECT_FALSE(std::filesystem::exists(LegacyJournalPath(dir))) << "moved in, then removed";
+    }
+    ASSERT_THAT(committed, SizeIs(2)) << "pass " << pass;
+    for (const JournalEntry& entry : committed) {
+      if (entry.result.unit.id == "u0") {
+        EXPECT_THAT(entry.result.answers, SizeIs(1)) << "the first stored stays";
+      }
+      if (entry.result.unit.id == "u1") {
+        EXPECT_THAT(entry.result.answers, SizeIs(2)) << "the first of the old journal's copies";
+        EXPECT_EQ(entry.calls.at("generate:m").requests, 7);
+      }
+    }
+  }
+  const absl::StatusOr<std::vector<std::string>> ids = JournalUnitIds(dir.path());
+  ASSERT_TRUE(ids.ok()) << ids.status();
+  EXPECT_THAT(*ids, ::testing::ElementsAre("u0", "u1"));
+}
+
+TEST(ResultJournalTest, ATornLastRecordIsDroppedAndOverwritten) {
+  TempDir dir;
+  TempDir other;
+  ASSERT_NO_FATAL_FAILURE(WriteJournal(dir, {"u0"}));
+  ASSERT_NO_FATAL_FAILURE(WriteJournal(other, {"u1"}));
+  const std::string record = FileBytes(JournalPath(other));
+  for (const size_t kept : {size_t{3}, record.size() / 2, record.size() - 1}) {  // a crash mid-write
+    {
+      std::ofstream out(JournalPath(dir), std::ios::app | std::ios::binary);
+      out << record.substr(0, kept);
+    }
+    const std::vector<UnitSpec> plan = Plan({"u0", "u1"});
+    std::vector<JournalEntry> committed;
+    PlannedUnits planned(plan);
+    auto reopened = ResultJournal::Open(dir.path(), planned, &committed);
+    ASSERT_TRUE(reopened.ok()) << reopened.status();
+    ASSERT_THAT(committed, SizeIs(1)) << kept << " bytes of the record";
+    EXPECT_EQ(committed[0].result.unit.id, "u0");
+  }
+  {
+    const std::vector<UnitSpec> plan = Plan({"u0", "u1"});
+    PlannedUnits planned(plan);
+    auto reopened = ResultJournal::Open(dir.path(), planned, [](JournalEntry) {});
+    ASSERT_TRUE(reopened.ok()) << reopened.status();
+    ASSERT_TRUE(*(*reopened)->Append(Result("u1", 2), Calls(1)));
+  }
+  const std::vector<JournalEntry> after = Reopened(dir, Plan({"u0", "u1"}));
   ASSERT_THAT(after, SizeIs(2));
   EXPECT_EQ(after[1].result.unit.id, "u1");
   EXPECT_THAT(after[1].result.answers, SizeIs(2));
 }
 
-TEST(ResultJournalTest, ADamagedLineBeforeTheLastIsDataLoss) {
+TEST(ResultJournalTest, ADamagedRecordBeforeTheLastIsDataLoss) {
   TempDir dir;
-  ASSERT_NO_FATAL_FAILURE(WriteJournal(dir, {"u0"}));
+  ASSERT_NO_FATAL_FAILURE(WriteJournal(dir, {"u0", "u1"}));
   {
-    std::ofstream out(JournalPath(dir), std::ios::app);
-    out << "garbage\n" << CommittedUnitText(Result("u1", 1), Calls(1)) << "\n";
+    std::fstream file(JournalPath(dir), std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(12);  // inside u0's stored bytes: its checksum no longer matches
+    file.put('\x7f');
   }
   const std::vector<UnitSpec> plan = Plan({"u0", "u1"});
   std::vector<JournalEntry> committed;
   PlannedUnits planned(plan);
   auto reopened = ResultJournal::Open(dir.path(), planned, &committed);
   EXPECT_TRUE(absl::IsDataLoss(reopened.status())) << reopened.status();
-  EXPECT_THAT(std::string(reopened.status().message()), ::testing::HasSubstr("journal.jsonl:2"));
+  EXPECT_THAT(std::string(reopened.status().message()), ::testing::HasSubstr("journal.bin at byte 0"));
+  EXPECT_FALSE(ReadJournal(dir.path(), planned, [](JournalEntry) {}).ok());
 }
 
 // What StoreCommitLog::Open under sweep name `sweep` finds committed of `plan`.
@@ -221,7 +278,8 @@ TEST(StoreCommitLogTest, CommittedUnitsComeBackOnReopenUnderAnySweepName) {
 TEST(StoreCommitLogTest, AnEarlierVersionsSweepHashIsMovedIn) {
   InMemoryStore store;
   ASSERT_TRUE(store.Set(keys::LegacySweepFingerprint("old"), "ecf173205f345ea9").ok());
-  ASSERT_TRUE(store.HashSet(keys::LegacySweepResults("old"), "u0", CommittedUnitText(Result("u0", 2), Calls(1))).ok());
+  ASSERT_TRUE(
+      store.HashSet(keys::LegacySweepResults("old"), "u0", LegacyCommittedUnitText(Result("u0", 2), Calls(1))).ok());
   const std::vector<JournalEntry> committed = StoreReopened(store, "old", Plan({"u0"}));
   ASSERT_THAT(committed, SizeIs(1));
   EXPECT_THAT(committed[0].result.answers, SizeIs(2));
@@ -314,8 +372,9 @@ TEST(ResultJournalTest, AJournalThatCannotBeReadIsAnErrorNotAnEmptyJournal) {
 
 TEST(StoreCommitLogTest, AMovedLegacyUnitDoesNotReplaceOneAlreadyShared) {
   InMemoryStore store;
-  ASSERT_TRUE(store.HashSet(keys::Units(), "u0", CommittedUnitText(Result("u0", 1), Calls(1))).ok());
-  ASSERT_TRUE(store.HashSet(keys::LegacySweepResults("old"), "u0", CommittedUnitText(Result("u0", 2), Calls(1))).ok());
+  ASSERT_TRUE(store.HashSet(keys::Units(), "u0", CommittedUnitBytes(Result("u0", 1), Calls(1))).ok());
+  ASSERT_TRUE(
+      store.HashSet(keys::LegacySweepResults("old"), "u0", LegacyCommittedUnitText(Result("u0", 2), Calls(1))).ok());
   const std::vector<JournalEntry> committed = StoreReopened(store, "old", Plan({"u0"}));
   ASSERT_THAT(committed, SizeIs(1));
   EXPECT_THAT(committed[0].result.answers, SizeIs(1)) << "the first stored result stays";
