@@ -55,27 +55,30 @@ absl::Status WriteAidanAnswers(const AidanSnapshot& snapshot, const RowsSink& si
   std::vector<const UnitResult*> units;
   units.reserve(snapshot.units.size());
   for (const UnitResult& unit : snapshot.units) units.push_back(&unit);
+  std::string lines;  // one unit's, its capacity kept from unit to unit
   return ForEachWholeUnit(units, snapshot.source, [&](const UnitResult& unit) {
     const UnitSpec& u = unit.unit;
+    // The unit's fields open every line of it: dumped once, the closing brace turned into a comma.
+    Json head{{"benchmark", kAidanBench},
+              {"model", u.model},
+              {"temperature", u.temperature},
+              {"question_id", u.item_id},
+              {"question", u.item_text}};
+    if (u.repeat != 0) head["repeat"] = u.repeat;
+    std::string prefix = DumpJson(head);
+    prefix.back() = ',';
     std::vector<StepRecord> answers = unit.answers;
     MarkValidAnswers(snapshot.preset, answers);  // as the reducer marked them
-    std::string lines;
+    lines.clear();
     for (const StepRecord& a : answers) {
-      Json line{{"benchmark", kAidanBench},
-                {"model", u.model},
-                {"temperature", u.temperature},
-                {"question_id", u.item_id},
-                {"question", u.item_text}};
-      if (u.repeat != 0) line["repeat"] = u.repeat;
       // The answer's own fields, named once in records_json; "error" goes last.
-      const Json fields = StepToJson(a);
-      for (const auto& [key, value] : fields.items()) {
-        if (key != "error") line[key] = value;
-      }
-      line["mmr"] = AidanMmr(snapshot.preset, a);
-      line["unit_id"] = u.id;
-      if (!a.error.empty()) line["error"] = a.error;
-      absl::StrAppend(&lines, DumpJson(line), "\n");
+      Json fields = StepToJson(a);
+      fields.erase("error");
+      fields["mmr"] = AidanMmr(snapshot.preset, a);
+      fields["unit_id"] = u.id;
+      if (!a.error.empty()) fields["error"] = a.error;
+      const std::string rest = DumpJson(fields);
+      absl::StrAppend(&lines, prefix, absl::string_view(rest).substr(1), "\n");
     }
     return sink(lines);
   });
