@@ -2,8 +2,9 @@
 # The 100,000-unit sweep of issue 13 as a coordinator + one worker process: 4 simulated models x 25
 # temperatures x 1,000 questions (the paper's 65, each asked under 16 numbered variants, the first 1,000
 # kept). Measures the coordinator's peak RSS and the wall time of the sweep, then re-opens the finished
-# sweep (a second `coordinator` on the same folder: every unit committed, results rewritten) and
-# measures that. Figures go to BENCHMARKS.md ("Sweep memory").
+# sweep (a second `coordinator` on the same folder: every unit committed, the summary rewritten, the
+# untouched rows files kept) and once more with the rows files written again from the journal. Figures
+# go to BENCHMARKS.md ("Sweep memory").
 #
 #   bash bench/sweep_memory.sh [QUESTIONS] [TEMPERATURES]    # defaults 1000 25
 #
@@ -45,7 +46,7 @@ YAML
 
 export NOVELTYGRID_TOKEN=bench-sweep-memory-token
 run_coordinator() {  # $1: label
-  /usr/bin/time -f "%e %M" -o "$work/$1.time" "$BIN" coordinator --config "$work/sweep.yaml" \
+  /usr/bin/time -f "%e %M %U %S" -o "$work/$1.time" "$BIN" coordinator --config "$work/sweep.yaml" \
     --listen 127.0.0.1:0 --out "$work/out" > "$work/$1.log" 2>&1 &
   coordinator=$!
   for _ in $(seq 600); do
@@ -55,18 +56,27 @@ run_coordinator() {  # $1: label
     sleep 0.1
   done
   if [ -n "${addr:-}" ] && [ "$1" = sweep ]; then
-    "$BIN" worker --coordinator "$addr" --concurrency "$CONCURRENCY" > "$work/worker.log" 2>&1 || true
+    /usr/bin/time -f "%U %S" -o "$work/worker.time" "$BIN" worker --coordinator "$addr" --concurrency "$CONCURRENCY" \
+      > "$work/worker.log" 2>&1 || true
   fi
   wait $coordinator || { echo "coordinator failed:"; tail -5 "$work/$1.log"; exit 1; }
-  read -r seconds kib < "$work/$1.time"
-  echo "$1: ${seconds}s, coordinator peak RSS $((kib / 1024)) MiB"
+  read -r seconds kib user sys < "$work/$1.time"
+  echo "$1: ${seconds}s, coordinator peak RSS $((kib / 1024)) MiB, coordinator CPU ${user}s user ${sys}s sys"
+  if [ "$1" = sweep ]; then
+    read -r user sys < "$work/worker.time"
+    echo "worker CPU: ${user}s user ${sys}s sys"
+  fi
 }
 
 units=$((QUESTIONS * TEMPERATURES * 4))
 echo "sweep: $units units ($QUESTIONS questions x $TEMPERATURES temperatures x 4 simulated models), $CONCURRENCY loops"
 run_coordinator sweep
 answers=$(wc -l < "$work/out/answers.jsonl")
-echo "answers: $answers lines, answers.jsonl $(du -m "$work/out/answers.jsonl" | cut -f1) MiB, journal $(du -m "$work/out/.noveltygrid/journal.bin" | cut -f1) MiB"
+echo "answers: $answers lines, answers.jsonl $(du -m "$work/out/answers.jsonl" | cut -f1) MiB, journal $(du -mc "$work/out/.noveltygrid"/journal.* | tail -1 | cut -f1) MiB"
 md5=$(md5sum < "$work/out/answers.jsonl")
 run_coordinator reopen
 [ "$(md5sum < "$work/out/answers.jsonl")" = "$md5" ] && echo "re-open: answers.jsonl byte-identical" || { echo "re-open changed answers.jsonl"; exit 1; }
+# The same with the rows files written again from the journal (as after a new build of the program).
+rm -f "$work/out/.noveltygrid/rows.stamp"
+run_coordinator rewrite
+[ "$(md5sum < "$work/out/answers.jsonl")" = "$md5" ] && echo "rewrite: answers.jsonl byte-identical" || { echo "rewrite changed answers.jsonl"; exit 1; }

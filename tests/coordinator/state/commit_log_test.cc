@@ -351,6 +351,30 @@ TEST(ResultJournalTest, IsAUnitSourceBeforeAndAfterReopen) {
   EXPECT_FALSE(*(*journal)->Append(Result("u2", 4), Calls(1))) << "already committed before the reopen";
 }
 
+TEST(ResultJournalTest, UnitsAppendedOverATornRecordOrMovedFromAnOldJournalAreFetchedWhole) {
+  TempDir dir;
+  TempDir other;
+  ASSERT_NO_FATAL_FAILURE(WriteJournal(dir, {"u0"}));
+  ASSERT_NO_FATAL_FAILURE(WriteJournal(other, {"u1"}));
+  const std::string record = FileBytes(JournalPath(other));
+  {
+    std::ofstream out(JournalPath(dir), std::ios::app | std::ios::binary);
+    out << record.substr(0, record.size() / 2);  // a crash mid-write
+  }
+  {
+    std::ofstream out(LegacyJournalPath(dir));
+    out << LegacyCommittedUnitText(Result("u2", 4), Calls(1)) << "\n";
+  }
+  const std::vector<UnitSpec> plan = Plan({"u0", "u1", "u2"});
+  PlannedUnits planned(plan);
+  auto journal = ResultJournal::Open(dir.path(), planned, [](JournalEntry) {});
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  ASSERT_TRUE(*(*journal)->Append(Result("u1", 3), Calls(1)));
+  absl::Status status;
+  EXPECT_THAT(Fetched(**journal, {"u1", "u2", "u0"}, &status), ::testing::ElementsAre("u1:3", "u2:4", "u0:1"));
+  EXPECT_TRUE(status.ok()) << status;
+}
+
 TEST(ResultJournalTest, AppendingBeforeLoadingIsRefused) {
   TempDir dir;
   ASSERT_NO_FATAL_FAILURE(WriteJournal(dir, {"u0"}));
