@@ -244,17 +244,24 @@ std::string ProgramIdentity() {
 }  // namespace
 
 std::string SweepCoordinator::RowsKey() const {
-  // A finished sweep's rows are those of its committed units, which never change once committed; a
-  // failed unit is not committed (the next run may end it differently), so its sweep is not named.
+  // A finished sweep's rows are those of its committed units (the ids in plan order and what is stored
+  // for each); a failed unit is not committed (the next run may end it differently), so its sweep is
+  // not named.
   {
     absl::MutexLock lock(&mu_);
     if (failed_ != 0) return "";
   }
   const std::string program = ProgramIdentity();
   if (program.empty() || !scheduler_->AllDone()) return "";
+  std::vector<std::string> ids;
+  ids.reserve(plan_.units.size());
+  for (const UnitSpec& unit : plan_.units) ids.push_back(unit.id);
+  // What is stored for them, too: a journal deleted and run again, or another store, is other content
+  // under the same ids.
+  absl::StatusOr<uint64_t> stored = journal_->ContentDigest(ids);
+  if (!stored.ok()) return "";
   StableHasher hasher;
-  hasher.Add(program).Add(static_cast<uint64_t>(plan_.units.size()));
-  for (const UnitSpec& unit : plan_.units) hasher.Add(unit.id);
+  hasher.Add(program).Add(*stored);
   return HexId(hasher.Finish());
 }
 

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/hashing.h"
 #include "common/status_macros.h"
 #include "zlib.h"
 
@@ -23,8 +25,9 @@ namespace {
 
 constexpr char kJournalName[] = "journal.bin";
 constexpr char kLegacyJournalName[] = "journal.jsonl";  // earlier versions' JSON lines
-constexpr int64_t kHeaderBytes = 8;                     // length, CRC-32
-constexpr uint32_t kMaxRecordBytes = 1u << 30;
+// A record's header: the stored bytes' length and CRC-32, then the CRC-32 of those 8 bytes (so a damaged
+// length is told from a torn record).
+constexpr int64_t kHeaderBytes = 12;
 
 absl::Status WriteAllAt(int fd, absl::string_view data, int64_t offset, const std::string& path) {
   size_t written = 0;
@@ -75,17 +78,19 @@ uint32_t GetLe32(const char* p) {
 }
 
 // A journal record: header and the stored unit.
-std::string Record(const std::string& stored) {
+std::string Record(const std::string& stored, uint32_t crc) {
   std::string record;
   record.reserve(kHeaderBytes + stored.size());
   PutLe32(static_cast<uint32_t>(stored.size()), &record);
-  PutLe32(Crc32(stored), &record);
+  PutLe32(crc, &record);
+  PutLe32(Crc32(record), &record);
   record += stored;
   return record;
 }
 
-// Receives each unit a scan finds, with where its stored bytes are.
-using EntryVisitor = std::function<void(JournalEntry entry, int64_t offset, int64_t size)>;
+// Receives each unit a scan finds, with where its stored bytes are and their CRC-32 (0 in a legacy
+// journal).
+using EntryVisitor = std::function<void(JournalEntry entry, int64_t offset, int64_t size, uint32_t crc)>;
 
 // A FILE reading the file open at `fd` from its start (through a duplicate: `fd` stays open).
 absl::StatusOr<std::unique_ptr<FILE, int (*)(FILE*)>> ReadFromStart(int fd, const std::string& path) {
@@ -105,9 +110,21 @@ absl::StatusOr<int64_t> FileSize(int fd, const std::string& path) {
   return static_cast<int64_t>(st.st_size);
 }
 
+// True when `header` and the rest of `file` are zero bytes: the zero-filled tail some filesystems leave
+// when a crash cuts a write short.
+bool ZeroTail(const char* header, FILE* file) {
+  if (std::any_of(header, header + kHeaderBytes, [](char c) { return c != 0; })) return false;
+  char chunk[4096];
+  size_t n;
+  while ((n = std::fread(chunk, 1, sizeof chunk, file)) > 0) {
+    if (std::any_of(chunk, chunk + n, [](char c) { return c != 0; })) return false;
+  }
+  return true;
+}
+
 // Calls `on_entry` with each record of the journal open at `fd`, reading a record at a time. A last
-// record that is torn or damaged (a crash mid-write) ends the scan; a damaged record before it is
-// DataLoss, and so is a read error. Returns the bytes of the whole records read.
+// record that is torn (a crash mid-write: cut short, or zero-filled) ends the scan; a damaged record
+// before it, a damaged header, or a read error is DataLoss. Returns the bytes of the whole records read.
 absl::StatusOr<int64_t> ScanRecords(int fd, const std::string& path, const EntryVisitor& on_entry) {
   ASSIGN_OR_RETURN(const int64_t file_size, FileSize(fd, path));
   ASSIGN_OR_RETURN(auto file, ReadFromStart(fd, path));
@@ -115,12 +132,17 @@ absl::StatusOr<int64_t> ScanRecords(int fd, const std::string& path, const Entry
   std::string stored;
   char header[kHeaderBytes];
   while (std::fread(header, 1, kHeaderBytes, file.get()) == kHeaderBytes) {
+    if (Crc32(absl::string_view(header, 8)) != GetLe32(header + 8)) {
+      if (ZeroTail(header, file.get())) break;
+      return absl::DataLossError(absl::StrCat(path, " at byte ", offset, ": the record's header is damaged"));
+    }
     const uint32_t size = GetLe32(header);
+    const uint32_t crc = GetLe32(header + 4);
     const int64_t end = offset + kHeaderBytes + size;
-    if (size > kMaxRecordBytes || end > file_size) break;  // torn: the record's bytes did not all make it
+    if (end > file_size) break;  // torn: the record's bytes did not all make it
     stored.resize(size);
     if (std::fread(stored.data(), 1, size, file.get()) != size) break;
-    absl::StatusOr<JournalEntry> entry = Crc32(stored) == GetLe32(header + 4)
+    absl::StatusOr<JournalEntry> entry = Crc32(stored) == crc
                                              ? CommittedUnitFromBytes(stored)
                                              : absl::DataLossError("the record's checksum does not match");
     if (!entry.ok()) {
@@ -129,7 +151,7 @@ absl::StatusOr<int64_t> ScanRecords(int fd, const std::string& path, const Entry
       }
       break;  // the last record did not make it whole: dropped by Load
     }
-    on_entry(*std::move(entry), offset + kHeaderBytes, size);
+    on_entry(*std::move(entry), offset + kHeaderBytes, size, crc);
     offset = end;
   }
   // A short read is the end of the file or a read error: only the end may let Load truncate anything.
@@ -165,7 +187,7 @@ absl::Status ScanLegacyLines(int fd, const std::string& path, const EntryVisitor
         }
         break;
       }
-      on_entry(*std::move(entry), offset, n - 1);
+      on_entry(*std::move(entry), offset, n - 1, 0);
     }
     offset += n;
   }
@@ -177,8 +199,8 @@ absl::Status ScanLegacyLines(int fd, const std::string& path, const EntryVisitor
 // Opens `path` read-only and scans it with `scan`; a missing file holds nothing.
 template <typename Scan>
 absl::Status ScanFileIfPresent(const std::string& path, const Scan& scan) {
-  if (!std::filesystem::exists(path)) return absl::OkStatus();
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT) return absl::OkStatus();
   if (fd < 0) return absl::InternalError(absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
   absl::Status status = scan(fd);
   ::close(fd);
@@ -187,6 +209,17 @@ absl::Status ScanFileIfPresent(const std::string& path, const Scan& scan) {
 
 std::string JournalDir(const std::string& out_dir) {
   return (std::filesystem::path(out_dir) / ".noveltygrid").string();
+}
+
+// Makes the entries of folder `dir` (a file created or removed in it) durable.
+absl::Status SyncDir(const std::string& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return absl::InternalError(absl::StrCat("cannot open ", dir, ": ", std::strerror(errno)));
+  const int synced = ::fsync(fd);
+  const int error = errno;
+  ::close(fd);
+  if (synced != 0) return absl::InternalError(absl::StrCat("cannot sync ", dir, ": ", std::strerror(error)));
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -216,7 +249,7 @@ bool PlannedUnits::Take(JournalEntry& entry) {
 }
 
 absl::Status ReadJournal(const std::string& out_dir, PlannedUnits& planned, const CommittedVisitor& visit) {
-  const EntryVisitor take = [&](JournalEntry entry, int64_t, int64_t) {
+  const EntryVisitor take = [&](JournalEntry entry, int64_t, int64_t, uint32_t) {
     if (planned.Take(entry)) visit(std::move(entry));
   };
   const std::string dir = JournalDir(out_dir);
@@ -230,7 +263,8 @@ absl::StatusOr<std::vector<std::string>> JournalUnitIds(const std::string& out_d
   std::vector<std::string> ids;
   const std::string path = JournalDir(out_dir) + "/" + kJournalName;
   RETURN_IF_ERROR(ScanFileIfPresent(path, [&](int fd) {
-    return ScanRecords(fd, path, [&](JournalEntry entry, int64_t, int64_t) { ids.push_back(entry.result.unit.id); })
+    return ScanRecords(fd, path,
+                       [&](JournalEntry entry, int64_t, int64_t, uint32_t) { ids.push_back(entry.result.unit.id); })
         .status();
   }));
   return ids;
@@ -244,6 +278,10 @@ absl::StatusOr<std::unique_ptr<ResultJournal>> ResultJournal::Create(const std::
   const std::string path = (dir / kJournalName).string();
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return absl::InternalError(absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
+  if (absl::Status synced = SyncDir(dir.string()); !synced.ok()) {  // the file's entry, if it was just created
+    ::close(fd);
+    return synced;
+  }
   return std::unique_ptr<ResultJournal>(new ResultJournal(path, fd));
 }
 
@@ -257,8 +295,8 @@ absl::StatusOr<std::unique_ptr<ResultJournal>> ResultJournal::Open(const std::st
 absl::Status ResultJournal::Load(PlannedUnits& planned, const CommittedVisitor& visit) {
   absl::MutexLock lock(&mu_);
   ASSIGN_OR_RETURN(const int64_t good_bytes,
-                   ScanRecords(fd_, path_, [&](JournalEntry entry, int64_t offset, int64_t size) {
-                     lines_.try_emplace(entry.result.unit.id, Line{offset, size});
+                   ScanRecords(fd_, path_, [&](JournalEntry entry, int64_t offset, int64_t size, uint32_t crc) {
+                     lines_.try_emplace(entry.result.unit.id, Line{offset, size, crc});
                      if (planned.Take(entry)) visit(std::move(entry));
                    }));
   if (::ftruncate(fd_, static_cast<off_t>(good_bytes)) != 0) {
@@ -274,32 +312,36 @@ absl::Status ResultJournal::MoveLegacyJournal(PlannedUnits& planned, const Commi
   const std::string legacy = (std::filesystem::path(path_).parent_path() / kLegacyJournalName).string();
   absl::Status written;
   RETURN_IF_ERROR(ScanFileIfPresent(legacy, [&](int fd) {
-    return ScanLegacyLines(fd, legacy, [&](JournalEntry entry, int64_t, int64_t) {
+    return ScanLegacyLines(fd, legacy, [&](JournalEntry entry, int64_t, int64_t, uint32_t) {
       if (!written.ok() || lines_.count(entry.result.unit.id) > 0) return;  // the first stored is kept
       const std::string stored = CommittedUnitBytes(entry.result, entry.calls);
-      written = WriteAllAt(fd_, Record(stored), size_, path_);
+      const uint32_t crc = Crc32(stored);
+      written = WriteAllAt(fd_, Record(stored, crc), size_, path_);
       if (!written.ok()) return;
-      lines_.emplace(entry.result.unit.id, Line{size_ + kHeaderBytes, static_cast<int64_t>(stored.size())});
+      lines_.emplace(entry.result.unit.id, Line{size_ + kHeaderBytes, static_cast<int64_t>(stored.size()), crc});
       size_ += kHeaderBytes + static_cast<int64_t>(stored.size());
       if (planned.Take(entry)) visit(std::move(entry));
     });
   }));
-  if (!std::filesystem::exists(legacy)) return absl::OkStatus();
+  std::error_code ec;
+  if (!std::filesystem::exists(legacy, ec)) return absl::OkStatus();
   RETURN_IF_ERROR(written);
   RETURN_IF_ERROR(Sync(fd_, path_));
+  const std::string dir = std::filesystem::path(path_).parent_path().string();
+  RETURN_IF_ERROR(SyncDir(dir));
   // Every unit of the old journal is in this one, synced: the old one can go.
-  std::error_code ec;
   std::filesystem::remove(legacy, ec);
   if (ec)
     return absl::InternalError(absl::StrCat("cannot remove ", legacy, " (moved into ", path_, "): ", ec.message()));
-  return absl::OkStatus();
+  return SyncDir(dir);
 }
 
 ResultJournal::~ResultJournal() { ::close(fd_); }
 
 absl::StatusOr<bool> ResultJournal::Append(const UnitResult& result, const CallStats& calls) {
   const std::string stored = CommittedUnitBytes(result, calls);
-  const std::string record = Record(stored);
+  const uint32_t crc = Crc32(stored);
+  const std::string record = Record(stored, crc);
   absl::MutexLock lock(&mu_);
   if (!loaded_) return absl::FailedPreconditionError(absl::StrCat(path_, " is appended to before it is loaded"));
   if (lines_.count(result.unit.id) > 0) return false;
@@ -312,7 +354,7 @@ absl::StatusOr<bool> ResultJournal::Append(const UnitResult& result, const CallS
     }
     return written;
   }
-  lines_.emplace(result.unit.id, Line{size_ + kHeaderBytes, static_cast<int64_t>(stored.size())});
+  lines_.emplace(result.unit.id, Line{size_ + kHeaderBytes, static_cast<int64_t>(stored.size()), crc});
   size_ += static_cast<int64_t>(record.size());
   return true;
 }
@@ -337,6 +379,17 @@ absl::Status ResultJournal::ForEachUnit(const std::vector<std::string>& ids,
     RETURN_IF_ERROR(fn(std::move(entry->result)));
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<uint64_t> ResultJournal::ContentDigest(const std::vector<std::string>& ids) const {
+  StableHasher hasher;
+  absl::MutexLock lock(&mu_);
+  for (const std::string& id : ids) {
+    auto it = lines_.find(id);
+    if (it == lines_.end()) return absl::NotFoundError(absl::StrCat("unit ", id, " is not in ", path_));
+    hasher.Add(id).Add(static_cast<uint64_t>(it->second.crc));
+  }
+  return hasher.Finish();
 }
 
 }  // namespace noveltygrid

@@ -57,14 +57,17 @@ class CommitLog : public UnitSource {
   // Stores a committed unit, durable when it returns. The first result stored of a unit is the one
   // kept: false when this unit already has one (this one is not stored; ForEachUnit returns that one).
   virtual absl::StatusOr<bool> Append(const UnitResult& result, const CallStats& calls) = 0;
+  // A digest of what is stored for `ids`, in that order: it changes when any of them is stored anew
+  // (a log deleted and run again, another store). NotFound when one of them is not stored.
+  virtual absl::StatusOr<uint64_t> ContentDigest(const std::vector<std::string>& ids) const = 0;
 };
 
 // Thread-safe. The file holds one record per committed unit, appended and fdatasync'ed before the commit
-// is acknowledged: a 4-byte length and a 4-byte CRC-32 of the bytes that follow (both little-endian),
-// then the unit as committed_unit.h stores it. A torn last record (a crash mid-write) is dropped by Load;
-// a damaged record before it, or a read error, is an error (nothing is cut). The file is read a record at
-// a time; what stays in memory is an index of where each unit's record is. The JSON-lines journal of
-// earlier versions (journal.jsonl) is moved into it on Load and then removed.
+// is acknowledged: a 4-byte length, a 4-byte CRC-32 of the bytes that follow and a 4-byte CRC-32 of
+// those 8 (all little-endian), then the unit as committed_unit.h stores it. A torn last record (a crash mid-write) is
+// dropped by Load; a damaged record before it, or a read error, is an error (nothing is cut). The file is read a record
+// at a time; what stays in memory is an index of where each unit's record is. The JSON-lines journal of earlier
+// versions (journal.jsonl) is moved into it on Load and then removed.
 class ResultJournal : public CommitLog {
  public:
   // Opens (or creates) the journal of `out_dir`; Load before appending.
@@ -83,11 +86,14 @@ class ResultJournal : public CommitLog {
   absl::StatusOr<bool> Append(const UnitResult& result, const CallStats& calls) override;
   absl::Status ForEachUnit(const std::vector<std::string>& ids,
                            const std::function<absl::Status(UnitResult)>& fn) const override;
+  // From the records' CRC-32s (kept in the index: nothing is read).
+  absl::StatusOr<uint64_t> ContentDigest(const std::vector<std::string>& ids) const override;
 
  private:
   struct Line {
     int64_t offset = 0;  // of the stored bytes (after the record's header)
     int64_t size = 0;
+    uint32_t crc = 0;  // CRC-32 of the stored bytes
   };
   absl::Status MoveLegacyJournal(PlannedUnits& planned, const CommittedVisitor& visit)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

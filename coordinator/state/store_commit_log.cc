@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/hashing.h"
 #include "common/status_macros.h"
 #include "common/storage/keys.h"
 
@@ -94,6 +95,21 @@ absl::Status StoreCommitLog::ForEachUnit(const std::vector<std::string>& ids,
 
 absl::StatusOr<bool> StoreCommitLog::Append(const UnitResult& result, const CallStats& calls) {
   return store_->HashSetIfAbsent(keys::Units(), result.unit.id, CommittedUnitBytes(result, calls));
+}
+
+absl::StatusOr<uint64_t> StoreCommitLog::ContentDigest(const std::vector<std::string>& ids) const {
+  StableHasher hasher;
+  for (size_t begin = 0; begin < ids.size(); begin += kLoadBatch) {
+    const std::vector<std::string> batch(ids.begin() + begin, ids.begin() + std::min(ids.size(), begin + kLoadBatch));
+    ASSIGN_OR_RETURN(std::vector<std::optional<std::string>> values, store_->HashMultiGet(keys::Units(), batch));
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (!values[i].has_value()) {
+        return absl::NotFoundError(absl::StrCat("unit ", batch[i], " is not in ", keys::Units()));
+      }
+      hasher.Add(batch[i]).Add(*values[i]);
+    }
+  }
+  return hasher.Finish();
 }
 
 }  // namespace noveltygrid

@@ -33,6 +33,8 @@ class StoreCommitLog : public CommitLog {
   absl::StatusOr<bool> Append(const UnitResult& result, const CallStats& calls) override;
   absl::Status ForEachUnit(const std::vector<std::string>& ids,
                            const std::function<absl::Status(UnitResult)>& fn) const override;
+  // Hashes the stored values, read again in batches (Redis keeps no index of them here).
+  absl::StatusOr<uint64_t> ContentDigest(const std::vector<std::string>& ids) const override;
 
  private:
   explicit StoreCommitLog(Store* store) : store_(store) {}

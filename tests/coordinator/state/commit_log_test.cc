@@ -220,12 +220,45 @@ TEST(ResultJournalTest, ATornLastRecordIsDroppedAndOverwritten) {
   EXPECT_THAT(after[1].result.answers, SizeIs(2));
 }
 
+TEST(ResultJournalTest, ADamagedLengthIsDataLossNotATornRecord) {
+  TempDir dir;
+  ASSERT_NO_FATAL_FAILURE(WriteJournal(dir, {"u0", "u1"}));
+  {
+    std::fstream file(JournalPath(dir), std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(2);  // u0's length now points past the end of the file
+    file.put('\x7f');
+  }
+  const std::vector<UnitSpec> plan = Plan({"u0", "u1"});
+  PlannedUnits planned(plan);
+  auto reopened = ResultJournal::Open(dir.path(), planned, [](JournalEntry) {});
+  EXPECT_TRUE(absl::IsDataLoss(reopened.status())) << reopened.status();
+  EXPECT_THAT(std::string(reopened.status().message()), ::testing::HasSubstr("header is damaged"));
+  EXPECT_THAT(FileBytes(JournalPath(dir)), SizeIs(::testing::Gt(100))) << "nothing cut";
+}
+
+TEST(ResultJournalTest, AZeroFilledTailIsATornRecord) {
+  TempDir dir;
+  ASSERT_NO_FATAL_FAILURE(WriteJournal(dir, {"u0"}));
+  {
+    std::ofstream out(JournalPath(dir), std::ios::app | std::ios::binary);
+    out << std::string(300, '\0');  // a crash after the file grew, before its bytes landed
+  }
+  const std::vector<UnitSpec> plan = Plan({"u0", "u1"});
+  {
+    PlannedUnits planned(plan);
+    auto reopened = ResultJournal::Open(dir.path(), planned, [](JournalEntry) {});
+    ASSERT_TRUE(reopened.ok()) << reopened.status();
+    ASSERT_TRUE(*(*reopened)->Append(Result("u1", 2), Calls(1)));
+  }
+  EXPECT_THAT(Reopened(dir, plan), SizeIs(2));
+}
+
 TEST(ResultJournalTest, ADamagedRecordBeforeTheLastIsDataLoss) {
   TempDir dir;
   ASSERT_NO_FATAL_FAILURE(WriteJournal(dir, {"u0", "u1"}));
   {
     std::fstream file(JournalPath(dir), std::ios::in | std::ios::out | std::ios::binary);
-    file.seekp(12);  // inside u0's stored bytes: its checksum no longer matches
+    file.seekp(14);  // inside u0's stored bytes: its checksum no longer matches
     file.put('\x7f');
   }
   const std::vector<UnitSpec> plan = Plan({"u0", "u1"});
@@ -327,6 +360,13 @@ void ExpectAUnitSource(CommitLog& log) {
   const absl::Status stopped =
       log.ForEachUnit({"u0", "u1"}, [](UnitResult) { return absl::CancelledError("the sink failed"); });
   EXPECT_TRUE(absl::IsCancelled(stopped)) << stopped;
+  // The content digest: stable, ordered, and refused for a unit not stored.
+  const absl::StatusOr<uint64_t> digest = log.ContentDigest({"u0", "u1"});
+  ASSERT_TRUE(digest.ok()) << digest.status();
+  EXPECT_EQ(*log.ContentDigest({"u0", "u1"}), *digest);
+  EXPECT_NE(*log.ContentDigest({"u1", "u0"}), *digest);
+  EXPECT_NE(*log.ContentDigest({"u0", "u2"}), *digest);
+  EXPECT_TRUE(absl::IsNotFound(log.ContentDigest({"u0", "never-committed"}).status()));
 }
 
 TEST(ResultJournalTest, IsAUnitSourceBeforeAndAfterReopen) {
