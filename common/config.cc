@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -17,6 +18,7 @@
 #include "common/json_util.h"
 #include "common/provider_yaml.h"
 #include "common/status_macros.h"
+#include "common/yaml_expansion.h"
 #include "yaml-cpp/yaml.h"
 
 namespace noveltygrid {
@@ -39,6 +41,10 @@ class SweepParser : private ConfigReader {
     YAML::Node root;
     try {
       root = YAML::Load(text);
+      if (std::optional<YamlExpansionError> e = CheckYamlExpansion(text); e.has_value()) {
+        return fields_.Error(absl::StrCat("line ", e->mark.line + 1, ", column ", e->mark.column + 1), e->what,
+                             "each value written out, or aliases that expand to a config's size");
+      }
     } catch (const YAML::ParserException& e) {
       return fields_.Error(absl::StrCat("line ", e.mark.line + 1, ", column ", e.mark.column + 1),
                            absl::StrCat("invalid YAML (", e.msg, ")"), "valid YAML syntax at that spot");

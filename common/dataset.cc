@@ -9,7 +9,6 @@
 #include "common/json_util.h"
 #include "common/status_macros.h"
 #include "common/text.h"
-#include "nlohmann/json.hpp"
 
 namespace noveltygrid {
 
@@ -26,7 +25,7 @@ class LineContext {
   }
 
   // A string field; `required` false returns "" for an absent or null field.
-  absl::StatusOr<std::string> String(const nlohmann::json& object, const char* name, bool required) const {
+  absl::StatusOr<std::string> String(const Json& object, const char* name, bool required) const {
     auto it = object.find(name);
     if (it == object.end() || (!required && it->is_null())) {
       if (required) return Error(absl::StrCat("missing field \"", name, "\""));
@@ -50,9 +49,8 @@ class LineContext {
 
 // Calls `handle` with every non-blank line of a JSONL file, parsed as a JSON object, and refuses
 // duplicate ids (as returned by `handle`) and a file without items.
-absl::Status ForEachJsonLine(
-    const std::string& path, const char* item_name, const char* expected,
-    absl::FunctionRef<absl::StatusOr<std::string>(const nlohmann::json&, const LineContext&)> handle) {
+absl::Status ForEachJsonLine(const std::string& path, const char* item_name, const char* expected,
+                             absl::FunctionRef<absl::StatusOr<std::string>(const Json&, const LineContext&)> handle) {
   ASSIGN_OR_RETURN(std::string text, ReadFile(path));
   absl::flat_hash_map<std::string, int> first_line_of_id;
   std::string_view rest = text;
@@ -64,16 +62,12 @@ absl::Status ForEachJsonLine(
     ++line_number;
     if (StripWhitespace(line).empty()) continue;
     const LineContext context(path, line_number, expected);
-    nlohmann::json object;
-    try {
-      object = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::exception& e) {
-      return context.Error(absl::StrCat("malformed JSON (", e.what(), ")"));
+    absl::StatusOr<Json> object = ParseJson(line);
+    if (!object.ok()) return context.Error(absl::StrCat("malformed JSON (", object.status().message(), ")"));
+    if (!object->is_object()) {
+      return context.Error(absl::StrCat("the line is a JSON ", object->type_name(), ", not an object"));
     }
-    if (!object.is_object()) {
-      return context.Error(absl::StrCat("the line is a JSON ", object.type_name(), ", not an object"));
-    }
-    ASSIGN_OR_RETURN(std::string id, handle(object, context));
+    ASSIGN_OR_RETURN(std::string id, handle(*object, context));
     auto [it, inserted] = first_line_of_id.emplace(id, line_number);
     if (!inserted) {
       return context.Error(absl::StrCat("duplicate id \"", id, "\" (first used on line ", it->second, ")"));
@@ -90,15 +84,15 @@ absl::Status ForEachJsonLine(
 
 absl::StatusOr<std::vector<Question>> LoadQuestions(const std::string& path) {
   std::vector<Question> questions;
-  RETURN_IF_ERROR(
-      ForEachJsonLine(path, "questions", "one JSON object per line with string fields \"id\" and \"question\"",
-                      [&](const nlohmann::json& object, const LineContext& line) -> absl::StatusOr<std::string> {
-                        Question q;
-                        ASSIGN_OR_RETURN(q.id, line.String(object, "id", true));
-                        ASSIGN_OR_RETURN(q.text, line.String(object, "question", true));
-                        questions.push_back(std::move(q));
-                        return questions.back().id;
-                      }));
+  RETURN_IF_ERROR(ForEachJsonLine(path, "questions",
+                                  "one JSON object per line with string fields \"id\" and \"question\"",
+                                  [&](const Json& object, const LineContext& line) -> absl::StatusOr<std::string> {
+                                    Question q;
+                                    ASSIGN_OR_RETURN(q.id, line.String(object, "id", true));
+                                    ASSIGN_OR_RETURN(q.text, line.String(object, "question", true));
+                                    questions.push_back(std::move(q));
+                                    return questions.back().id;
+                                  }));
   return questions;
 }
 
@@ -108,8 +102,7 @@ absl::StatusOr<std::vector<BenchPrompt>> LoadBenchPrompts(const std::string& pat
       "\"category\" and optional list of strings \"prompt_paraphrases\"";
   std::vector<BenchPrompt> prompts;
   RETURN_IF_ERROR(ForEachJsonLine(
-      path, "prompts", kExpected,
-      [&](const nlohmann::json& object, const LineContext& line) -> absl::StatusOr<std::string> {
+      path, "prompts", kExpected, [&](const Json& object, const LineContext& line) -> absl::StatusOr<std::string> {
         BenchPrompt p;
         ASSIGN_OR_RETURN(p.id, line.String(object, "id", true));
         ASSIGN_OR_RETURN(p.text, line.String(object, "prompt", true));
@@ -120,7 +113,7 @@ absl::StatusOr<std::vector<BenchPrompt>> LoadBenchPrompts(const std::string& pat
             return line.Error(absl::StrCat("field \"prompt_paraphrases\" is ", it->type_name(), ", not a list"));
           }
           for (size_t i = 0; i < it->size(); ++i) {
-            const nlohmann::json& paraphrase = (*it)[i];
+            const Json& paraphrase = (*it)[i];
             if (!paraphrase.is_string()) {
               return line.Error(
                   absl::StrCat("prompt_paraphrases[", i, "] is ", paraphrase.type_name(), ", not a string"));

@@ -89,6 +89,49 @@ size_t SkipPlainJsonText(absl::string_view text, size_t from) {
   return i;
 }
 
+namespace {
+
+// Whether the objects and arrays of `text` nest deeper than `limit`: brackets counted outside strings,
+// which is exact for valid JSON (invalid text fails the parse either way).
+bool NestsDeeperThan(std::string_view text, int limit) {
+  const absl::string_view view(text.data(), text.size());
+  int depth = 0;
+  for (size_t i = 0; i < view.size(); ++i) {
+    switch (view[i]) {
+      case '"':  // to the closing quote, past escaped characters
+        for (i = SkipPlainJsonText(view, i + 1); i < view.size() && view[i] != '"';
+             i = SkipPlainJsonText(view, i + (view[i] == '\\' ? 2 : 1))) {
+        }
+        break;
+      case '[':
+      case '{':
+        if (++depth > limit) return true;
+        break;
+      case ']':
+      case '}':
+        --depth;
+        break;
+      default:
+        break;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+absl::StatusOr<Json> ParseJson(std::string_view text) {
+  if (NestsDeeperThan(text, kMaxJsonDepth)) {
+    return absl::OutOfRangeError(
+        absl::StrCat("JSON nested deeper than ", kMaxJsonDepth, " levels of objects and arrays is refused"));
+  }
+  try {
+    return Json::parse(text);
+  } catch (const Json::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat("not valid JSON: ", e.what()));
+  }
+}
+
 void AppendJsonString(absl::string_view text, std::string* out) {
   static constexpr char kHex[] = "0123456789abcdef";
   const auto* s = reinterpret_cast<const unsigned char*>(text.data());
@@ -166,11 +209,9 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
 absl::StatusOr<Json> ReadJsonFile(const std::string& path) {
   absl::StatusOr<std::string> text = ReadFile(path);
   if (!text.ok()) return text.status();
-  try {
-    return Json::parse(*text);
-  } catch (const Json::exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(path, " is not valid JSON: ", e.what()));
-  }
+  absl::StatusOr<Json> json = ParseJson(*text);
+  if (!json.ok()) return absl::Status(json.status().code(), absl::StrCat(path, ": ", json.status().message()));
+  return json;
 }
 
 absl::Status WriteFileAtomically(const std::string& path, const std::string& contents) {

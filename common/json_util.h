@@ -31,6 +31,19 @@ void AppendJsonString(absl::string_view text, std::string* out);
 // Skips 16 bytes per step (SSE2; 8 elsewhere): the long plain runs of prompts, answers and base64.
 size_t SkipPlainJsonText(absl::string_view text, size_t from);
 
+// The deepest nesting of objects and arrays that readers of outside input accept (ParseJson,
+// JsonReader). nlohmann's parser builds deeper trees without trouble, but copying, comparing or
+// dumping one recurses once per level, and 100,000 levels overflow any stack; no file or reply this
+// program reads nests beyond a handful.
+inline constexpr int kMaxJsonDepth = 256;
+
+// Json::parse for text from outside the process (files, provider replies, stored values):
+// InvalidArgument when `text` is not one JSON value ("not valid JSON: <parser's message>", which may
+// quote the text), OutOfRange when it nests objects and arrays deeper than kMaxJsonDepth (checked
+// first, in one pass over the text, before any tree is built). The message does not say where the
+// text came from: callers add that.
+absl::StatusOr<Json> ParseJson(std::string_view text);
+
 // Two-space indented JSON, for summary files people read.
 std::string DumpJsonPretty(const Json& value);
 

@@ -3,6 +3,7 @@
 #include <bit>
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -35,11 +36,12 @@ const Json* Find(const Json& object, const char* key) {
 }
 
 absl::StatusOr<Json> ParseObject(absl::string_view body) {
-  Json json = Json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
-  if (json.is_discarded()) {
-    return Invalid("the request body is not valid JSON; send one JSON object with Content-Type application/json");
+  absl::StatusOr<Json> json = ParseJson(std::string_view(body.data(), body.size()));
+  if (!json.ok()) {
+    return Invalid(absl::StrCat("the request body: ", json.status().message(),
+                                "; send one JSON object with Content-Type application/json"));
   }
-  if (!json.is_object()) return Invalid("the request body must be a JSON object");
+  if (!json->is_object()) return Invalid("the request body must be a JSON object");
   return json;
 }
 

@@ -210,12 +210,11 @@ absl::StatusOr<std::vector<NoveltyRow>> ReadNoveltyRows(const std::string& path)
     ++line_number;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     const std::string where = absl::StrCat(path, ":", line_number);
-    Json json;
-    try {
-      json = Json::parse(line);
-    } catch (const Json::exception& e) {
-      return Bad(where, absl::StrCat("not JSON (one row object per line expected): ", e.what()));
+    absl::StatusOr<Json> parsed = ParseJson(line);
+    if (!parsed.ok()) {
+      return Bad(where, absl::StrCat("not JSON (one row object per line expected): ", parsed.status().message()));
     }
+    const Json& json = *parsed;
     // A sweep's unit that failed has no partition to rescore.
     if (json.is_object() && json.contains("error")) continue;
     absl::StatusOr<NoveltyRow> row = NoveltyRowFromJson(json, where);

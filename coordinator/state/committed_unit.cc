@@ -1,7 +1,10 @@
 #include "coordinator/state/committed_unit.h"
 
+#include <string>
+#include <string_view>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "common/json_util.h"
 #include "common/records_json.h"
 #include "noveltygrid/v1/coordinator.pb.h"
@@ -22,13 +25,14 @@ std::string CommittedUnitBytes(const UnitResult& result, const CallStats& calls)
 namespace {
 
 absl::StatusOr<JournalEntry> FromLegacyText(absl::string_view text) {
-  Json j = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("result")) {
-    return absl::DataLossError("not a committed unit (no result)");
+  absl::StatusOr<Json> j = ParseJson(std::string_view(text.data(), text.size()));
+  if (!j.ok() || !j->is_object() || !j->contains("result")) {
+    return absl::DataLossError(
+        absl::StrCat("not a committed unit (", j.ok() ? "no result" : std::string(j.status().message()), ")"));
   }
-  absl::StatusOr<UnitResult> result = UnitResultFromJson(j.at("result"));
+  absl::StatusOr<UnitResult> result = UnitResultFromJson(j->at("result"));
   if (!result.ok()) return absl::DataLossError(result.status().message());
-  return JournalEntry{std::move(*result), CallStatsFromJson(j.value("calls", Json::object()))};
+  return JournalEntry{std::move(*result), CallStatsFromJson(j->value("calls", Json::object()))};
 }
 
 }  // namespace

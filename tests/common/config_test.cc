@@ -224,6 +224,38 @@ TEST(SweepConfigTest, BadYamlSyntax) {
               HasSubstr("examples/bad.yaml: the document is a list; expected a map (keys: name, seed"));
 }
 
+// Aliases (*name) are allowed while they expand to a config's size; a "billion laughs" document (ten
+// levels of nine aliases each, 9^10 values once expanded) is refused before any walk expands it -- here
+// the walk that turns a provider's extra_body into JSON -- and so is an alias inside the list it
+// names, a cycle.
+TEST(SweepConfigTest, AnAliasBombOrAnAliasCycleIsRefused) {
+  std::string text = Config("judge: *first\n");
+  text.replace(text.find("sim:explorer"), 0, "&first ");
+  auto aliased = ParseSweepConfig(text, "a.yaml");
+  ASSERT_TRUE(aliased.ok()) << aliased.status();
+  EXPECT_EQ(aliased->judge, "sim:explorer");
+
+  std::string bomb = "providers:\n  local:\n    base_url: http://127.0.0.1:1/v1\n    extra_body:\n";
+  bomb += "      lol0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
+  for (int level = 1; level <= 10; ++level) {
+    const std::string alias = "*l" + std::to_string(level - 1);
+    bomb += "      lol" + std::to_string(level) + ": &l" + std::to_string(level) + " [" + alias;
+    for (int i = 1; i < 9; ++i) bomb += ", " + alias;
+    bomb += "]\n";
+  }
+  text = Config(bomb);
+  text.replace(text.find("sim:explorer"), 12, "local:big");
+  const absl::Status refused = ParseStatus(text);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(MessageOf(refused),
+              AllOf(HasSubstr("examples/bad.yaml: line "), HasSubstr("the document holds more than 100000 values"),
+                    HasSubstr("alias bomb")));
+
+  EXPECT_THAT(ParseError("models: &m [sim:explorer, *m]\ntemperatures: [0.7]\n"),
+              AllOf(HasSubstr("examples/bad.yaml: line 1, column 27: an alias refers to a map or list it is part of"),
+                    HasSubstr("a cycle")));
+}
+
 TEST(SweepConfigTest, BenchmarkSections) {
   EXPECT_EQ(ParseError("models: [a]\ntemperatures: [0.7]\n"),
             "examples/bad.yaml: no benchmark section; expected an aidanbench or noveltybench section (or both)");

@@ -7,6 +7,7 @@
 namespace noveltygrid {
 namespace {
 
+using ::noveltygrid::testing_files::DeeplyNestedJson;
 using ::noveltygrid::testing_files::SharedData;
 using ::noveltygrid::testing_files::TempDir;
 using ::testing::HasSubstr;
@@ -53,6 +54,11 @@ TEST(LoadQuestionsTest, MalformedLineNamesFileAndLine) {
   ASSERT_FALSE(questions.ok());
   EXPECT_THAT(questions.status().message(), HasSubstr(path + ":2: malformed JSON"));
   EXPECT_THAT(questions.status().message(), HasSubstr("expected one JSON object per line"));
+  const std::string deep =
+      dir.Write("deep.jsonl", "{\"id\": \"a\", \"question\": \"1\"}\n" + DeeplyNestedJson() + "\n");
+  questions = LoadQuestions(deep);
+  ASSERT_FALSE(questions.ok());
+  EXPECT_THAT(questions.status().message(), HasSubstr(deep + ":2: malformed JSON (JSON nested deeper than 256"));
 }
 
 TEST(LoadQuestionsTest, MissingAndNonStringFields) {

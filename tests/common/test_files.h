@@ -1,5 +1,5 @@
 // Scratch files for tests: a fresh folder per TempDir, removed with it; the shared data files; what
-// reading a missing file gives.
+// reading a missing file gives; hostile JSON for the readers of such files.
 #ifndef NOVELTYGRID_TESTS_COMMON_TEST_FILES_H_
 #define NOVELTYGRID_TESTS_COMMON_TEST_FILES_H_
 
@@ -56,6 +56,12 @@ inline std::string SharedData(const std::string& relative) {
 inline void ExpectNotFound(const absl::Status& status, const std::string& path) {
   EXPECT_EQ(status.code(), absl::StatusCode::kNotFound) << status;
   EXPECT_NE(status.message().find(path), absl::string_view::npos) << status;
+}
+
+// `depth` nested arrays, "[[[...]]]": at 100,000 levels a reader that recursed once per level (or a
+// tree that copied, compared or dumped itself so) would overflow its stack.
+inline std::string DeeplyNestedJson(int depth = 100'000) {
+  return std::string(static_cast<size_t>(depth), '[') + std::string(static_cast<size_t>(depth), ']');
 }
 
 }  // namespace noveltygrid::testing_files

@@ -343,5 +343,24 @@ TEST(ResultsReaderTest, MalformedAnswersFileNamesTheLine) {
   // An empty folder: sweep_results_test.cc.
 }
 
+// `report DIR` over files nested 100,000 deep: the answers file is refused naming its line, a summary
+// is ignored with a note saying why (as one that is not JSON is).
+TEST(ResultsReaderTest, DeeplyNestedFilesAreRefusedNotAStackOverflow) {
+  TempDir dir;
+  ASSERT_TRUE(WriteResultsFolder(dir.path().string(), RunLikeSnapshot(), Simulated()).ok());
+  dir.Write(kSummaryFileName, testing_files::DeeplyNestedJson());
+  absl::StatusOr<RebuildOutcome> rebuilt = RebuildResultsFolder(dir.path().string(), std::nullopt);
+  ASSERT_TRUE(rebuilt.ok()) << rebuilt.status();
+  ASSERT_FALSE(rebuilt->notes.empty());
+  EXPECT_THAT(rebuilt->notes.front(), HasSubstr("ignored the old summary.json: "));
+  EXPECT_THAT(rebuilt->notes.front(), HasSubstr("JSON nested deeper than 256 levels"));
+
+  TempDir deep;
+  deep.Write(kAnswersFileName, "\n" + testing_files::DeeplyNestedJson() + "\n");
+  rebuilt = RebuildResultsFolder(deep.path().string(), std::nullopt);
+  ASSERT_FALSE(rebuilt.ok());
+  EXPECT_THAT(rebuilt.status().message(), HasSubstr("answers.jsonl:2: malformed answer line: JSON nested deeper"));
+}
+
 }  // namespace
 }  // namespace noveltygrid::testing_units

@@ -327,6 +327,10 @@ TEST(NoveltySweepReportTest, SamplesFromImportOrAMalformedLineAreRefusedClearly)
   rebuilt = RebuildResultsFolder(bad.path().string(), std::nullopt);
   ASSERT_FALSE(rebuilt.ok());
   EXPECT_THAT(rebuilt.status().message(), HasSubstr("samples.jsonl:2: malformed sample line"));
+  bad.Write(kSamplesFileName, testing_files::DeeplyNestedJson() + "\n");
+  rebuilt = RebuildResultsFolder(bad.path().string(), std::nullopt);
+  ASSERT_FALSE(rebuilt.ok());
+  EXPECT_THAT(rebuilt.status().message(), HasSubstr("samples.jsonl:1: JSON nested deeper than 256 levels"));
 
   TempDir empty;
   rebuilt = RebuildResultsFolder(empty.path().string(), std::nullopt);

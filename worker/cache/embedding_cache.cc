@@ -1,5 +1,7 @@
 #include "worker/cache/embedding_cache.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -27,6 +29,9 @@ std::optional<Embedding> EmbeddingCache::Get(const std::string& embedder, int di
   if (!fits) return std::nullopt;
   Embedding embedding(bytes.size() / sizeof(float));
   std::memcpy(embedding.data(), bytes.data(), bytes.size());
+  // Bytes of the right size that are not a vector an embedder returns (NaN, infinities: a foreign
+  // value under our key) are a miss too, rather than a novelty score of NaN.
+  if (!std::all_of(embedding.begin(), embedding.end(), [](float x) { return std::isfinite(x); })) return std::nullopt;
   return embedding;
 }
 

@@ -3,7 +3,9 @@
 //
 // Key: (embedder id, dimensions, exact text) -- the text enters as a 128-bit hash, see
 // common/storage/keys.h; value: the float32 vector. A store failure never fails the caller: lookups
-// then miss, writes are dropped, and StoreGuard prints one warning. Thread-safe.
+// then miss, writes are dropped, and StoreGuard prints one warning. A value that is not such a vector
+// (another size, a non-finite number, a key of another type) is a miss, overwritten after embedding.
+// Thread-safe.
 #ifndef NOVELTYGRID_WORKER_CACHE_EMBEDDING_CACHE_H_
 #define NOVELTYGRID_WORKER_CACHE_EMBEDDING_CACHE_H_
 

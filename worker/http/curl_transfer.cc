@@ -18,9 +18,18 @@ namespace {
 
 constexpr uint64_t kMaxBodyReserve = 64 << 20;  // a Content-Length beyond this is not trusted for reserve()
 
+// A body beyond the transfer's limit stops it: returning fewer bytes than given makes curl end the
+// transfer with CURLE_WRITE_ERROR, which Transfer::Failure words as the limit. Nothing past the limit
+// is kept, so a reply of any size (or one that never ends) costs at most max_body bytes.
 size_t OnBody(char* data, size_t size, size_t count, void* user) {
-  static_cast<Transfer*>(user)->response.body.append(data, size * count);
-  return size * count;
+  auto* t = static_cast<Transfer*>(user);
+  const size_t n = size * count;
+  if (t->max_body > 0 && n > t->max_body - std::min(t->max_body, t->response.body.size())) {
+    t->too_large = true;
+    return 0;
+  }
+  t->response.body.append(data, n);
+  return n;
 }
 
 size_t OnHeader(char* data, size_t size, size_t count, void* user) {
@@ -41,8 +50,15 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
     t->response.content_type = std::string(value);
   } else if (absl::EqualsIgnoreCase(name, "content-length")) {
     // Room for the whole body at once rather than a string grown (and copied) chunk by chunk.
+    // A length over the limit stops the transfer before its body.
     uint64_t length = 0;
-    if (absl::SimpleAtoi(value, &length) && length <= kMaxBodyReserve) t->response.body.reserve(length);
+    if (absl::SimpleAtoi(value, &length)) {
+      if (t->max_body > 0 && length > t->max_body) {
+        t->too_large = true;
+        return 0;
+      }
+      if (length <= kMaxBodyReserve) t->response.body.reserve(length);
+    }
   } else if (absl::EqualsIgnoreCase(name, "retry-after")) {
     t->retry_after = std::string(value);
   } else if (absl::EqualsIgnoreCase(name, "retry-after-ms")) {
@@ -167,7 +183,15 @@ HttpResponse Transfer::TakeResponse() {
   return taken;
 }
 
+absl::Status Transfer::Failure(CURLcode code) const {
+  if (!too_large) return CurlError(code, error, *request);
+  return absl::OutOfRangeError(absl::StrCat(
+      request->method, " ", RedactUrl(request->url), ": the reply is larger than the limit of ", max_body,
+      " bytes on a response body (HttpClientOptions::max_response_bytes); the transfer was cut off there"));
+}
+
 void Transfer::Clear() {
+  too_large = false;
   request.reset();
   done = nullptr;
   response = HttpResponse();

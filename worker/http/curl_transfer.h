@@ -42,6 +42,8 @@ struct Transfer {
   std::string retry_after;
   std::string retry_after_ms;
   char error[CURL_ERROR_SIZE] = {};
+  size_t max_body = 0;     // HttpClientOptions::max_response_bytes (0: no limit); constant per client
+  bool too_large = false;  // the reply passed max_body: the body callbacks cut the transfer off
 
   // Sets everything that varies per request on the pooled handle, which keeps its constant options
   // (no curl_easy_reset: that frees and re-allocates curl's buffers every time). `user_agent` is the
@@ -52,6 +54,9 @@ struct Transfer {
   void InstallCallbacks();
   // The reply of a transfer that completed: status, body, content type and the wait hint.
   HttpResponse TakeResponse();
+  // The error of a transfer that failed with `code`: OutOfRange when the body limit cut it off, else
+  // CurlError.
+  absl::Status Failure(CURLcode code) const;
   void Clear();
 
   ~Transfer() { curl_slist_free_all(headers); }

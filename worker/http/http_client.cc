@@ -34,7 +34,6 @@
 namespace noveltygrid {
 namespace {
 
-using curl_http::CurlError;
 using curl_http::RedactUrl;
 using curl_http::ToMillis;
 using curl_http::Transfer;
@@ -388,6 +387,7 @@ class CurlHttpClient : public HttpClient, private event::EventLoop::Handler {
       curl_easy_setopt(e, CURLOPT_PROXY, "");
       curl_easy_setopt(e, CURLOPT_NOPROXY, "");
     }
+    t->max_body = options_.max_response_bytes;
     t->InstallCallbacks();
     curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, &CurlHttpClient::OnOpenSocket);
     curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, this);
@@ -431,7 +431,7 @@ class CurlHttpClient : public HttpClient, private event::EventLoop::Handler {
 
       if (code != CURLE_OK) {
         transport_errors_.fetch_add(1, std::memory_order_relaxed);
-        Finish(std::move(t->done), CurlError(code, t->error, *t->request));
+        Finish(std::move(t->done), t->Failure(code));
       } else {
         Finish(std::move(t->done), t->TakeResponse());
       }

@@ -11,7 +11,11 @@
 //   Unavailable        could not connect / connection reset / DNS failure / TLS handshake cut short
 //   Unauthenticated    a TLS setup that cannot work: a certificate this machine cannot verify (CA
 //                      bundle, pinned key) or present, no cipher in common
+//   OutOfRange         the reply's body (or its Content-Length) passed max_response_bytes: the
+//                      transfer is cut off there, so no reply costs more memory than that
 //   Internal           anything else libcurl reports
+// A reply that trickles (bytes now and then, never the end) ends at the request's timeout, which is
+// for the whole transfer, with DeadlineExceeded.
 // Error messages name the method and URL (without userinfo or query string) and curl's error text;
 // they never contain request headers (they carry API keys).
 //
@@ -24,6 +28,7 @@
 #ifndef NOVELTYGRID_WORKER_HTTP_HTTP_CLIENT_H_
 #define NOVELTYGRID_WORKER_HTTP_HTTP_CLIENT_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -58,6 +63,10 @@ struct HttpResponse {
 
 using HttpCallback = absl::AnyInvocable<void(absl::StatusOr<HttpResponse>) &&>;
 
+// The default limit on a response body: model replies are kilobytes, an embedding batch a few
+// megabytes; anything near this is a broken or hostile server.
+inline constexpr size_t kDefaultMaxResponseBytes = size_t{32} << 20;  // 32 MiB
+
 struct HttpClientOptions {
   Executor* executor = nullptr;  // required: where callbacks run
   // Connection caps (0 = unlimited). Over HTTP/1.1 every request in flight needs its own connection,
@@ -70,6 +79,9 @@ struct HttpClientOptions {
   // Ask for gzip/brotli replies (Accept-Encoding) and decode them. Off by default: model replies are
   // small and decoding costs the loop thread more than it saves on a fast network.
   bool compressed_responses = false;
+  // The largest response body accepted (after decoding, with compressed_responses); a larger one fails
+  // the request with OutOfRange. 0 = no limit.
+  size_t max_response_bytes = kDefaultMaxResponseBytes;
   // Wake-up batching while busy: when the loop was woken again less than 2 x batch_window after its
   // previous wake-up, it pauses until batch_window after this one before looking for more work, so
   // one wake-up serves every reply, request and timer that came due meanwhile (and senders skip

@@ -10,8 +10,6 @@
 namespace noveltygrid {
 namespace {
 
-constexpr int kMaxSkipDepth = 1000;  // deeper values are refused rather than overflow the stack
-
 int HexDigit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -310,7 +308,10 @@ bool JsonReader::ReadNumber(double* value, bool* is_integer, int64_t* integer) {
 }
 
 bool JsonReader::SkipValue(int depth) {
-  if (depth > kMaxSkipDepth) return Fail();
+  if (depth >= kMaxJsonDepth) {  // refused rather than overflow the stack; depth 0 is the first level
+    too_deep_ = true;
+    return Fail();
+  }
   switch (Peek()) {
     case Type::kObject: {
       if (!BeginObject()) return false;

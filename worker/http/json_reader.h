@@ -1,11 +1,12 @@
 // JsonReader: a strict pull reader over one JSON text, for replies the worker reads a few fields of
 // (chat completions, embeddings) without building a tree of the whole body.
 //
-// It accepts exactly what nlohmann::json::parse accepts (RFC 8259: UTF-8 checked, control characters
-// in strings and lone surrogates rejected, no trailing commas or comments), reads strings the same
-// way (escapes decoded, \u surrogate pairs joined) and numbers the same way (an integer literal is an
-// integer, anything with a fraction or an exponent a double). Any error latches: every later call
-// returns false (or kError) and ok() stays false.
+// Apart from values nested deeper than kMaxJsonDepth (common/json_util.h), which Skip refuses (then
+// too_deep() says so), it accepts exactly what nlohmann::json::parse accepts (RFC 8259: UTF-8 checked, control
+// characters in strings and lone surrogates rejected, no trailing commas or comments), reads strings the same way
+// (escapes decoded, \u surrogate pairs joined) and numbers the same way (an integer literal is an integer, anything
+// with a fraction or an exponent a double). Any error latches: every later call returns false (or kError) and ok()
+// stays false.
 //
 //   JsonReader r(text);
 //   if (!r.BeginObject()) ...;
@@ -59,6 +60,8 @@ class JsonReader {
   // True when only whitespace remains and nothing went wrong.
   bool AtEnd();
   bool ok() const { return ok_; }
+  // True when the reader failed on a value nested deeper than kMaxJsonDepth.
+  bool too_deep() const { return too_deep_; }
 
   // Decodes the raw text of a string (as ReadRawString gives it) into UTF-8; false when malformed.
   static bool Unescape(absl::string_view raw, std::string* out);
@@ -79,6 +82,7 @@ class JsonReader {
   absl::string_view text_;
   size_t pos_ = 0;
   bool ok_ = true;
+  bool too_deep_ = false;
   bool SkipValue(int depth);
 
   // Per open container, innermost last: '1' once its first member/element was read (a ',' is due

@@ -143,6 +143,7 @@ struct BodyScan {
   bool valid = false;      // one JSON value and nothing after it
   bool container = false;  // an object or an array
   bool has_error = false;  // an object whose "error" member is not null
+  bool too_deep = false;   // invalid because nested deeper than kMaxJsonDepth
   int64_t usage_tokens = 0;
 };
 
@@ -153,6 +154,7 @@ BodyScan ScanBody(absl::string_view body) {
   if (type != JsonReader::Type::kObject) {
     scan.container = type == JsonReader::Type::kArray;
     scan.valid = r.Skip() && r.AtEnd();
+    scan.too_deep = r.too_deep();
     return scan;
   }
   scan.container = true;
@@ -192,6 +194,7 @@ BodyScan ScanBody(absl::string_view body) {
     }
   }
   scan.valid = r.AtEnd();
+  scan.too_deep = r.too_deep();
   return scan;
 }
 
@@ -218,8 +221,10 @@ Classification ClassifyAttempt(const absl::StatusOr<HttpResponse>& attempt, Json
   }
   const HttpResponse& response = *attempt;
   const int status = response.status;
-  const auto malformed = [&] {
-    std::string message = absl::StrCat("HTTP ", status, ": malformed JSON body (", response.body.size(), " bytes)");
+  const auto malformed = [&](bool too_deep) {
+    std::string message =
+        absl::StrCat("HTTP ", status, ": malformed JSON body (", response.body.size(), " bytes",
+                     too_deep ? absl::StrCat(", nested deeper than ", kMaxJsonDepth, " levels") : "", ")");
     if (!response.body.empty()) absl::StrAppend(&message, ": ", Printable(response.body, kMaxBodyPrefix));
     return Make(CallOutcome::kRetry, absl::UnavailableError(std::move(message)), response);
   };
@@ -227,18 +232,21 @@ Classification ClassifyAttempt(const absl::StatusOr<HttpResponse>& attempt, Json
   if (success && parsed == nullptr) {
     // The common case, without a tree; a body with an error object takes the path below for its message.
     const BodyScan scan = ScanBody(response.body);
-    if (!scan.valid || !scan.container) return malformed();
+    if (!scan.valid || !scan.container) return malformed(scan.too_deep);
     if (!scan.has_error) {
       Classification c = Make(CallOutcome::kSuccess, absl::OkStatus(), response);
       c.usage_tokens = scan.usage_tokens;
       return c;
     }
   }
-  Json body = Json::parse(response.body, nullptr, /*allow_exceptions=*/false);
-  const bool is_json = !body.is_discarded();
+  absl::StatusOr<Json> parsed_body = ParseJson(response.body);
+  const bool is_json = parsed_body.ok();
+  Json body = is_json ? *std::move(parsed_body) : Json();
 
   if (success) {
-    if (!is_json || !(body.is_object() || body.is_array())) return malformed();  // arrays: TEI /predict replies
+    if (!is_json || !(body.is_object() || body.is_array())) {  // arrays: TEI /predict replies
+      return malformed(absl::IsOutOfRange(parsed_body.status()));
+    }
     const ProviderError e = ExtractError(body, /*any_message=*/false);
     if (e.present) {
       const bool transient = LooksTransient(e);

@@ -4,7 +4,9 @@
 // connection errors, and a reply that is not the JSON it should be (malformed or truncated body),
 // as well as an error object inside an HTTP 200 body whose type/code says it is transient.
 // Failed at once (the unit fails with the provider's message): 400, 401, 403, 404, 402, 429 with
-// code/type "insufficient_quota", and every other 4xx.
+// code/type "insufficient_quota", and every other 4xx; and a reply larger than the HTTP client's body
+// limit (OutOfRange, HttpClientOptions::max_response_bytes): a server that sent that once would send
+// it again, and each try would cost the limit in memory and bandwidth.
 //
 // Waits: jittered exponential backoff, initial * 2^(retry-1) capped at max, times a random factor in
 // [0.5, 1.0]; a server hint (Retry-After / retry-after-ms), capped at max_hint, replaces it when

@@ -196,6 +196,12 @@ absl::StatusOr<ChatReply> OpenAiChatModel::ParseReply(absl::string_view body, in
       if (choice.refusal.has_value()) why = absl::StrCat("the model refused: ", choice.refusal->substr(0, 200));
       return BadReply("chat completion", why);
     }
+    if (choice.content->size() > kMaxAnswerBytes) {
+      return BadReply(
+          "chat completion",
+          absl::StrCat("choice ", index, " holds ", choice.content->size(), " bytes of text, more than the ",
+                       kMaxAnswerBytes, " bytes an answer may have; lower max_tokens or check the provider"));
+    }
     reply.choices[index] = std::move(*choice.content);
     seen[index] = true;
   }

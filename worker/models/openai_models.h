@@ -3,8 +3,8 @@
 //
 // OpenAiChatModel: POST /chat/completions with model, messages, temperature, the max-tokens field the
 // provider expects, seed and n, plus the endpoint's extra body fields. A reply must carry exactly n
-// choices whose message content is a string; anything else is an error, never an answer. Token usage
-// and the channel's retries are reported in ChatReply.
+// choices whose message content is a string of at most kMaxAnswerBytes; anything else is an error,
+// never an answer. Token usage and the channel's retries are reported in ChatReply.
 //
 // OpenAiEmbedder: POST /embeddings with array input (and "dimensions" when the endpoint asks for a
 // size), base64 or float encoding per provider. Concurrent Embed calls are coalesced: texts queue until
@@ -16,6 +16,7 @@
 #ifndef NOVELTYGRID_WORKER_MODELS_OPENAI_MODELS_H_
 #define NOVELTYGRID_WORKER_MODELS_OPENAI_MODELS_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -32,6 +33,12 @@
 #include "worker/models/model.h"
 
 namespace noveltygrid {
+
+// The longest message content a chat reply may carry: 1 MiB, some 250,000 tokens, beyond any model's
+// output limit. A longer one fails the call (InvalidArgument, not retried) rather than being cut: an
+// answer cut short would be judged, embedded and written to the results as if the model had said it,
+// and every later prompt of an AidanBench loop repeats the earlier answers.
+inline constexpr size_t kMaxAnswerBytes = size_t{1} << 20;
 
 class OpenAiChatModel : public ChatModel {
  public:

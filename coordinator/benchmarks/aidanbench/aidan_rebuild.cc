@@ -79,7 +79,11 @@ absl::StatusOr<std::vector<UnitResult>> ReadAidanAnswersFile(const std::string& 
     const std::string where = absl::StrCat(path, ":", line_number, ": ");
     UnitResult unit;
     try {
-      const Json j = Json::parse(line);
+      absl::StatusOr<Json> parsed = ParseJson(line);
+      if (!parsed.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat(where, "malformed answer line: ", parsed.status().message()));
+      }
+      const Json& j = *parsed;
       if (!j.is_object()) return absl::InvalidArgumentError(where + "expected a JSON object");
       if (j.contains("benchmark") && j.at("benchmark") != kAidanBench) {
         return absl::InvalidArgumentError(

@@ -178,9 +178,9 @@ absl::StatusOr<std::vector<UnitResult>> ReadNoveltySweepSamples(const std::strin
     ++line_number;
     if (StripWhitespace(line).empty()) continue;
     const std::string where = absl::StrCat(path, ":", line_number);
-    const Json j = Json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) return absl::InvalidArgumentError(where + ": not valid JSON");
-    ASSIGN_OR_RETURN(UnitResult unit, UnitFromSampleLine(j, path, where));
+    absl::StatusOr<Json> j = ParseJson(line);
+    if (!j.ok()) return absl::InvalidArgumentError(absl::StrCat(where, ": ", j.status().message()));
+    ASSIGN_OR_RETURN(UnitResult unit, UnitFromSampleLine(*j, path, where));
     unit.unit.index = static_cast<int>(units.size());
     units.push_back(std::move(unit));
   }

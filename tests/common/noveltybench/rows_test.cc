@@ -100,6 +100,8 @@ TEST(NoveltyRowsTest, ErrorsNameFileAndLine) {
   EXPECT_THAT(Message(ReadError(ScoresRow({{"generations", {"a", 5, "c"}}}))),
               HasSubstr("\"generations\"[1] must be a string"));
   EXPECT_THAT(Message(ReadError("\n\n")), HasSubstr("no rows"));
+  EXPECT_THAT(Message(ReadError(testing_files::DeeplyNestedJson())),
+              HasSubstr(":1: not JSON (one row object per line expected): JSON nested deeper than 256 levels"));
 }
 
 TEST(NoveltyRowsTest, LengthsMustMatchTheGenerations) {

@@ -322,13 +322,24 @@ TEST(StoreCommitLogTest, AnEarlierVersionsSweepHashIsMovedIn) {
 }
 
 TEST(StoreCommitLogTest, AnEntryThatIsNotAResultIsDataLoss) {
+  // Garbage under ng:units: text, bytes that are no message, a message without a unit id, earlier
+  // versions' JSON nested 100,000 deep or without a result.
+  for (const std::string& garbage :
+       {std::string("not json"), std::string("\xff\xfe\x00\x01 garbage", 12), std::string("\x10\x01", 2), std::string(),
+        "{\"result\":" + testing_files::DeeplyNestedJson() + "}", std::string("{\"calls\":{}}")}) {
+    SCOPED_TRACE(garbage.substr(0, 12));
+    InMemoryStore store;
+    ASSERT_TRUE(store.HashSet(keys::Units(), "u0", garbage).ok());
+    std::vector<JournalEntry> committed;
+    const std::vector<UnitSpec> plan = Plan({"u0"});
+    PlannedUnits planned(plan);
+    auto reopened = StoreCommitLog::Open(&store, "sweep", planned, &committed);
+    EXPECT_TRUE(absl::IsDataLoss(reopened.status())) << reopened.status();
+    EXPECT_THAT(std::string(reopened.status().message()), ::testing::HasSubstr("not a committed unit"));
+  }
   InMemoryStore store;
   ASSERT_TRUE(store.HashSet(keys::Units(), "u0", "not json").ok());
   std::vector<JournalEntry> committed;
-  const std::vector<UnitSpec> plan = Plan({"u0"});
-  PlannedUnits planned(plan);
-  auto reopened = StoreCommitLog::Open(&store, "sweep", planned, &committed);
-  EXPECT_TRUE(absl::IsDataLoss(reopened.status())) << reopened.status();
   // A broken entry of a unit this plan does not ask for is not this sweep's concern.
   const std::vector<UnitSpec> other = Plan({"u1"});
   PlannedUnits other_planned(other);

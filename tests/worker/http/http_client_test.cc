@@ -22,7 +22,9 @@
 namespace noveltygrid {
 namespace {
 
+using testing::Get;
 using testing::RefusingPort;
+using testing::SendAndWait;
 using testing::TestHttpServer;
 
 constexpr char kChatBody[] =
@@ -39,18 +41,6 @@ std::unique_ptr<HttpClient> MakeClient(Executor* executor, int per_host = 64) {
   return client.ok() ? *std::move(client) : nullptr;
 }
 
-// Sends one request and waits for its callback.
-absl::StatusOr<HttpResponse> SendAndWait(HttpClient& client, HttpRequest request) {
-  absl::Notification done;
-  absl::StatusOr<HttpResponse> result;
-  client.Send(std::move(request), [&](absl::StatusOr<HttpResponse> r) {
-    result = std::move(r);
-    done.Notify();
-  });
-  done.WaitForNotification();
-  return result;
-}
-
 // Starts `sim` with `options`; its port, or 0 (a test failure) when it did not start.
 int StartSim(SimServer& sim, const SimServerOptions& options) {
   absl::StatusOr<int> port = sim.Start(options);
@@ -63,13 +53,6 @@ HttpRequest SimChat(int port) {
   HttpRequest request;
   request.url = "http://127.0.0.1:" + std::to_string(port) + "/v1/chat/completions";
   request.body = kChatBody;
-  return request;
-}
-
-HttpRequest Get(const std::string& url) {
-  HttpRequest request;
-  request.method = "GET";
-  request.url = url;
   return request;
 }
 

@@ -7,6 +7,7 @@
 
 #include "common/json_util.h"
 #include "gtest/gtest.h"
+#include "tests/common/test_files.h"
 
 namespace noveltygrid {
 namespace {
@@ -116,6 +117,24 @@ TEST(JsonReaderTest, ReadsMembersStringsAndNumbers) {
   }
   EXPECT_TRUE(r.AtEnd());
   EXPECT_EQ(keys, (std::vector<std::string>{"s", "key", "f", "e", "arr", "n"}));
+}
+
+// Nesting beyond kMaxJsonDepth is refused (and said to be), not recursed into; the limit is the one
+// ParseJson keeps, to the level.
+TEST(JsonReaderTest, NestingBeyondTheLimitIsRefusedAsParseJsonRefusesIt) {
+  using testing_files::DeeplyNestedJson;
+  for (const std::string& text :
+       {DeeplyNestedJson(), "{\"a\":" + DeeplyNestedJson() + "}", DeeplyNestedJson(kMaxJsonDepth + 1)}) {
+    JsonReader r(text);
+    EXPECT_FALSE(r.Skip());
+    EXPECT_TRUE(r.too_deep());
+    EXPECT_FALSE(ParseJson(text).ok());
+  }
+  const std::string deepest = DeeplyNestedJson(kMaxJsonDepth);
+  JsonReader r(deepest);
+  EXPECT_TRUE(r.Skip() && r.AtEnd());
+  EXPECT_FALSE(r.too_deep());
+  EXPECT_TRUE(ParseJson(deepest).ok());
 }
 
 TEST(JsonReaderTest, ErrorsLatch) {

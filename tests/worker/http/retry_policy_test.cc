@@ -3,6 +3,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "tests/common/test_files.h"
 
 namespace noveltygrid {
 namespace {
@@ -95,6 +96,27 @@ TEST(ClassifyAttemptTest, MalformedOrTruncatedSuccessBodyIsRetried) {
   }
 }
 
+// A reply nested 100,000 deep, whole or inside its error object, with a tree wanted or not: a malformed
+// reply (retried, as a truncated one is), saying why; never a tree walked to the bottom.
+TEST(ClassifyAttemptTest, ADeeplyNestedBodyIsMalformedNotAStackOverflow) {
+  const std::string deep = testing_files::DeeplyNestedJson();
+  for (const std::string& body : {deep, "{\"error\":" + deep + "}", "{\"choices\":[" + deep + "]}"}) {
+    for (const bool tree : {false, true}) {
+      SCOPED_TRACE(body.substr(0, 12) + (tree ? " (tree)" : ""));
+      Json parsed;
+      const Classification c = ClassifyAttempt(Reply(200, body), tree ? &parsed : nullptr);
+      EXPECT_EQ(c.outcome, CallOutcome::kRetry);
+      EXPECT_NE(c.error.message().find("malformed JSON body (" + std::to_string(body.size()) +
+                                       " bytes, nested deeper than 256 levels)"),
+                std::string::npos)
+          << c.error;
+    }
+  }
+  const Classification failed = ClassifyAttempt(Reply(500, "{\"error\":" + deep + "}"), nullptr);
+  EXPECT_EQ(failed.outcome, CallOutcome::kRetry);
+  EXPECT_EQ(failed.error.code(), absl::StatusCode::kUnavailable);
+}
+
 TEST(ClassifyAttemptTest, ErrorObjectInside200) {
   struct Case {
     std::string body;
@@ -138,6 +160,10 @@ TEST(ClassifyAttemptTest, TransportErrors) {
   EXPECT_EQ(internal.outcome, CallOutcome::kFail);
   EXPECT_EQ(internal.error.code(), absl::StatusCode::kInternal);
   EXPECT_EQ(ClassifyAttempt(absl::CancelledError("shutdown"), nullptr).outcome, CallOutcome::kFail);
+  // A reply over the body limit would come back as large: not retried.
+  Classification too_large = ClassifyAttempt(absl::OutOfRangeError("larger than the limit"), nullptr);
+  EXPECT_EQ(too_large.outcome, CallOutcome::kFail);
+  EXPECT_EQ(too_large.error.code(), absl::StatusCode::kOutOfRange);
 }
 
 TEST(ClassifyAttemptTest, HintIsPassedOn) {

@@ -1,5 +1,5 @@
 // TestHttpServer: a cpp-httplib server on 127.0.0.1:0 for scripted replies (any status, headers, body),
-// and small waiting helpers for callbacks that run on an executor.
+// and small helpers for requests whose callbacks run on an executor.
 #ifndef NOVELTYGRID_TESTS_WORKER_HTTP_TEST_HTTP_SERVER_H_
 #define NOVELTYGRID_TESTS_WORKER_HTTP_TEST_HTTP_SERVER_H_
 
@@ -9,18 +9,26 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <csignal>
 #include <functional>
 #include <string>
 #include <thread>
+#include <utility>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
+#include "worker/http/http_client.h"
 
 namespace noveltygrid::testing {
 
 class TestHttpServer {
  public:
   TestHttpServer() {
+    // cpp-httplib writes with send(..., 0): a client that hangs up mid-reply (a body over its limit, a
+    // timeout) would raise SIGPIPE, which kills the test binary.
+    std::signal(SIGPIPE, SIG_IGN);
     server_.set_keep_alive_max_count(100000);
     server_.set_keep_alive_timeout(1);  // bounds how long Stop waits for idle connections
     port_ = server_.bind_to_any_port("127.0.0.1");
@@ -52,6 +60,25 @@ class TestHttpServer {
   std::thread thread_;
   std::atomic<bool> done_{false};
 };
+
+// Sends one request and waits for its callback.
+inline absl::StatusOr<HttpResponse> SendAndWait(HttpClient& client, HttpRequest request) {
+  absl::Notification done;
+  absl::StatusOr<HttpResponse> result;
+  client.Send(std::move(request), [&](absl::StatusOr<HttpResponse> r) {
+    result = std::move(r);
+    done.Notify();
+  });
+  done.WaitForNotification();
+  return result;
+}
+
+inline HttpRequest Get(const std::string& url) {
+  HttpRequest request;
+  request.method = "GET";
+  request.url = url;
+  return request;
+}
 
 // A loopback port nobody listens on: bound, never listened, closed.
 inline int RefusingPort() {

@@ -303,6 +303,25 @@ TEST_F(RedisLimiterTest, SlotsOfADeadInstanceComeBackAfterTheirTtl) {
   EXPECT_EQ(Query({"ZCARD", "ng:limit:ttl:inflight"}), 1);
 }
 
+// Garbage under the provider's keys -- a minute's count that is not a number, a string where the
+// sorted set of slots belongs -- fails the scripts: the limiter keeps the limits locally, as during an
+// outage, rather than crash or let everything through; the garbage is left alone.
+TEST_F(RedisLimiterTest, GarbageUnderTheLimitKeysIsAnOutageNotACrash) {
+  std::unique_ptr<TwoWorkers> workers = MakeTwo("junk", {.max_in_flight = 2, .requests_per_minute = 2});
+  auto& [clock, executor, tally, a, b] = *workers;
+  const std::string rpm_key = MinuteKey("junk", "rpm", clock.Now());
+  ASSERT_TRUE(redis_->Command({"SET", rpm_key, "garbage"}).ok());
+  ASSERT_TRUE(redis_->Command({"SET", "ng:limit:junk:inflight", "not a sorted set"}).ok());
+  ::testing::internal::CaptureStderr();
+  for (int i = 0; i < 3; ++i) a->Acquire(tally.Go(0));
+  a->Pump();
+  const std::string warning = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(tally.admitted(0), 2);
+  EXPECT_EQ(a->Stats().waiting, 1);
+  EXPECT_NE(warning.find("junk"), std::string::npos) << warning;
+  EXPECT_EQ(redis_->Command({"GET", rpm_key}).value_or(""), "garbage");
+}
+
 // Redis goes away with a slot taken and comes back (empty): the limiter falls back to local limits
 // with one warning, and after the cool-down uses Redis again, saying so once.
 TEST_F(RedisLimiterTest, FallsBackDuringAnOutageAndReturnsToRedis) {

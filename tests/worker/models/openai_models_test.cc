@@ -115,6 +115,19 @@ TEST(OpenAiChatModelTest, RepliesAreParsedStrictly) {
               HasSubstr("repeated"));
 }
 
+// A 10 MB answer is a clear error of the call (the unit then ends with it), not an answer cut short;
+// one of exactly the limit is an answer.
+TEST(OpenAiChatModelTest, AnAnswerOverTheLimitIsAnErrorNotAnAnswer) {
+  const std::string huge(10 << 20, 'a');
+  absl::StatusOr<ChatReply> refused = OpenAiChatModel::ParseReply(Completion({{0, huge}}).dump(), 1);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument) << refused.status();
+  EXPECT_THAT(refused.status().message(), HasSubstr("choice 0 holds 10485760 bytes of text, more than the 1048576"));
+  const std::string largest(kMaxAnswerBytes, 'a');
+  absl::StatusOr<ChatReply> kept = OpenAiChatModel::ParseReply(Completion({{0, largest}}).dump(), 1);
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  EXPECT_EQ(kept->choices.front().size(), kMaxAnswerBytes);
+}
+
 TEST(OpenAiChatModelTest, CompleteReportsRetriesAndProviderErrors) {
   QueueExecutor executor;
   ScriptedChannel channel;
