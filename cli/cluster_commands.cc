@@ -147,6 +147,11 @@ int RunCoordinatorCommand(const std::vector<std::string>& raw) {
   SweepCoordinator& c = **coordinator;
   const std::string host = options.listen.substr(0, options.listen.rfind(':'));
   progress = std::make_unique<Progress>(config->name, [&c] { return FiguresOf(c.Status()); });
+  if (c.units_restored() > 0) {
+    std::printf(
+        "noveltygrid coordinator: %lld unit(s) still leased to their workers (the previous coordinator's leases)\n",
+        static_cast<long long>(c.units_restored()));
+  }
   std::printf("noveltygrid coordinator: listening on %s:%d (sweep '%s', %lld units, %lld already done)\n", host.c_str(),
               c.port(), config->name.c_str(), static_cast<long long>(c.units_total()),
               static_cast<long long>(c.units_resumed()));
@@ -180,6 +185,8 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
       {"threads", "N", "threads for model calls and engines (default: number of cores)"},
       {"id", "NAME", "worker id shown in status (default: hostname-pid)"},
       {"drain-grace-ms", "N", "on SIGTERM, time to finish running units before handing them back (default 30000)"},
+      {"reconnect-window-ms", "N",
+       "keep running units while the coordinator is unreachable for up to N ms, then abandon them (default 300000)"},
       RedisFlag("shared embedding cache and loop checkpoints"),
       {"keep-running", "", "stay up after the sweep completes (wait for the next coordinator)"},
       {"call-log", "FILE", "append one line per model call to FILE (accounting, tests)"},
@@ -195,11 +202,14 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
   absl::StatusOr<long long> concurrency = args->GetInt("concurrency", 64);
   absl::StatusOr<long long> threads = args->GetInt("threads", std::max(2u, std::thread::hardware_concurrency()));
   absl::StatusOr<long long> grace = args->GetInt("drain-grace-ms", 30'000);
-  for (const auto* v : {&concurrency, &threads, &grace}) {
+  absl::StatusOr<long long> reconnect = args->GetInt("reconnect-window-ms", 300'000);
+  for (const auto* v : {&concurrency, &threads, &grace, &reconnect}) {
     if (!v->ok()) return Fail("worker", v->status(), 2);
   }
-  if (*concurrency < 1 || *threads < 1 || *grace < 0) {
-    return Fail("worker", absl::InvalidArgumentError("--concurrency and --threads must be >= 1, --drain-grace-ms >= 0"),
+  if (*concurrency < 1 || *threads < 1 || *grace < 0 || *reconnect < 0) {
+    return Fail("worker",
+                absl::InvalidArgumentError(
+                    "--concurrency and --threads must be >= 1, --drain-grace-ms and --reconnect-window-ms >= 0"),
                 2);
   }
   absl::StatusOr<std::string> token = LoadToken(args->Get("token-file"));
@@ -212,6 +222,7 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
   options.worker_id = args->Get("id", DefaultWorkerId());
   options.concurrency = static_cast<int>(*concurrency);
   options.drain_grace = absl::Milliseconds(*grace);
+  options.reconnect_window = absl::Milliseconds(*reconnect);
   options.exit_when_complete = !args->Has("keep-running");
   // Redis is optional for a worker: without it (or while it is away) work goes on uncached.
   std::unique_ptr<Store> store;

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -78,11 +79,13 @@ absl::StatusOr<std::unique_ptr<SweepCoordinator>> SweepCoordinator::Start(const 
     }
   }));
   c->plan_estimate_ = EstimatePlan(config, c->plan_, *c->cost_model_, committed);
+  RETURN_IF_ERROR(c->RestoreLeases(config.name));
 
   service_options.prices = config.prices;
   service_options.token = o.token;
   service_options.sweep_name = config.name;
   service_options.heartbeat_interval = o.heartbeat_interval;
+  service_options.lease_log = c->lease_log_.get();
   service_options.on_marked_done = [self = c.get()] {
     absl::MutexLock lock(&self->mu_);
     ++self->commits_;  // wakes Wait(), which then sees the unit done
@@ -120,6 +123,34 @@ absl::StatusOr<std::unique_ptr<SweepCoordinator>> SweepCoordinator::Start(const 
 SweepCoordinator::~SweepCoordinator() {
   Shutdown();
   if (server_ != nullptr) server_->Shutdown(absl::ToChronoTime(absl::Now() + absl::Seconds(2)));
+}
+
+absl::Status SweepCoordinator::RestoreLeases(const std::string& sweep) {
+  if (options_.store != nullptr) {
+    lease_log_ = std::make_unique<StoreLeaseLog>(options_.store, sweep);
+  } else {
+    ASSIGN_OR_RETURN(lease_log_, FileLeaseLog::Open(options_.out_dir));
+  }
+  // A log that cannot be read only costs the calls of the units it would have kept.
+  absl::StatusOr<std::vector<LeaseRecord>> records = lease_log_->Load();
+  if (!records.ok()) {
+    std::fprintf(stderr,
+                 "noveltygrid coordinator: cannot read the leases of a previous run (%s); their units run again\n",
+                 std::string(records.status().message()).c_str());
+    records = std::vector<LeaseRecord>();
+  }
+  std::vector<RestoredLease> leases;
+  leases.reserve(records->size());
+  for (LeaseRecord& r : *records) {
+    leases.push_back({std::move(r.unit_id), std::move(r.lease_id), r.fencing_token, std::move(r.worker_id)});
+  }
+  std::vector<LeaseRecord> kept;
+  for (RestoredLease& lease : scheduler_->Restore(leases)) {
+    kept.push_back(
+        {std::move(lease.unit_id), std::move(lease.lease_id), lease.fencing_token, std::move(lease.worker_id)});
+  }
+  units_restored_ = static_cast<int64_t>(kept.size());
+  return lease_log_->Reset(kept);
 }
 
 absl::Status SweepCoordinator::Commit(UnitResult result, const CallStats& calls) {
@@ -186,7 +217,14 @@ absl::StatusOr<int> SweepCoordinator::Wait() {
       seen = commits_;  // read before AllDone(): a unit marked done after this wakes the wait below
     }
     scheduler_->ExpireOverdue();
-    if (scheduler_->AllDone()) break;
+    if (scheduler_->AllDone()) {
+      // No lease is left to give back to a worker.
+      if (absl::Status cleared = lease_log_->Reset({}); !cleared.ok()) {
+        std::fprintf(stderr, "noveltygrid coordinator: cannot clear the lease log: %s\n",
+                     std::string(cleared.message()).c_str());
+      }
+      break;
+    }
     if (scheduler_->Blocked()) {  // the budget is spent: what is committed is written below
       RETURN_IF_ERROR(WriteResults());
       Linger();

@@ -28,6 +28,7 @@
 #include "coordinator/report/results_writer.h"
 #include "coordinator/service/coordinator_service.h"
 #include "coordinator/state/journal.h"
+#include "coordinator/state/lease_log.h"
 #include "grpcpp/server.h"
 #include "proto/security.h"
 
@@ -60,6 +61,8 @@ class SweepCoordinator {
   int port() const { return port_; }
   int64_t units_total() const { return static_cast<int64_t>(plan_.units.size()); }
   int64_t units_resumed() const { return units_resumed_; }
+  // Units a previous coordinator had leased and that this one gave back to their workers (lease_log.h).
+  int64_t units_restored() const { return units_restored_; }
   const Plan& plan() const { return plan_; }
   // The estimate for the units not committed when the coordinator started.
   const PlanEstimate& plan_estimate() const { return plan_estimate_; }
@@ -89,6 +92,8 @@ class SweepCoordinator {
 
  private:
   SweepCoordinator(const SweepConfig& config, CoordinatorOptions options);
+  // Opens the lease log and gives the leases it holds back to their workers (UnitScheduler::Restore).
+  absl::Status RestoreLeases(const std::string& sweep);
   absl::Status Commit(UnitResult result, const CallStats& calls);
   // Hands a committed unit to its benchmark's reducer; false when the unit was already there.
   bool AddToReducer(UnitResult result, const CallStats& calls);
@@ -109,10 +114,12 @@ class SweepCoordinator {
   SystemClock clock_;
   const absl::Time started_;
   int64_t units_resumed_ = 0;
+  int64_t units_restored_ = 0;
   std::unique_ptr<CostModel> cost_model_;
   PlanEstimate plan_estimate_;
   int port_ = 0;
   std::unique_ptr<CommitLog> journal_;
+  std::unique_ptr<LeaseLog> lease_log_;
   std::map<std::string, std::unique_ptr<BenchmarkReducer>> reducers_;  // by benchmark name
   std::unique_ptr<BudgetPolicy> budget_;  // with a budget only; the scheduler's lease policy
   std::unique_ptr<UnitScheduler> scheduler_;

@@ -356,12 +356,34 @@ void LeaseLoop::HeartbeatLoop() {
     if (options_.call_waits) ToProto(options_.call_waits(), request.mutable_calls());
     v1::HeartbeatResponse response;
     absl::Status status = client_->Heartbeat(request, &response, Deadline());
-    if (!status.ok()) continue;  // the lease loop reports unreachability; leases survive until they expire
     absl::MutexLock lock(&mu_);
+    NoteHeartbeat(status.ok());
+    if (!status.ok()) continue;  // the lease loop reports unreachability; units run on (NoteHeartbeat)
     for (const std::string& lost : response.lost_lease_ids()) {
       auto it = active_.find(lost);
       if (it != active_.end()) it->second.lost = true;
     }
+  }
+}
+
+void LeaseLoop::NoteHeartbeat(bool answered) {
+  if (answered) {
+    unreachable_since_.reset();
+    return;
+  }
+  const absl::Time now = clock_->Now();
+  if (!unreachable_since_.has_value()) unreachable_since_ = now;
+  if (now - *unreachable_since_ < options_.reconnect_window) return;
+  int abandoned = 0;
+  for (auto& [lease_id, a] : active_) {
+    if (!a.running || a.lost) continue;
+    a.lost = true;  // the loop stops at its next step; its lease expires on the coordinator
+    ++abandoned;
+  }
+  if (abandoned > 0) {
+    Log(absl::StrCat("coordinator ", options_.coordinator, " unreachable for ",
+                     absl::FormatDuration(now - *unreachable_since_), ": abandoning ", abandoned,
+                     " running unit(s) (reconnect window ", absl::FormatDuration(options_.reconnect_window), ")"));
   }
 }
 

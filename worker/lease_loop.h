@@ -46,6 +46,10 @@ struct WorkerOptions {
   absl::Duration drain_grace = absl::Seconds(30);
   absl::Duration rpc_timeout = absl::Seconds(10);
   absl::Duration max_backoff = absl::Seconds(5);
+  // While the coordinator is unreachable, running units go on: a restarted coordinator gives their
+  // leases back (coordinator/state/lease_log.h) and takes their results. After this long without a
+  // heartbeat answered they are abandoned, so a coordinator that does not come back stops the spending.
+  absl::Duration reconnect_window = absl::Minutes(5);
   bool exit_when_complete = true;  // return from Run() once the coordinator says the sweep is complete
   bool log = true;                 // progress notes on stderr (off for the in-process worker of `run`)
   // Asked when a unit ends in an error (optional): a provider that refused this worker's key, or a TLS
@@ -120,6 +124,9 @@ class LeaseLoop {
   bool OnStep(const std::string& lease_id, const StepEvent& step);
   void OnDone(const std::string& lease_id, UnitResult result, CallStats calls);
   void HeartbeatLoop();
+  // After a heartbeat: notes whether the coordinator answered, and abandons the running units once it
+  // has not for reconnect_window.
+  void NoteHeartbeat(bool answered) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendLoop();
   // False when some report could not be delivered (they are queued again).
   bool SendReports(std::map<std::string, std::vector<v1::Step>> steps);
@@ -149,7 +156,9 @@ class LeaseLoop {
   bool draining_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;  // threads exit
   absl::Duration heartbeat_interval_ ABSL_GUARDED_BY(mu_) = absl::Seconds(2);
-  bool beat_now_ ABSL_GUARDED_BY(mu_) = false;               // send a heartbeat without waiting for the interval
+  bool beat_now_ ABSL_GUARDED_BY(mu_) = false;
+  std::optional<absl::Time> unreachable_since_ ABSL_GUARDED_BY(
+      mu_);  // heartbeats failing since then               // send a heartbeat without waiting for the interval
   bool lease_pause_ ABSL_GUARDED_BY(mu_) = false;            // a unit could not start: lease less eagerly
   std::set<std::string> start_errors_ ABSL_GUARDED_BY(mu_);  // logged once each
   Outgoing outgoing_ ABSL_GUARDED_BY(mu_);

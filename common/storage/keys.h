@@ -8,6 +8,9 @@
 //                                       NoveltyBench generations) -- loop checkpoints
 //   ng:units                            hash unit id -> committed unit (result and call statistics,
 //                                       JSON), shared by every sweep using this Redis
+//   ng:sweep:NAME:leases                hash unit id -> the latest lease granted for it (coordinator/state/
+//                                       lease_log.h): a restarted coordinator gives running units back
+//                                       to their workers
 //   ng:sweep:NAME:fingerprint, ng:sweep:NAME:results
 //                                       written by versions before ng:units; moved into it on open
 //   ng:limit:PROVIDER:rpm:MINUTE        requests admitted to PROVIDER in that minute (expires after 120 s)
@@ -25,6 +28,7 @@ namespace noveltygrid::keys {
 inline std::string LimitPrefix(const std::string& provider) { return absl::StrCat("ng:limit:", provider, ":"); }
 inline std::string Checkpoint(const std::string& unit_id) { return absl::StrCat("ng:ckpt:", unit_id); }
 inline std::string Units() { return "ng:units"; }
+inline std::string SweepLeases(const std::string& sweep) { return absl::StrCat("ng:sweep:", sweep, ":leases"); }
 inline std::string LegacySweepFingerprint(const std::string& sweep) {
   return absl::StrCat("ng:sweep:", sweep, ":fingerprint");
 }

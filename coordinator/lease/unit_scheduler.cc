@@ -91,15 +91,23 @@ std::vector<std::string> UnitScheduler::Heartbeat(const std::string& worker_id, 
                                                   const WorkerInfo& info) {
   absl::MutexLock lock(&mu_);
   const absl::Time now = clock_->Now();
-  Touch(worker_id, now).info = info;
+  WorkerEntry& worker = Touch(worker_id, now);
+  worker.info = info;
+  std::set<size_t> unconfirmed;
+  unconfirmed.swap(worker.restored);  // this heartbeat settles them all
   std::vector<std::string> lost;
   for (const HeldLease& held : leases) {
     const std::optional<size_t> slot = CurrentSlot(held.lease_id, held.fencing_token);
     if (slot && units_[*slot].worker_id == worker_id) {
       units_[*slot].deadline = now + options_.lease_ttl;
+      unconfirmed.erase(*slot);
     } else {
       lost.push_back(held.lease_id);
     }
+  }
+  // Restored leases the worker does not hold: back to pending now rather than at worker_timeout.
+  for (size_t slot : unconfirmed) {
+    if (units_[slot].state == UnitState::kLeased && units_[slot].worker_id == worker_id) ReturnToPending(slot);
   }
   return lost;
 }
@@ -158,6 +166,34 @@ void UnitScheduler::MarkDone(const std::string& unit_id, bool failed) {
   std::vector<CheckpointStep>().swap(unit.checkpoint);  // free the memory, not just the size
   ++model.done;
   if (failed) ++model.failed;
+}
+
+std::vector<RestoredLease> UnitScheduler::Restore(const std::vector<RestoredLease>& leases) {
+  absl::MutexLock lock(&mu_);
+  const absl::Time now = clock_->Now();
+  std::vector<RestoredLease> restored;
+  for (const RestoredLease& lease : leases) {
+    const auto it = unit_slot_.find(lease.unit_id);
+    if (it == unit_slot_.end() || lease.lease_id.empty() || leases_.contains(lease.lease_id)) continue;
+    const size_t slot = it->second;
+    UnitEntry& unit = units_[slot];
+    if (unit.state != UnitState::kPending || lease.fencing_token < unit.token) continue;
+    unit.token = lease.fencing_token;
+    ModelState& model = models_[unit.model];
+    model.pending.erase({unit.spec->index, slot});
+    ++model.leased;
+    if (options_.policy != nullptr) options_.policy->Leased(*unit.spec);
+    unit.state = UnitState::kLeased;
+    unit.lease_id = lease.lease_id;
+    unit.worker_id = lease.worker_id;
+    unit.deadline = now + options_.lease_ttl;
+    leases_.emplace(unit.lease_id, slot);
+    WorkerEntry& worker = Touch(lease.worker_id, now);
+    worker.leases.insert(slot);
+    worker.restored.insert(slot);
+    restored.push_back(lease);
+  }
+  return restored;
 }
 
 void UnitScheduler::Release(const std::string& lease_id, uint64_t fencing_token) {
@@ -265,6 +301,7 @@ void UnitScheduler::DropLease(size_t slot) {
   leases_.erase(unit.lease_id);
   if (auto worker = workers_.find(unit.worker_id); worker != workers_.end()) {
     worker->second.leases.erase(slot);
+    worker->second.restored.erase(slot);
   }
   unit.lease_id.clear();
   unit.worker_id.clear();

@@ -66,6 +66,14 @@ struct HeldLease {
   uint64_t fencing_token = 0;
 };
 
+// A lease an earlier coordinator of this sweep granted (coordinator/state/lease_log.h).
+struct RestoredLease {
+  std::string unit_id;
+  std::string lease_id;
+  uint64_t fencing_token = 0;
+  std::string worker_id;
+};
+
 struct WorkerInfo {
   int loops_in_flight = 0;
   int capacity = 0;
@@ -132,6 +140,14 @@ class UnitScheduler {
   // journal); `failed` counts it in the status as failed. Drops its lease and checkpoint.
   void MarkDone(const std::string& unit_id, bool failed = false);
 
+  // At start-up, after the committed units are marked done: the leases a crashed coordinator had granted.
+  // Each one of a pending unit is granted again as it was -- same lease id, fencing token and worker --
+  // with a fresh deadline, and its worker counts as seen now. That worker's first heartbeat confirms them:
+  // a restored lease it does not list (it never got the lease, or let it go) returns to pending then;
+  // a worker that never comes back loses them after worker_timeout, as usual. Fencing tokens continue
+  // from the restored ones. Returns the leases restored.
+  std::vector<RestoredLease> Restore(const std::vector<RestoredLease>& leases);
+
   // Gives a lease back to pending (checkpoint kept). Ignored unless it is the current lease.
   void Release(const std::string& lease_id, uint64_t fencing_token);
 
@@ -178,7 +194,8 @@ class UnitScheduler {
   struct WorkerEntry {
     absl::Time last_seen;
     WorkerInfo info;
-    std::set<size_t> leases;  // slots of the units it holds
+    std::set<size_t> leases;    // slots of the units it holds
+    std::set<size_t> restored;  // of those, leases Restore() gave it that its heartbeat has not confirmed
   };
 
   // The slot of the unit whose current lease is (lease_id, token), if any.

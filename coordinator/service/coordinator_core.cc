@@ -1,5 +1,7 @@
 #include "coordinator/service/coordinator_core.h"
 
+#include <cstdio>
+
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "proto/limits.h"
@@ -51,6 +53,7 @@ absl::Status CoordinatorCore::Lease(std::string_view token, const v1::LeaseReque
     for (const CheckpointStep& step : grant.checkpoint) ToProto(step.answer, &step.embedding, lease->add_checkpoint());
     bytes += lease->ByteSizeLong();
   }
+  RecordLeases(request.worker_id(), *response);
   const bool complete = scheduler_->AllDone();
   response->set_sweep_complete(complete);
   if (complete) {
@@ -60,6 +63,26 @@ absl::Status CoordinatorCore::Lease(std::string_view token, const v1::LeaseReque
   response->set_retry_after_ms(absl::ToInt64Milliseconds(options_.idle_retry));
   response->set_heartbeat_interval_ms(absl::ToInt64Milliseconds(options_.heartbeat_interval));
   return absl::OkStatus();
+}
+
+void CoordinatorCore::RecordLeases(const std::string& worker_id, const v1::LeaseResponse& response) {
+  if (options_.lease_log == nullptr || response.leases_size() == 0) return;
+  std::vector<LeaseRecord> records;
+  records.reserve(response.leases_size());
+  for (const v1::Lease& lease : response.leases()) {
+    records.push_back(LeaseRecord{.unit_id = lease.unit().id(),
+                                  .lease_id = lease.lease_id(),
+                                  .fencing_token = lease.fencing_token(),
+                                  .worker_id = worker_id});
+  }
+  const absl::Status recorded = options_.lease_log->Record(records);
+  if (recorded.ok()) return;
+  // The leases stay valid; only a restart before their commits would hand them out again.
+  absl::MutexLock lock(&mu_);
+  if (lease_log_errors_++ % 100 == 0) {
+    std::fprintf(stderr, "noveltygrid coordinator: cannot record leases (%s); a restart now would run them again\n",
+                 std::string(recorded.message()).c_str());
+  }
 }
 
 absl::Status CoordinatorCore::Heartbeat(std::string_view token, const v1::HeartbeatRequest& request,

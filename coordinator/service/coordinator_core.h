@@ -23,6 +23,7 @@
 #include "common/records.h"
 #include "coordinator/lease/unit_scheduler.h"
 #include "coordinator/plan/planner.h"
+#include "coordinator/state/lease_log.h"
 #include "noveltygrid/v1/coordinator.pb.h"
 
 namespace noveltygrid {
@@ -36,6 +37,9 @@ struct CoordinatorServiceOptions {
   absl::Duration heartbeat_interval = absl::Seconds(2);
   absl::Duration idle_retry = absl::Milliseconds(500);  // how long a worker waits when nothing is free
   std::function<void()> on_marked_done;                 // after a commit is persisted AND the unit is marked done
+  // Optional (not owned): every lease is recorded there before it is handed out, so that a restarted
+  // coordinator gives running units back to their workers (lease_log.h).
+  LeaseLog* lease_log = nullptr;
   // For Status's answers, tokens and dollars: the config's prices, and what the units committed
   // before this coordinator started (resumed) held.
   std::map<std::string, ModelPrice> prices;
@@ -66,6 +70,8 @@ class CoordinatorCore {
   std::set<std::string> WorkersToldComplete() const;
 
  private:
+  // Writes the leases of `response` to the lease log (when there is one).
+  void RecordLeases(const std::string& worker_id, const v1::LeaseResponse& response);
   absl::Status CommitLocked(const v1::CompleteRequest& request, v1::CompleteResponse* response)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
 
@@ -78,6 +84,7 @@ class CoordinatorCore {
   absl::Mutex commit_mu_;  // held through a whole commit
   mutable absl::Mutex mu_;
   std::set<std::string> told_complete_ ABSL_GUARDED_BY(mu_);
+  int64_t lease_log_errors_ ABSL_GUARDED_BY(mu_) = 0;
   // Committed units (resumed ones included), for Status.
   const absl::Time started_ = absl::Now();
   int64_t answers_ ABSL_GUARDED_BY(mu_) = 0;

@@ -207,10 +207,6 @@ absl::Status ScanFileIfPresent(const std::string& path, const Scan& scan) {
   return status;
 }
 
-std::string JournalDir(const std::string& out_dir) {
-  return (std::filesystem::path(out_dir) / ".noveltygrid").string();
-}
-
 // Makes the entries of folder `dir` (a file created or removed in it) durable.
 absl::Status SyncDir(const std::string& dir) {
   const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -223,6 +219,8 @@ absl::Status SyncDir(const std::string& dir) {
 }
 
 }  // namespace
+
+std::string StateDir(const std::string& out_dir) { return (std::filesystem::path(out_dir) / ".noveltygrid").string(); }
 
 CommittedVisitor CollectInto(std::vector<JournalEntry>* committed) {
   return [committed](JournalEntry entry) { committed->push_back(std::move(entry)); };
@@ -252,7 +250,7 @@ absl::Status ReadJournal(const std::string& out_dir, PlannedUnits& planned, cons
   const EntryVisitor take = [&](JournalEntry entry, int64_t, int64_t, uint32_t) {
     if (planned.Take(entry)) visit(std::move(entry));
   };
-  const std::string dir = JournalDir(out_dir);
+  const std::string dir = StateDir(out_dir);
   RETURN_IF_ERROR(ScanFileIfPresent(dir + "/" + kJournalName,
                                     [&](int fd) { return ScanRecords(fd, dir + "/" + kJournalName, take).status(); }));
   return ScanFileIfPresent(dir + "/" + kLegacyJournalName,
@@ -261,7 +259,7 @@ absl::Status ReadJournal(const std::string& out_dir, PlannedUnits& planned, cons
 
 absl::StatusOr<std::vector<std::string>> JournalUnitIds(const std::string& out_dir) {
   std::vector<std::string> ids;
-  const std::string path = JournalDir(out_dir) + "/" + kJournalName;
+  const std::string path = StateDir(out_dir) + "/" + kJournalName;
   RETURN_IF_ERROR(ScanFileIfPresent(path, [&](int fd) {
     return ScanRecords(fd, path,
                        [&](JournalEntry entry, int64_t, int64_t, uint32_t) { ids.push_back(entry.result.unit.id); })
@@ -271,7 +269,7 @@ absl::StatusOr<std::vector<std::string>> JournalUnitIds(const std::string& out_d
 }
 
 absl::StatusOr<std::unique_ptr<ResultJournal>> ResultJournal::Create(const std::string& out_dir) {
-  const std::filesystem::path dir = JournalDir(out_dir);
+  const std::filesystem::path dir = StateDir(out_dir);
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return absl::InternalError(absl::StrCat("cannot create ", dir.string(), ": ", ec.message()));

@@ -26,6 +26,9 @@
 
 namespace noveltygrid {
 
+// DIR/.noveltygrid: where a results folder keeps the coordinator's state (journal, lease log).
+std::string StateDir(const std::string& out_dir);
+
 // Receives the committed units a log finds on load, one at a time.
 using CommittedVisitor = std::function<void(JournalEntry entry)>;
 // A visitor that appends to `committed` (small logs: tests, tools).

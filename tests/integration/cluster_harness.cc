@@ -230,6 +230,22 @@ std::unique_ptr<Process> ClusterTest::StartWorker(const std::string& address, co
   return Spawn(std::move(args), std::move(token));
 }
 
+std::unique_ptr<Process> ClusterTest::StartServeSim(std::vector<std::string> extra,
+                                                    std::map<std::string, std::string> env, std::string* url) {
+  std::vector<std::string> args = {"serve-sim", "--listen", "127.0.0.1:0"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  std::unique_ptr<Process> server = Spawn(std::move(args), std::nullopt, std::move(env));
+  if (server == nullptr) return nullptr;
+  const std::string prefix = "noveltygrid serve-sim: listening on ";
+  absl::StatusOr<std::string> line = server->WaitForStdoutPrefix(prefix);
+  if (!line.ok()) {
+    ADD_FAILURE() << line.status() << server->Output();
+    return nullptr;
+  }
+  *url = absl::StrCat("http://", line->substr(prefix.size()));
+  return server;
+}
+
 void ClusterTest::RunReference(const std::string& config, const std::string& out) {
   std::unique_ptr<Process> run = Spawn({"run", config, "--out", out, "--seed", kSeed, "--quiet"});
   ASSERT_NE(run, nullptr);

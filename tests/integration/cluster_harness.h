@@ -115,6 +115,10 @@ class ClusterTest : public ::testing::Test {
                                             const std::string& listen = "127.0.0.1:0");
   std::unique_ptr<Process> StartWorker(const std::string& address, const std::string& id, int concurrency,
                                        std::vector<std::string> extra = {}, std::optional<std::string> token = kToken);
+  // `noveltygrid serve-sim --listen 127.0.0.1:0 EXTRA...` once it listens; its base URL (without /v1)
+  // in `url`. Null on failure (already reported).
+  std::unique_ptr<Process> StartServeSim(std::vector<std::string> extra, std::map<std::string, std::string> env,
+                                         std::string* url);
   // `noveltygrid run CONFIG --out DIR --seed N`: the single-process results to compare with.
   void RunReference(const std::string& config, const std::string& out);
   // Writes `sweep` as sweep.yaml (its path in `config`), runs it in one process into reference/, and

@@ -36,14 +36,8 @@ class HttpProviderTest : public ClusterTest {
  protected:
   // A serve-sim process on a free port; `url_` is its base URL (without /v1).
   void StartServer(std::vector<std::string> extra = {}, std::map<std::string, std::string> env = {}) {
-    std::vector<std::string> args = {"serve-sim", "--listen", "127.0.0.1:0"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    server_ = Spawn(std::move(args), std::nullopt, std::move(env));
+    server_ = StartServeSim(std::move(extra), std::move(env), &url_);
     ASSERT_NE(server_, nullptr);
-    const std::string prefix = "noveltygrid serve-sim: listening on ";
-    absl::StatusOr<std::string> line = server_->WaitForStdoutPrefix(prefix);
-    ASSERT_TRUE(line.ok()) << line.status() << server_->Output();
-    url_ = absl::StrCat("http://", line->substr(prefix.size()));
   }
 
   // GET /stats of the server: a plain HTTP/1.0 request written by bash over /dev/tcp (no HTTP client

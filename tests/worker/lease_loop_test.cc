@@ -51,6 +51,7 @@ class LeaseLoopTest : public ::testing::Test {
     options.concurrency = concurrency;
     options.drain_grace = absl::Seconds(30);
     options.max_backoff = kMaxBackoff;
+    options.reconnect_window = reconnect_window_;
     options.log = false;
     options.abort_calls = [this] {
       ++aborts_;
@@ -84,6 +85,7 @@ class LeaseLoopTest : public ::testing::Test {
   std::thread run_thread_;
   absl::Status run_status_;
   std::atomic<int> aborts_{0};
+  absl::Duration reconnect_window_ = absl::Minutes(5);
 };
 
 TEST_F(LeaseLoopTest, LeasesReportsHeartbeatsAndCommitsAUnitOnce) {
@@ -271,6 +273,29 @@ TEST_F(LeaseLoopTest, BacksOffWhileTheCoordinatorIsAwayAndRetriesTheCommitUntilA
   ASSERT_TRUE(Join().ok()) << run_status_;
   EXPECT_EQ(loop_->stats().units_committed, 1);
   EXPECT_THAT(coordinator_->committed(), SizeIs(1));
+}
+
+// While the coordinator is away (a restart), a running unit goes on: the restarted coordinator gives
+// its lease back. Only a coordinator away for longer than the reconnect window makes it stop.
+TEST_F(LeaseLoopTest, RunningUnitsGoOnWhileTheCoordinatorIsAwayUntilTheReconnectWindowEnds) {
+  reconnect_window_ = absl::Seconds(5);
+  Start(/*units=*/1, /*concurrency=*/1);
+  runner_.AwaitStarted(1);
+  in_process_->SetReachable(false);
+  for (int beat = 0; beat < 3; ++beat) Beat();      // failed: away for 0, 2 and 4 s
+  clock_.AwaitDeadline(clock_.Now() + kHeartbeat);  // the heartbeat thread took note of the last one
+  EXPECT_TRUE(runner_.unit(0).still_leased()) << "abandoned within the reconnect window";
+  EXPECT_TRUE(runner_.Step(0));
+  Beat();  // away for 6 s
+  clock_.AwaitDeadline(clock_.Now() + kHeartbeat);
+  EXPECT_FALSE(runner_.unit(0).still_leased());
+  EXPECT_FALSE(runner_.Step(0));
+  runner_.Finish(0, kStopIncoherent);
+  in_process_->SetReachable(true);
+  loop_->Drain();
+  ASSERT_TRUE(Join().ok()) << run_status_;
+  EXPECT_THAT(client_->log().completes, IsEmpty());
+  EXPECT_THAT(coordinator_->committed(), IsEmpty());
 }
 
 TEST_F(LeaseLoopTest, ARefusedTokenEndsRunWithAnError) {

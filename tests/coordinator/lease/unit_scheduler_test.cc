@@ -399,5 +399,83 @@ TEST(UnitSchedulerTest, ConcurrentWorkersFinishEveryUnitExactlyOnce) {
   EXPECT_EQ(status.pending, 0);
 }
 
+// ---- Restore: a restarted coordinator gives running units back to their workers ----
+
+// What the first coordinator granted, as its lease log keeps it.
+std::vector<RestoredLease> AsRestored(const std::vector<LeaseGrant>& grants, const std::string& worker) {
+  std::vector<RestoredLease> out;
+  for (const LeaseGrant& g : grants) out.push_back({g.unit.id, g.lease_id, g.fencing_token, worker});
+  return out;
+}
+
+TEST(UnitSchedulerTest, RestoredLeasesStayWithTheirWorkerAndItsCommitsAreAccepted) {
+  FakeClock clock;
+  const std::vector<UnitSpec> units = Units({"m"}, 4);
+  UnitScheduler before(&units, {"m"}, SchedulerOptions(), &clock);
+  const std::vector<LeaseGrant> granted = before.Lease("w", 3);
+  before.MarkDone("m#0");  // committed before the crash: in the journal, not given back
+
+  UnitScheduler after(&units, {"m"}, SchedulerOptions(), &clock);
+  after.MarkDone("m#0");
+  EXPECT_EQ(after.Restore(AsRestored(granted, "w")).size(), 2u);
+  EXPECT_THAT(IdsOf(after.Lease("other", 10)), ElementsAre("m#3")) << "a restored unit was handed out again";
+  EXPECT_THAT(
+      after.Heartbeat(
+          "w", {{granted[1].lease_id, granted[1].fencing_token}, {granted[2].lease_id, granted[2].fencing_token}},
+          WorkerInfo()),
+      IsEmpty());
+  EXPECT_EQ(after.CheckCommit(granted[1].lease_id, granted[1].fencing_token, "m#1"), CommitCheck::kAccepted);
+  EXPECT_EQ(after.Status().leased, 3);
+}
+
+TEST(UnitSchedulerTest, RestoredLeaseTheWorkerDoesNotListReturnsAtItsFirstHeartbeat) {
+  FakeClock clock;
+  const std::vector<UnitSpec> units = Units({"m"}, 2);
+  UnitScheduler before(&units, {"m"}, SchedulerOptions(), &clock);
+  const std::vector<LeaseGrant> granted = before.Lease("w", 2);
+
+  UnitScheduler after(&units, {"m"}, SchedulerOptions(), &clock);
+  ASSERT_EQ(after.Restore(AsRestored(granted, "w")).size(), 2u);
+  // The worker never got the second lease (the coordinator died before its reply arrived).
+  EXPECT_THAT(after.Heartbeat("w", {{granted[0].lease_id, granted[0].fencing_token}}, WorkerInfo()), IsEmpty());
+  const std::vector<LeaseGrant> again = after.Lease("other", 10);
+  ASSERT_THAT(IdsOf(again), ElementsAre("m#1"));
+  EXPECT_GT(again[0].fencing_token, granted[1].fencing_token) << "fencing tokens must go on from the restored ones";
+  EXPECT_EQ(after.CheckCommit(granted[1].lease_id, granted[1].fencing_token, "m#1"), CommitCheck::kStaleToken);
+  // Later heartbeats do not take confirmed leases back.
+  EXPECT_THAT(after.Heartbeat("w", {{granted[0].lease_id, granted[0].fencing_token}}, WorkerInfo()), IsEmpty());
+  EXPECT_EQ(after.CheckCommit(granted[0].lease_id, granted[0].fencing_token, "m#0"), CommitCheck::kAccepted);
+}
+
+TEST(UnitSchedulerTest, RestoredLeasesOfAWorkerThatNeverReturnsExpire) {
+  FakeClock clock;
+  const std::vector<UnitSpec> units = Units({"m"}, 1);
+  UnitScheduler before(&units, {"m"}, SchedulerOptions(), &clock);
+  const std::vector<LeaseGrant> granted = before.Lease("gone", 1);
+
+  UnitScheduler after(&units, {"m"}, Options(absl::Seconds(30), absl::Seconds(15)), &clock);
+  ASSERT_EQ(after.Restore(AsRestored(granted, "gone")).size(), 1u);
+  EXPECT_THAT(after.Lease("other", 1), IsEmpty());
+  clock.Advance(absl::Seconds(16));
+  EXPECT_EQ(after.ExpireOverdue(), 1);
+  EXPECT_THAT(IdsOf(after.Lease("other", 1)), ElementsAre("m#0"));
+}
+
+TEST(UnitSchedulerTest, RestoreSkipsUnknownDoneAndRepeatedLeases) {
+  FakeClock clock;
+  const std::vector<UnitSpec> units = Units({"m"}, 2);
+  UnitScheduler after(&units, {"m"}, SchedulerOptions(), &clock);
+  after.MarkDone("m#0");
+  const std::vector<RestoredLease> records = {{"m#0", "L0", 1, "w"},   // committed
+                                              {"nope", "L9", 1, "w"},  // not planned
+                                              {"m#1", "", 1, "w"},     // no lease id
+                                              {"m#1", "L1", 4, "w"},
+                                              {"m#1", "L2", 5, "w"}};  // the unit is leased already
+  const std::vector<RestoredLease> restored = after.Restore(records);
+  ASSERT_EQ(restored.size(), 1u);
+  EXPECT_EQ(restored[0].lease_id, "L1");
+  EXPECT_EQ(after.CheckCommit("L1", 4, "m#1"), CommitCheck::kAccepted);
+}
+
 }  // namespace
 }  // namespace noveltygrid
