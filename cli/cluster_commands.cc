@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cli/args.h"
@@ -185,6 +186,8 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
       {"threads", "N", "threads for model calls and engines (default: number of cores)"},
       {"id", "NAME", "worker id shown in status (default: hostname-pid)"},
       {"drain-grace-ms", "N", "on SIGTERM, time to finish running units before handing them back (default 30000)"},
+      {"stall-multiple", "X",
+       "report a unit with no step for longer than X times its provider's timeout as stalled (default 3)"},
       {"reconnect-window-ms", "N",
        "keep running units while the coordinator is unreachable for up to N ms, then abandon them (default 300000)"},
       RedisFlag("shared embedding cache and loop checkpoints"),
@@ -223,6 +226,13 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
   options.concurrency = static_cast<int>(*concurrency);
   options.drain_grace = absl::Milliseconds(*grace);
   options.reconnect_window = absl::Milliseconds(*reconnect);
+  if (args->Has("stall-multiple")) {
+    double multiple = 0;
+    if (!absl::SimpleAtod(args->Get("stall-multiple"), &multiple) || !(multiple > 0)) {
+      return Fail("worker", absl::InvalidArgumentError("--stall-multiple must be a number > 0"), 2);
+    }
+    options.stall_multiple = multiple;
+  }
   options.exit_when_complete = !args->Has("keep-running");
   // Redis is optional for a worker: without it (or while it is away) work goes on uncached.
   std::unique_ptr<Store> store;

@@ -54,8 +54,12 @@ std::string CallWaitsText(const CallWaits& calls) {
   if (calls.in_flight > 0) {
     parts.push_back(absl::StrCat(calls.in_flight, " in flight (oldest ", ShortDuration(calls.oldest), ")"));
   }
-  if (parts.empty()) return "";
-  return absl::StrCat("calls: ", absl::StrJoin(parts, ", "));
+  std::string text = parts.empty() ? "" : absl::StrCat("calls: ", absl::StrJoin(parts, ", "));
+  if (calls.stalled > 0) {
+    absl::StrAppend(&text, text.empty() ? "" : " | ", calls.stalled, " unit(s) stalled",
+                    calls.stalled_unit.empty() ? "" : absl::StrCat(" (", calls.stalled_unit, ")"));
+  }
+  return text;
 }
 
 std::string ProgressLine(const std::string& label, const ProgressFigures& f, int bar_width) {

@@ -39,7 +39,8 @@ struct ProgressFigures {
 std::string ShortDuration(absl::Duration d);
 // "950", "12.3k", "1.23M", "4.56G".
 std::string FormatCount(int64_t n);
-// "calls: 3 retrying, 2 at provider limits, 5 in flight (oldest 31s)"; "" when no call waits.
+// "calls: 3 retrying, 2 at provider limits, 5 in flight (oldest 31s) | 1 unit(s) stalled (unit ...)"; ""
+// when no call waits and no unit is stalled.
 std::string CallWaitsText(const CallWaits& calls);
 
 // The progress line of `label` (no newline). `bar_width` > 0 draws a bar of that many cells first.

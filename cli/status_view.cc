@@ -8,10 +8,8 @@ namespace noveltygrid::cli {
 namespace {
 
 Json WaitsJson(const v1::CallWaits& calls) {
-  return Json{{"in_flight", calls.in_flight()},
-              {"retrying", calls.retrying()},
-              {"limited", calls.limited()},
-              {"oldest_ms", calls.oldest_ms()}};
+  return Json{{"in_flight", calls.in_flight()}, {"retrying", calls.retrying()}, {"limited", calls.limited()},
+              {"oldest_ms", calls.oldest_ms()}, {"stalled", calls.stalled()},   {"stalled_unit", calls.stalled_unit()}};
 }
 
 }  // namespace
@@ -54,6 +52,9 @@ std::string StatusText(const v1::StatusResponse& s) {
                             w.loops_in_flight(), w.capacity(), w.last_seen_ms_ago(), w.calls().in_flight(),
                             w.calls().retrying(), w.calls().limited(),
                             ShortDuration(absl::Milliseconds(w.calls().oldest_ms())), w.draining() ? " draining" : "");
+      if (w.calls().stalled() > 0) {
+        absl::StrAppendFormat(&out, "  %d unit(s) stalled: %s\n", w.calls().stalled(), w.calls().stalled_unit());
+      }
     }
   }
   return out;

@@ -44,12 +44,18 @@ struct CallWaits {
   int64_t retrying = 0;
   int64_t limited = 0;
   absl::Duration oldest = absl::ZeroDuration();
+  // Running units with no step for longer than the worker's stall threshold (LeaseLoop), and what
+  // the longest-stalled one waits on: "unit ID: no step for 6m12s, waiting on generate by MODEL (6m10s)".
+  int64_t stalled = 0;
+  std::string stalled_unit{};
 
   CallWaits& operator+=(const CallWaits& other) {
     in_flight += other.in_flight;
     retrying += other.retrying;
     limited += other.limited;
     oldest = std::max(oldest, other.oldest);
+    stalled += other.stalled;
+    if (stalled_unit.empty()) stalled_unit = other.stalled_unit;
     return *this;
   }
 };

@@ -108,10 +108,13 @@ void ToProto(const CallWaits& waits, v1::CallWaits* out) {
   out->set_retrying(waits.retrying);
   out->set_limited(waits.limited);
   out->set_oldest_ms(absl::ToInt64Milliseconds(waits.oldest));
+  out->set_stalled(waits.stalled);
+  out->set_stalled_unit(waits.stalled_unit);
 }
 
 CallWaits FromProto(const v1::CallWaits& waits) {
-  return CallWaits{waits.in_flight(), waits.retrying(), waits.limited(), absl::Milliseconds(waits.oldest_ms())};
+  return CallWaits{waits.in_flight(), waits.retrying(),    waits.limited(), absl::Milliseconds(waits.oldest_ms()),
+                   waits.stalled(),   waits.stalled_unit()};
 }
 
 void ToProto(const UnitResult& result, v1::CompleteRequest* out) {

@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/provider_config.h"
 #include "proto/limits.h"
 #include "proto/wire.h"
 
@@ -235,6 +236,7 @@ void LeaseLoop::StartUnit(const v1::Lease& lease) {
   a.token = lease.fencing_token();
   a.unit_id = lease.unit().id();
   a.steps_done = static_cast<int>(checkpoint.answers.size());
+  a.last_step = clock_->Now();
   ++running_;
   ++stats_.units_started;
   // The runner may finish the unit before it returns (a checkpoint that already ends the loop), calling
@@ -288,6 +290,8 @@ bool LeaseLoop::OnStep(const std::string& lease_id, const StepEvent& step) {
   auto it = active_.find(lease_id);
   if (it == active_.end() || it->second.lost) return false;
   ++it->second.steps_done;
+  it->second.last_step = clock_->Now();
+  it->second.stall_logged = false;
   ToProto(step.answer, &step.embedding, &outgoing_.steps[lease_id].emplace_back());
   return true;
 }
@@ -353,7 +357,12 @@ void LeaseLoop::HeartbeatLoop() {
       request.set_capacity(options_.concurrency);
       request.set_draining(draining_);
     }
-    if (options_.call_waits) ToProto(options_.call_waits(), request.mutable_calls());
+    CallWaits waits = options_.call_waits ? options_.call_waits() : CallWaits();
+    {
+      absl::MutexLock lock(&mu_);
+      CheckStalls(waits);
+    }
+    ToProto(waits, request.mutable_calls());
     v1::HeartbeatResponse response;
     absl::Status status = client_->Heartbeat(request, &response, Deadline());
     absl::MutexLock lock(&mu_);
@@ -384,6 +393,38 @@ void LeaseLoop::NoteHeartbeat(bool answered) {
     Log(absl::StrCat("coordinator ", options_.coordinator, " unreachable for ",
                      absl::FormatDuration(now - *unreachable_since_), ": abandoning ", abandoned,
                      " running unit(s) (reconnect window ", absl::FormatDuration(options_.reconnect_window), ")"));
+  }
+}
+
+void LeaseLoop::CheckStalls(CallWaits& waits) {
+  const absl::Time now = clock_->Now();
+  absl::Duration longest;
+  for (auto& [lease_id, a] : active_) {
+    if (!a.running || a.lost) continue;
+    const absl::Duration quiet = now - a.last_step;
+    const std::optional<WaitingCall> call =
+        options_.waiting_on ? options_.waiting_on(a.unit_id) : std::optional<WaitingCall>();
+    const absl::Duration timeout = call.has_value() ? call->timeout : ProviderConfig().timeout;
+    if (quiet <= timeout * options_.stall_multiple) continue;
+    std::string what = absl::StrCat("unit ", a.unit_id, ": no step for ", absl::FormatDuration(quiet));
+    if (!call.has_value()) {
+      absl::StrAppend(&what, ", no model call started");
+    } else if (call->in_flight > 0) {
+      absl::StrAppend(&what, ", waiting on ", call->call, " for ", absl::FormatDuration(now - call->since));
+    } else {
+      absl::StrAppend(&what, ", no call in flight (the latest, ", call->call, ", started ",
+                      absl::FormatDuration(now - call->since), " ago)");
+    }
+    ++waits.stalled;
+    if (quiet > longest) {
+      longest = quiet;
+      waits.stalled_unit = what;
+    }
+    if (!a.stall_logged) {
+      a.stall_logged = true;
+      Log(absl::StrCat(what, " (stall threshold ", options_.stall_multiple, " x the provider timeout ",
+                       absl::FormatDuration(timeout), ")"));
+    }
   }
 }
 

@@ -33,6 +33,7 @@
 #include "proto/coordinator_client.h"
 #include "proto/security.h"
 #include "worker/checkpoint/checkpoint_store.h"
+#include "worker/unit_events.h"
 #include "worker/unit_runner.h"
 
 namespace noveltygrid {
@@ -65,6 +66,13 @@ struct WorkerOptions {
   // Asked for every heartbeat (optional): this worker's model calls that have not ended, by what they
   // wait for, so that `status` can say why a sweep stands still.
   std::function<CallWaits()> call_waits;
+  // Asked (optional) for a unit that has made no step for long: the model call it waits on
+  // (worker/activity/unit_activity.h).
+  std::function<std::optional<WaitingCall>(const std::string& unit_id)> waiting_on;
+  // A running unit with no step for longer than this many times its call's provider timeout (the
+  // default provider timeout when nothing says) is stalled: logged once with its id and the call it
+  // waits on, and counted in heartbeats (status and progress show it). Nothing is cancelled.
+  double stall_multiple = 3;
   // At the end, how long Run() waits for units whose calls have not ended although they were handed
   // back and their calls aborted -- e.g. queued behind a provider's per-minute limit -- before it
   // returns without them (abandoned() > 0): the caller must then end the process at once
@@ -108,6 +116,8 @@ class LeaseLoop {
     bool running = true;  // false once the loop ended and the result waits for its commit
     bool lost = false;    // the coordinator took the lease back: abandon the unit
     int steps_done = 0;
+    absl::Time last_step;       // started, or its latest step
+    bool stall_logged = false;  // since its latest step
   };
   struct Outgoing {
     std::map<std::string, std::vector<v1::Step>> steps;  // by lease id, in order
@@ -127,6 +137,9 @@ class LeaseLoop {
   // After a heartbeat: notes whether the coordinator answered, and abandons the running units once it
   // has not for reconnect_window.
   void NoteHeartbeat(bool answered) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Running units with no step for longer than the stall threshold: logs the newly stalled ones and
+  // adds them to `waits`.
+  void CheckStalls(CallWaits& waits) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendLoop();
   // False when some report could not be delivered (they are queued again).
   bool SendReports(std::map<std::string, std::vector<v1::Step>> steps);

@@ -6,9 +6,11 @@
 #define NOVELTYGRID_WORKER_UNIT_EVENTS_H_
 
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "absl/functional/any_invocable.h"
+#include "absl/time/time.h"
 #include "common/embedding.h"
 #include "common/records.h"
 
@@ -35,6 +37,15 @@ using UnitDoneCallback = absl::AnyInvocable<void(UnitResult, CallStats) &&>;
 // Asked between phases that end no step: false abandons the unit with kStopCancelled. May be empty
 // (always leased).
 using LeaseCheck = std::function<bool()>;
+
+// The model call a running unit waits on (worker/activity/unit_activity.h): its latest call -- what it
+// is, when it started, its provider's per-request timeout -- and how many of its calls have not ended.
+struct WaitingCall {
+  std::string call;  // e.g. "generate by openai:gpt-4o"
+  absl::Time since;
+  absl::Duration timeout;
+  int in_flight = 0;
+};
 
 }  // namespace noveltygrid
 

@@ -20,8 +20,11 @@ absl::StatusOr<std::unique_ptr<WorkerRuntime>> WorkerRuntime::Create(const Worke
   r->providers_ = std::make_unique<ProviderHub>(ProviderHubOptions{r->pool_.get(), options.redis_url, options.env});
   r->models_ = std::make_unique<ModelRegistry>(ModelContext{r->pool_.get(), r->providers_.get(), options.builtins},
                                                r->call_log_.get());
-  r->executor_ =
-      std::make_unique<UnitExecutor>(RunnerContext{r->models_.get(), r->cache_.get(), r->equivalence_cache_.get()});
+  r->activity_ = std::make_unique<UnitActivity>();
+  r->executor_ = std::make_unique<UnitExecutor>(RunnerContext{.models = r->models_.get(),
+                                                              .embedding_cache = r->cache_.get(),
+                                                              .equivalence_cache = r->equivalence_cache_.get(),
+                                                              .activity = r->activity_.get()});
   return r;
 }
 
@@ -40,6 +43,7 @@ void WorkerRuntime::Wire(WorkerOptions& options) {
   options.credential_error = [hub] { return hub->CredentialError(); };
   options.abort_calls = [hub] { hub->AbortCalls(); };
   options.call_waits = [hub] { return hub->Waits(); };
+  options.waiting_on = [activity = activity_.get()](const std::string& unit_id) { return activity->Waiting(unit_id); };
 }
 
 absl::Status WorkerRuntime::CheckSweepModels(const SweepConfig& config) {

@@ -14,6 +14,7 @@
 #include "common/storage/store.h"
 #include "common/unit_settings.h"
 #include "proto/coordinator_client.h"
+#include "worker/activity/unit_activity.h"
 #include "worker/cache/embedding_cache.h"
 #include "worker/cache/equivalence_cache.h"
 #include "worker/checkpoint/checkpoint_store.h"
@@ -51,7 +52,8 @@ class WorkerRuntime {
   CheckpointStore* checkpoints() { return checkpoints_.get(); }  // null without a store
   // Connects a lease loop's hooks to this runtime: a provider refusing this worker's credentials
   // (ProviderHub::CredentialError) and ending the calls of handed-back units (ProviderHub::AbortCalls).
-  // ... and the heartbeats' figures of the calls waiting (ProviderHub::Waits).
+  // ... and the heartbeats' figures of the calls waiting (ProviderHub::Waits) and the call each unit
+  // waits on (UnitActivity).
   void Wire(WorkerOptions& options);
   // This worker's model calls that have not ended, by what they wait for (none for in-process models).
   CallWaits Waits() { return providers_->Waits(); }
@@ -62,6 +64,7 @@ class WorkerRuntime {
   // Declared so that destruction runs the other way: the pool joins its threads before the models
   // and stores its tasks use go away.
   std::unique_ptr<CallLog> call_log_;
+  std::unique_ptr<UnitActivity> activity_;
   std::unique_ptr<EmbeddingCache> cache_;
   std::unique_ptr<EquivalenceCache> equivalence_cache_;
   std::unique_ptr<CheckpointStore> checkpoints_;

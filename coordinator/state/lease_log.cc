@@ -38,8 +38,8 @@ std::string Value(const LeaseRecord& r) {
 std::optional<LeaseRecord> Parse(std::string unit_id, absl::string_view value) {
   std::vector<absl::string_view> parts = absl::StrSplit(value, absl::MaxSplits(' ', 2));
   LeaseRecord r;
-  if (unit_id.empty() || parts.size() != 3 || parts[0].empty() ||
-      !absl::SimpleAtoi(parts[1], &r.fencing_token) || !absl::CUnescape(parts[2], &r.worker_id)) {
+  if (unit_id.empty() || parts.size() != 3 || parts[0].empty() || !absl::SimpleAtoi(parts[1], &r.fencing_token) ||
+      !absl::CUnescape(parts[2], &r.worker_id)) {
     return std::nullopt;
   }
   r.unit_id = std::move(unit_id);
@@ -177,8 +177,7 @@ absl::Status FileLeaseLog::Reset(const std::vector<LeaseRecord>& leases) {
   return absl::OkStatus();
 }
 
-StoreLeaseLog::StoreLeaseLog(Store* store, const std::string& sweep)
-    : store_(store), key_(keys::SweepLeases(sweep)) {}
+StoreLeaseLog::StoreLeaseLog(Store* store, const std::string& sweep) : store_(store), key_(keys::SweepLeases(sweep)) {}
 
 absl::Status StoreLeaseLog::Record(const std::vector<LeaseRecord>& leases) {
   for (const LeaseRecord& r : leases) RETURN_IF_ERROR(store_->HashSet(key_, r.unit_id, Value(r)));

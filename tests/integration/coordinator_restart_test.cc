@@ -65,8 +65,8 @@ TEST_F(ClusterTest, CoordinatorKilledThreeTimesCostsNoModelCalls) {
                                           absl::StrCat("providers:\n  sim:\n    base_url: ", url, "/v1\n"));
   const int64_t units = static_cast<int64_t>(kModels.size() * temperatures.size()) * kPaperQuestions;
 
-  std::unique_ptr<Process> reference =
-      Spawn({"run", plain, "--out", Path("reference"), "--seed", kSeed, "--quiet", "--call-log", Path("reference.log")});
+  std::unique_ptr<Process> reference = Spawn(
+      {"run", plain, "--out", Path("reference"), "--seed", kSeed, "--quiet", "--call-log", Path("reference.log")});
   ASSERT_NE(reference, nullptr);
   ASSERT_EQ(reference->Wait(), 0) << reference->Output();
 

@@ -52,6 +52,11 @@ class LeaseLoopTest : public ::testing::Test {
     options.drain_grace = absl::Seconds(30);
     options.max_backoff = kMaxBackoff;
     options.reconnect_window = reconnect_window_;
+    options.stall_multiple = 2;
+    options.waiting_on = [this](const std::string& unit_id) -> std::optional<WaitingCall> {
+      if (unit_id != "u0") return std::nullopt;
+      return WaitingCall{.call = "generate by m", .since = waiting_since_, .timeout = absl::Seconds(1), .in_flight = 1};
+    };
     options.log = false;
     options.abort_calls = [this] {
       ++aborts_;
@@ -86,6 +91,7 @@ class LeaseLoopTest : public ::testing::Test {
   absl::Status run_status_;
   std::atomic<int> aborts_{0};
   absl::Duration reconnect_window_ = absl::Minutes(5);
+  absl::Time waiting_since_ = absl::UnixEpoch();
 };
 
 TEST_F(LeaseLoopTest, LeasesReportsHeartbeatsAndCommitsAUnitOnce) {
@@ -296,6 +302,32 @@ TEST_F(LeaseLoopTest, RunningUnitsGoOnWhileTheCoordinatorIsAwayUntilTheReconnect
   ASSERT_TRUE(Join().ok()) << run_status_;
   EXPECT_THAT(client_->log().completes, IsEmpty());
   EXPECT_THAT(coordinator_->committed(), IsEmpty());
+}
+
+// A unit with no step for longer than stall_multiple (2) x its call's timeout (1 s) is reported in
+// heartbeats with the call it waits on; a step ends that.
+TEST_F(LeaseLoopTest, AUnitWithoutStepsForLongIsReportedStalledWithItsCall) {
+  Start(/*units=*/1, /*concurrency=*/1);
+  runner_.AwaitStarted(1);
+  waiting_since_ = clock_.Now();
+  Beat();  // 2 s without a step: not beyond the threshold
+  EXPECT_EQ(client_->log().heartbeats.back().request.calls().stalled(), 0);
+  Beat();  // 4 s
+  v1::CallWaits calls = client_->log().heartbeats.back().request.calls();
+  EXPECT_EQ(calls.stalled(), 1);
+  EXPECT_THAT(calls.stalled_unit(), HasSubstr("unit u0: no step for 4s, waiting on generate by m for 4s"));
+  // The coordinator's status carries it to `status` and the progress line.
+  v1::StatusResponse status;
+  ASSERT_TRUE(coordinator_->core().Status(kToken, v1::StatusRequest(), &status).ok());
+  EXPECT_EQ(status.calls().stalled(), 1);
+  EXPECT_THAT(status.calls().stalled_unit(), HasSubstr("waiting on generate by m"));
+  EXPECT_TRUE(runner_.Step(0));
+  Beat();
+  EXPECT_EQ(client_->log().heartbeats.back().request.calls().stalled(), 0);
+  runner_.Finish(0, kStopIncoherent);
+  client_->AwaitUntil([](const CallLog& log) { return log.completes.size() == 1; });
+  loop_->Drain();
+  ASSERT_TRUE(Join().ok()) << run_status_;
 }
 
 TEST_F(LeaseLoopTest, ARefusedTokenEndsRunWithAnError) {

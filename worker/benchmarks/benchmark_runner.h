@@ -20,6 +20,8 @@
 
 namespace noveltygrid {
 
+class UnitActivity;
+
 // What runners build their units' models from, and the caches they share (not owned; the caches may
 // be null).
 struct RunnerContext {
@@ -27,6 +29,7 @@ struct RunnerContext {
   EmbeddingCache* embedding_cache = nullptr;
   EquivalenceCache* equivalence_cache = nullptr;
   const Clock* clock = SystemClockInstance();  // per-unit time caps
+  UnitActivity* activity = nullptr;            // optional: every unit's model calls are noted there
 };
 
 // Start() (worker/unit_runner.h) runs a unit of this benchmark with the settings its lease carries.

@@ -58,7 +58,8 @@ TEST_P(LeaseLogTest, ARestartedCoordinatorReadsTheLatestLeaseOfEachUnit) {
   ASSERT_TRUE(log->Record({{"u1", "L1", 1, "worker a"}, {"u2", "L2", 1, "b"}}).ok());
   ASSERT_TRUE(log->Record({{"u1", "L3", 2, "line\nbreak\tworker"}}).ok());
   ASSERT_TRUE(log->Record({}).ok());
-  EXPECT_THAT(LoadAgain(), ElementsAre(LeaseRecord{"u1", "L3", 2, "line\nbreak\tworker"}, LeaseRecord{"u2", "L2", 1, "b"}));
+  EXPECT_THAT(LoadAgain(),
+              ElementsAre(LeaseRecord{"u1", "L3", 2, "line\nbreak\tworker"}, LeaseRecord{"u2", "L2", 1, "b"}));
 }
 
 TEST_P(LeaseLogTest, AnOlderLeaseRecordedLaterDoesNotWin) {

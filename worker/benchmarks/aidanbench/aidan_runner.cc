@@ -9,6 +9,7 @@
 #include "common/settings_proto.h"
 #include "common/unit_settings.h"
 #include "proto/wire.h"
+#include "worker/activity/unit_activity.h"
 
 namespace noveltygrid {
 
@@ -39,6 +40,14 @@ absl::Status AidanRunner::Start(const v1::Lease& lease, UnitCheckpoint checkpoin
     status = m.status();
   }
   if (!status.ok()) return status;
+  // Which call the unit waits on, for the worker's stall check; kept until the unit is done.
+  std::shared_ptr<TrackedModels> tracked;
+  if (context_.activity != nullptr) {
+    tracked = std::make_shared<TrackedModels>(context_.activity, lease.unit().id());
+    models.generator = tracked->Chat(models.generator, "generate", endpoint(generator));
+    models.judge = tracked->Chat(models.judge, "judge", endpoint(settings.judge()));
+    models.embedder = tracked->Embedding(models.embedder, "embed", endpoint(settings.embedder()));
+  }
   auto templates = std::make_shared<const PromptTemplates>(FromProto(settings.templates()));
   AidanEngineOptions options;
   options.preset = *std::move(preset);
@@ -51,10 +60,10 @@ absl::Status AidanRunner::Start(const v1::Lease& lease, UnitCheckpoint checkpoin
   options.llm_novelty = settings.llm_novelty();
   options.seed = RepeatSeed(settings.seed(), lease.unit().repeat());
   // The loop points into the templates; keep them alive until it is done.
-  RunAidanLoop(options, models, FromProto(lease.unit()), std::move(checkpoint), std::move(on_step),
-               [keep = std::move(templates), done = std::move(done)](UnitResult result, CallStats calls) mutable {
-                 std::move(done)(std::move(result), std::move(calls));
-               });
+  RunAidanLoop(
+      options, models, FromProto(lease.unit()), std::move(checkpoint), std::move(on_step),
+      [keep = std::move(templates), tracked = std::move(tracked), done = std::move(done)](
+          UnitResult result, CallStats calls) mutable { std::move(done)(std::move(result), std::move(calls)); });
   return absl::OkStatus();
 }
 

@@ -5,6 +5,7 @@
 
 #include "common/hashing.h"
 #include "proto/wire.h"
+#include "worker/activity/unit_activity.h"
 
 namespace noveltygrid {
 
@@ -41,6 +42,19 @@ absl::Status NoveltyRunner::Start(const v1::Lease& lease, UnitCheckpoint checkpo
   std::shared_ptr<const NoveltySettings> settings = std::move(unit_settings);
   absl::StatusOr<NoveltyModels> models = ModelsFor(*settings, lease.unit().model());
   if (!models.ok()) return models.status();
+  // Which call the unit waits on, for the worker's stall check (the pair classifier and the reward
+  // model are not tracked: their calls show as the latest chat or embedding call); kept until done.
+  std::shared_ptr<TrackedModels> tracked;
+  if (context_.activity != nullptr) {
+    tracked = std::make_shared<TrackedModels>(context_.activity, lease.unit().id());
+    const std::map<std::string, ModelEndpoint> endpoints = EndpointsByName(settings->endpoints());
+    const ModelEndpoint* partition = FindEndpoint(endpoints, settings->partition_model());
+    const ModelEndpoint* quality = FindEndpoint(endpoints, settings->quality_model());
+    models->generator = tracked->Chat(models->generator, "generate", FindEndpoint(endpoints, lease.unit().model()));
+    models->embedder = tracked->Embedding(models->embedder, "partition", partition);
+    models->equivalence_judge = tracked->Chat(models->equivalence_judge, "partition", partition);
+    models->quality_judge = tracked->Chat(models->quality_judge, "quality", quality);
+  }
   // Generations are steps without an embedding.
   auto observer = [on_step = std::move(on_step)](const StepRecord& sample, const CallStats& calls) {
     static const Embedding kNone;
@@ -50,9 +64,8 @@ absl::Status NoveltyRunner::Start(const v1::Lease& lease, UnitCheckpoint checkpo
   const NoveltySettings* raw = settings.get();
   RunNoveltyUnit(
       *raw, *models, FromProto(lease.unit()), std::move(checkpoint.answers), std::move(observer),
-      [keep = std::move(settings), done = std::move(done)](UnitResult result, CallStats calls) mutable {
-        std::move(done)(std::move(result), std::move(calls));
-      },
+      [keep = std::move(settings), tracked = std::move(tracked), done = std::move(done)](
+          UnitResult result, CallStats calls) mutable { std::move(done)(std::move(result), std::move(calls)); },
       std::move(still_leased));
   return absl::OkStatus();
 }
