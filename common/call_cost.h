@@ -44,8 +44,9 @@ struct CallWaits {
   int64_t retrying = 0;
   int64_t limited = 0;
   absl::Duration oldest = absl::ZeroDuration();
-  // Running units with no step for longer than the worker's stall threshold (LeaseLoop), and what
-  // the longest-stalled one waits on: "unit ID: no step for 6m12s, waiting on generate by MODEL (6m10s)".
+  // Running units with no step or new call for longer than the worker's stall threshold (LeaseLoop),
+  // and what one of them waits on (a worker's longest-stalled; summed over workers: the first's): "unit ID: no step for
+  // 6m12s, waiting on generate by MODEL (6m10s)".
   int64_t stalled = 0;
   std::string stalled_unit{};
 

@@ -375,59 +375,6 @@ void LeaseLoop::HeartbeatLoop() {
   }
 }
 
-void LeaseLoop::NoteHeartbeat(bool answered) {
-  if (answered) {
-    unreachable_since_.reset();
-    return;
-  }
-  const absl::Time now = clock_->Now();
-  if (!unreachable_since_.has_value()) unreachable_since_ = now;
-  if (now - *unreachable_since_ < options_.reconnect_window) return;
-  int abandoned = 0;
-  for (auto& [lease_id, a] : active_) {
-    if (!a.running || a.lost) continue;
-    a.lost = true;  // the loop stops at its next step; its lease expires on the coordinator
-    ++abandoned;
-  }
-  if (abandoned > 0) {
-    Log(absl::StrCat("coordinator ", options_.coordinator, " unreachable for ",
-                     absl::FormatDuration(now - *unreachable_since_), ": abandoning ", abandoned,
-                     " running unit(s) (reconnect window ", absl::FormatDuration(options_.reconnect_window), ")"));
-  }
-}
-
-void LeaseLoop::CheckStalls(CallWaits& waits) {
-  const absl::Time now = clock_->Now();
-  absl::Duration longest;
-  for (auto& [lease_id, a] : active_) {
-    if (!a.running || a.lost) continue;
-    const absl::Duration quiet = now - a.last_step;
-    const std::optional<WaitingCall> call =
-        options_.waiting_on ? options_.waiting_on(a.unit_id) : std::optional<WaitingCall>();
-    const absl::Duration timeout = call.has_value() ? call->timeout : ProviderConfig().timeout;
-    if (quiet <= timeout * options_.stall_multiple) continue;
-    std::string what = absl::StrCat("unit ", a.unit_id, ": no step for ", absl::FormatDuration(quiet));
-    if (!call.has_value()) {
-      absl::StrAppend(&what, ", no model call started");
-    } else if (call->in_flight > 0) {
-      absl::StrAppend(&what, ", waiting on ", call->call, " for ", absl::FormatDuration(now - call->since));
-    } else {
-      absl::StrAppend(&what, ", no call in flight (the latest, ", call->call, ", started ",
-                      absl::FormatDuration(now - call->since), " ago)");
-    }
-    ++waits.stalled;
-    if (quiet > longest) {
-      longest = quiet;
-      waits.stalled_unit = what;
-    }
-    if (!a.stall_logged) {
-      a.stall_logged = true;
-      Log(absl::StrCat(what, " (stall threshold ", options_.stall_multiple, " x the provider timeout ",
-                       absl::FormatDuration(timeout), ")"));
-    }
-  }
-}
-
 void LeaseLoop::SendLoop() {
   int report_failures = 0;
   while (true) {

@@ -66,12 +66,12 @@ struct WorkerOptions {
   // Asked for every heartbeat (optional): this worker's model calls that have not ended, by what they
   // wait for, so that `status` can say why a sweep stands still.
   std::function<CallWaits()> call_waits;
-  // Asked (optional) for a unit that has made no step for long: the model call it waits on
-  // (worker/activity/unit_activity.h).
-  std::function<std::optional<WaitingCall>(const std::string& unit_id)> waiting_on;
-  // A running unit with no step for longer than this many times its call's provider timeout (the
-  // default provider timeout when nothing says) is stalled: logged once with its id and the call it
-  // waits on, and counted in heartbeats (status and progress show it). Nothing is cancelled.
+  // Asked (optional) for a unit, by its lease id, that has made no step for long: the model call it
+  // waits on (worker/activity/unit_activity.h).
+  std::function<std::optional<WaitingCall>(const std::string& lease_id)> waiting_on;
+  // A running unit with neither a step nor a new model call for longer than this many times its call's
+  // provider timeout (the default provider timeout when nothing says) is stalled: logged once with its id and the call
+  // it waits on, and counted in heartbeats (status and progress show it). Nothing is cancelled.
   double stall_multiple = 3;
   // At the end, how long Run() waits for units whose calls have not ended although they were handed
   // back and their calls aborted -- e.g. queued behind a provider's per-minute limit -- before it
@@ -169,9 +169,9 @@ class LeaseLoop {
   bool draining_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;  // threads exit
   absl::Duration heartbeat_interval_ ABSL_GUARDED_BY(mu_) = absl::Seconds(2);
-  bool beat_now_ ABSL_GUARDED_BY(mu_) = false;
-  std::optional<absl::Time> unreachable_since_ ABSL_GUARDED_BY(
-      mu_);  // heartbeats failing since then               // send a heartbeat without waiting for the interval
+  bool beat_now_ ABSL_GUARDED_BY(mu_) = false;  // send a heartbeat without waiting for the interval
+  // Heartbeats failing since then.
+  std::optional<absl::Time> unreachable_since_ ABSL_GUARDED_BY(mu_);
   bool lease_pause_ ABSL_GUARDED_BY(mu_) = false;            // a unit could not start: lease less eagerly
   std::set<std::string> start_errors_ ABSL_GUARDED_BY(mu_);  // logged once each
   Outgoing outgoing_ ABSL_GUARDED_BY(mu_);

@@ -43,7 +43,9 @@ void WorkerRuntime::Wire(WorkerOptions& options) {
   options.credential_error = [hub] { return hub->CredentialError(); };
   options.abort_calls = [hub] { hub->AbortCalls(); };
   options.call_waits = [hub] { return hub->Waits(); };
-  options.waiting_on = [activity = activity_.get()](const std::string& unit_id) { return activity->Waiting(unit_id); };
+  options.waiting_on = [activity = activity_.get()](const std::string& lease_id) {
+    return activity->Waiting(lease_id);
+  };
 }
 
 absl::Status WorkerRuntime::CheckSweepModels(const SweepConfig& config) {

@@ -1,6 +1,7 @@
 #include "coordinator/state/lease_log.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -80,7 +81,10 @@ absl::Status CutTornLine(const std::string& path, int fd) {
   while (end > 0) {
     const off_t start = std::max<off_t>(0, end - static_cast<off_t>(sizeof(block)));
     const ssize_t n = ::pread(reader, block, static_cast<size_t>(end - start), start);
-    if (n != end - start) break;  // unreadable: leave the file as it is; Load reports the error
+    if (n != end - start) {  // unreadable: leave the file as it is; Load reports the error
+      end = st.st_size;
+      break;
+    }
     const void* newline = ::memrchr(block, '\n', static_cast<size_t>(n));
     if (newline != nullptr) {
       end = start + (static_cast<const char*>(newline) - block) + 1;
@@ -115,19 +119,39 @@ absl::StatusOr<std::unique_ptr<FileLeaseLog>> FileLeaseLog::Open(const std::stri
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return absl::InternalError(absl::StrCat("cannot create ", dir, ": ", ec.message()));
+  // One coordinator per folder: a second one would replace the first one's log under it.
+  const std::string lock_path = absl::StrCat(dir, "/coordinator.lock");
+  const int lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock < 0) return absl::InternalError(absl::StrCat("cannot open ", lock_path, ": ", std::strerror(errno)));
+  if (::flock(lock, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    ::close(lock);
+    if (error == EWOULDBLOCK) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("another coordinator is running on ", out_dir, " (", lock_path, " is held); stop it first"));
+    }
+    return absl::InternalError(absl::StrCat("cannot lock ", lock_path, ": ", std::strerror(error)));
+  }
   const std::string path = absl::StrCat(dir, "/", kLeaseLogName);
-  ASSIGN_OR_RETURN(const int fd, OpenForAppend(path));
+  absl::StatusOr<int> opened = OpenForAppend(path);
+  if (!opened.ok()) {
+    ::close(lock);
+    return opened.status();
+  }
+  const int fd = *opened;
   // A torn last line (a crash mid-write) is cut off, so that the next record starts a line of its own.
   if (absl::Status cut = CutTornLine(path, fd); !cut.ok()) {
     ::close(fd);
+    ::close(lock);
     return cut;
   }
-  return std::unique_ptr<FileLeaseLog>(new FileLeaseLog(path, fd));
+  return std::unique_ptr<FileLeaseLog>(new FileLeaseLog(path, fd, lock));
 }
 
 FileLeaseLog::~FileLeaseLog() {
   absl::MutexLock lock(&mu_);
   ::close(fd_);
+  ::close(lock_fd_);  // releases the folder
 }
 
 absl::Status FileLeaseLog::Record(const std::vector<LeaseRecord>& leases) {

@@ -7,8 +7,10 @@
 //
 // A record is written before the lease is handed out; records are not removed when a lease ends (the
 // next lease of the unit replaces its record, the unit's commit makes it moot), so a log holds at most
-// one record per unit that was ever leased. Load compacts it to what the caller still needs, and the
-// finished sweep clears it.
+// one record per unit that was ever leased. Reset (the coordinator's start-up) compacts it to the leases
+// restored, and the finished sweep clears it. Fencing after a restart rests on lease ids (salted per
+// coordinator run) as much as on tokens: a unit whose record was lost starts again at token 1, but
+// under a lease id no earlier holder has.
 //
 // Not fsync'ed: a record survives the coordinator's process dying (the case this is for), not the
 // machine losing power. A lost record only costs calls -- the unit is leased again, and its first
@@ -50,7 +52,9 @@ class LeaseLog {
 };
 
 // The file DIR/.noveltygrid/leases.log: one text line per record, appended; a torn last line (a crash
-// mid-write) is ignored. Thread-safe.
+// mid-write) is ignored. Open() takes an exclusive lock on the folder (DIR/.noveltygrid/coordinator.lock,
+// released with the log or the process): a second coordinator on the same folder fails with
+// FailedPrecondition instead of replacing the running one's log. Thread-safe.
 class FileLeaseLog : public LeaseLog {
  public:
   static absl::StatusOr<std::unique_ptr<FileLeaseLog>> Open(const std::string& out_dir);
@@ -61,9 +65,10 @@ class FileLeaseLog : public LeaseLog {
   absl::Status Reset(const std::vector<LeaseRecord>& leases) override;
 
  private:
-  FileLeaseLog(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  FileLeaseLog(std::string path, int fd, int lock_fd) : path_(std::move(path)), lock_fd_(lock_fd), fd_(fd) {}
 
   const std::string path_;
+  const int lock_fd_;  // DIR/.noveltygrid/coordinator.lock, flock'ed while the log is open
   absl::Mutex mu_;
   int fd_ ABSL_GUARDED_BY(mu_);  // O_APPEND
 };

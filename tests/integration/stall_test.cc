@@ -32,7 +32,8 @@ TEST_F(ClusterTest, AUnitWaitingOnAStuckCallIsReportedWithTheCall) {
   ASSERT_NE(worker, nullptr);
 
   absl::StatusOr<std::string> logged = worker->WaitForLine(Process::Stream::kStderr, [](const std::string& line) {
-    return absl::StrContains(line, ": no step for ") && absl::StrContains(line, "waiting on generate by sim:explorer");
+    return absl::StrContains(line, ": no step or new call for ") &&
+           absl::StrContains(line, "waiting on generate by sim:explorer");
   });
   ASSERT_TRUE(logged.ok()) << logged.status() << "\n" << worker->Output();
   EXPECT_TRUE(absl::StrContains(*logged, "noveltygrid worker: unit ")) << *logged;

@@ -53,8 +53,7 @@ class LeaseLoopTest : public ::testing::Test {
     options.max_backoff = kMaxBackoff;
     options.reconnect_window = reconnect_window_;
     options.stall_multiple = 2;
-    options.waiting_on = [this](const std::string& unit_id) -> std::optional<WaitingCall> {
-      if (unit_id != "u0") return std::nullopt;
+    options.waiting_on = [this](const std::string& /*lease_id*/) -> std::optional<WaitingCall> {
       return WaitingCall{.call = "generate by m", .since = waiting_since_, .timeout = absl::Seconds(1), .in_flight = 1};
     };
     options.log = false;
@@ -315,7 +314,7 @@ TEST_F(LeaseLoopTest, AUnitWithoutStepsForLongIsReportedStalledWithItsCall) {
   Beat();  // 4 s
   v1::CallWaits calls = client_->log().heartbeats.back().request.calls();
   EXPECT_EQ(calls.stalled(), 1);
-  EXPECT_THAT(calls.stalled_unit(), HasSubstr("unit u0: no step for 4s, waiting on generate by m for 4s"));
+  EXPECT_THAT(calls.stalled_unit(), HasSubstr("unit u0: no step or new call for 4s, waiting on generate by m for 4s"));
   // The coordinator's status carries it to `status` and the progress line.
   v1::StatusResponse status;
   ASSERT_TRUE(coordinator_->core().Status(kToken, v1::StatusRequest(), &status).ok());

@@ -3,6 +3,9 @@
 // silently. Runners wrap a unit's models in TrackedModels, which notes every call on the board as it
 // starts and ends; the board forgets the unit when its TrackedModels go (the unit ended).
 //
+// Units are named by their lease id (`unit_id` below): a unit whose lost run is still winding down and
+// its new run on the same worker are two entries.
+//
 // Thread-safe. Calls are noted, not timed out: ending a call stays the provider channel's job (its
 // timeout and retries).
 #ifndef NOVELTYGRID_WORKER_ACTIVITY_UNIT_ACTIVITY_H_

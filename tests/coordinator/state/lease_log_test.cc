@@ -33,8 +33,12 @@ class LeaseLogTest : public ::testing::TestWithParam<Kind> {
     EXPECT_TRUE(log.ok()) << log.status();
     return log.ok() ? std::move(*log) : nullptr;
   }
-  std::vector<LeaseRecord> LoadAgain() {
-    absl::StatusOr<std::vector<LeaseRecord>> records = OpenLog()->Load();
+  // `log` closed (the coordinator died: a file log's folder lock goes with it) and opened again.
+  std::vector<LeaseRecord> LoadAgain(std::unique_ptr<LeaseLog>& log) {
+    log.reset();
+    log = OpenLog();
+    if (log == nullptr) return {};
+    absl::StatusOr<std::vector<LeaseRecord>> records = log->Load();
     EXPECT_TRUE(records.ok()) << records.status();
     return records.ok() ? *records : std::vector<LeaseRecord>{};
   }
@@ -58,7 +62,7 @@ TEST_P(LeaseLogTest, ARestartedCoordinatorReadsTheLatestLeaseOfEachUnit) {
   ASSERT_TRUE(log->Record({{"u1", "L1", 1, "worker a"}, {"u2", "L2", 1, "b"}}).ok());
   ASSERT_TRUE(log->Record({{"u1", "L3", 2, "line\nbreak\tworker"}}).ok());
   ASSERT_TRUE(log->Record({}).ok());
-  EXPECT_THAT(LoadAgain(),
+  EXPECT_THAT(LoadAgain(log),
               ElementsAre(LeaseRecord{"u1", "L3", 2, "line\nbreak\tworker"}, LeaseRecord{"u2", "L2", 1, "b"}));
 }
 
@@ -68,16 +72,17 @@ TEST_P(LeaseLogTest, AnOlderLeaseRecordedLaterDoesNotWin) {
   ASSERT_TRUE(log->Record({{"u1", "L1", 1, "a"}}).ok());
   if (GetParam() == Kind::kStore) {
     // A hash holds one value per unit: the last one written.
-    EXPECT_THAT(LoadAgain(), ElementsAre(LeaseRecord{"u1", "L1", 1, "a"}));
+    EXPECT_THAT(LoadAgain(log), ElementsAre(LeaseRecord{"u1", "L1", 1, "a"}));
   } else {
-    EXPECT_THAT(LoadAgain(), ElementsAre(LeaseRecord{"u1", "L2", 2, "b"}));
+    EXPECT_THAT(LoadAgain(log), ElementsAre(LeaseRecord{"u1", "L2", 2, "b"}));
   }
 }
 
 TEST_P(LeaseLogTest, GarbledRecordsAreSkipped) {
-  ASSERT_TRUE(OpenLog()->Record({{"u1", "L1", 1, "a"}}).ok());
+  std::unique_ptr<LeaseLog> log = OpenLog();
+  ASSERT_TRUE(log->Record({{"u1", "L1", 1, "a"}}).ok());
   ASSERT_NO_FATAL_FAILURE(AddGarbage());
-  EXPECT_THAT(LoadAgain(), ElementsAre(LeaseRecord{"u1", "L1", 1, "a"}));
+  EXPECT_THAT(LoadAgain(log), ElementsAre(LeaseRecord{"u1", "L1", 1, "a"}));
 }
 
 TEST_P(LeaseLogTest, ResetKeepsOnlyWhatItIsGivenAndRecordsGoOnAfterIt) {
@@ -85,15 +90,26 @@ TEST_P(LeaseLogTest, ResetKeepsOnlyWhatItIsGivenAndRecordsGoOnAfterIt) {
   ASSERT_TRUE(log->Record({{"u1", "L1", 1, "a"}, {"u2", "L2", 1, "a"}}).ok());
   ASSERT_TRUE(log->Reset({{"u2", "L2", 1, "a"}}).ok());
   ASSERT_TRUE(log->Record({{"u3", "L3", 1, "b"}}).ok());
-  EXPECT_THAT(LoadAgain(), ElementsAre(LeaseRecord{"u2", "L2", 1, "a"}, LeaseRecord{"u3", "L3", 1, "b"}));
+  EXPECT_THAT(LoadAgain(log), ElementsAre(LeaseRecord{"u2", "L2", 1, "a"}, LeaseRecord{"u3", "L3", 1, "b"}));
   ASSERT_TRUE(log->Reset({}).ok());
-  EXPECT_THAT(LoadAgain(), IsEmpty());
+  EXPECT_THAT(LoadAgain(log), IsEmpty());
 }
 
 INSTANTIATE_TEST_SUITE_P(Both, LeaseLogTest, ::testing::Values(Kind::kFile, Kind::kStore),
                          [](const ::testing::TestParamInfo<Kind>& info) {
                            return info.param == Kind::kFile ? "File" : "Store";
                          });
+
+TEST(FileLeaseLogTest, ASecondCoordinatorOnTheFolderIsRefusedWhileTheFirstRuns) {
+  testing_files::TempDir dir;
+  absl::StatusOr<std::unique_ptr<FileLeaseLog>> first = FileLeaseLog::Open(dir.path().string());
+  ASSERT_TRUE(first.ok()) << first.status();
+  absl::StatusOr<std::unique_ptr<FileLeaseLog>> second = FileLeaseLog::Open(dir.path().string());
+  ASSERT_TRUE(absl::IsFailedPrecondition(second.status())) << second.status();
+  EXPECT_THAT(second.status().message(), ::testing::HasSubstr("another coordinator is running on"));
+  first->reset();
+  EXPECT_TRUE(FileLeaseLog::Open(dir.path().string()).ok()) << "the lock goes with the first log";
+}
 
 TEST(FileLeaseLogTest, ATornLastLineIsIgnoredAndTheNextRecordStartsALineOfItsOwn) {
   testing_files::TempDir dir;

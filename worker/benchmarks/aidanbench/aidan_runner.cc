@@ -43,7 +43,7 @@ absl::Status AidanRunner::Start(const v1::Lease& lease, UnitCheckpoint checkpoin
   // Which call the unit waits on, for the worker's stall check; kept until the unit is done.
   std::shared_ptr<TrackedModels> tracked;
   if (context_.activity != nullptr) {
-    tracked = std::make_shared<TrackedModels>(context_.activity, lease.unit().id());
+    tracked = std::make_shared<TrackedModels>(context_.activity, lease.lease_id());
     models.generator = tracked->Chat(models.generator, "generate", endpoint(generator));
     models.judge = tracked->Chat(models.judge, "judge", endpoint(settings.judge()));
     models.embedder = tracked->Embedding(models.embedder, "embed", endpoint(settings.embedder()));

@@ -46,7 +46,7 @@ absl::Status NoveltyRunner::Start(const v1::Lease& lease, UnitCheckpoint checkpo
   // model are not tracked: their calls show as the latest chat or embedding call); kept until done.
   std::shared_ptr<TrackedModels> tracked;
   if (context_.activity != nullptr) {
-    tracked = std::make_shared<TrackedModels>(context_.activity, lease.unit().id());
+    tracked = std::make_shared<TrackedModels>(context_.activity, lease.lease_id());
     const std::map<std::string, ModelEndpoint> endpoints = EndpointsByName(settings->endpoints());
     const ModelEndpoint* partition = FindEndpoint(endpoints, settings->partition_model());
     const ModelEndpoint* quality = FindEndpoint(endpoints, settings->quality_model());
