@@ -78,20 +78,28 @@ void ReadMessages(std::string_view data, const std::string& label, Http2Traffic*
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<CaptureProxy>> CaptureProxy::Start(int upstream_port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+absl::StatusOr<std::unique_ptr<CaptureProxy>> CaptureProxy::Start(int upstream_port, const std::string& listen_host,
+                                                                  bool record) {
   sockaddr_in addr = Loopback(0);
+  if (::inet_pton(AF_INET, listen_host.c_str(), &addr.sin_addr) != 1) {
+    return absl::InvalidArgumentError(absl::StrCat("not an IPv4 address: ", listen_host));
+  }
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   socklen_t len = sizeof(addr);
   if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 || ::listen(fd, 64) != 0 ||
       ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
     if (fd >= 0) ::close(fd);
-    return absl::UnavailableError(absl::StrCat("cannot listen on a loopback port: errno ", errno));
+    return absl::UnavailableError(absl::StrCat("cannot listen on ", listen_host, ": errno ", errno));
   }
-  return std::unique_ptr<CaptureProxy>(new CaptureProxy(fd, ntohs(addr.sin_port), upstream_port));
+  return std::unique_ptr<CaptureProxy>(new CaptureProxy(fd, listen_host, ntohs(addr.sin_port), upstream_port, record));
 }
 
-CaptureProxy::CaptureProxy(int listen_fd, int port, int upstream_port)
-    : listen_fd_(listen_fd), port_(port), upstream_port_(upstream_port) {
+CaptureProxy::CaptureProxy(int listen_fd, std::string listen_host, int port, int upstream_port, bool record)
+    : listen_fd_(listen_fd),
+      listen_host_(std::move(listen_host)),
+      port_(port),
+      upstream_port_(upstream_port),
+      record_(record) {
   acceptor_ = std::thread([this] { AcceptLoop(); });
 }
 
@@ -155,7 +163,7 @@ void CaptureProxy::Pump(int from, int to, std::string* record) {
     const ssize_t n = ::read(from, buffer, sizeof(buffer));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
-    {
+    if (record_) {
       absl::MutexLock lock(&mu_);
       record->append(buffer, static_cast<size_t>(n));
     }

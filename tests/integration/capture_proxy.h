@@ -36,14 +36,20 @@ struct Http2Traffic {
 
 class CaptureProxy {
  public:
-  // Listens on 127.0.0.1 (a free port) and forwards to `upstream_port` on 127.0.0.1.
-  static absl::StatusOr<std::unique_ptr<CaptureProxy>> Start(int upstream_port);
+  // Listens on `listen_host` (an IPv4 address; a free port) and forwards each connection to
+  // `upstream_port` on 127.0.0.1; a connection the upstream refuses is closed at once. Without `record`
+  // it only forwards (Raw() and Http2Split() then see nothing): the chaos test lets a worker in a
+  // network namespace reach the loopback-only Redis through it.
+  static absl::StatusOr<std::unique_ptr<CaptureProxy>> Start(int upstream_port,
+                                                             const std::string& listen_host = "127.0.0.1",
+                                                             bool record = true);
   ~CaptureProxy();
   CaptureProxy(const CaptureProxy&) = delete;
   CaptureProxy& operator=(const CaptureProxy&) = delete;
 
-  // "127.0.0.1:PORT", for clients.
-  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+  // "HOST:PORT", for clients.
+  std::string address() const { return listen_host_ + ":" + std::to_string(port_); }
+  int port() const { return port_; }
 
   // Every byte recorded so far, both directions of every connection, concatenated.
   std::string Raw() const;
@@ -60,15 +66,17 @@ class CaptureProxy {
     std::thread to_client;
   };
 
-  CaptureProxy(int listen_fd, int port, int upstream_port);
+  CaptureProxy(int listen_fd, std::string listen_host, int port, int upstream_port, bool record);
   void AcceptLoop();
   // Copies `from` to `to` until `from` ends, appending what it reads to `*record`.
   void Pump(int from, int to, std::string* record);
 
   // Constant after construction.
   const int listen_fd_;
+  const std::string listen_host_;
   const int port_;
   const int upstream_port_;
+  const bool record_;
 
   mutable absl::Mutex mu_;
   // Connection records are appended to by their pumps; the list grows by the accept thread only.
