@@ -310,7 +310,7 @@ class ChaosTest : public ClusterTest {
   const std::string redis_password_ = Secret("redis");
   std::unique_ptr<NetNamespace> net_;  // null where namespaces cannot be made
   std::unique_ptr<testing_redis::RedisServer> redis_;
-  std::unique_ptr<CaptureProxy> forwarder_;          // RootIp -> Redis, with net_
+  std::unique_ptr<CaptureProxy> forwarder_;        // RootIp -> Redis, with net_
   std::vector<std::unique_ptr<Process>> servers_;  // serve-sim, and the namespace's
   std::string serve_sim_port_;
   std::string plain_;
