@@ -45,7 +45,7 @@ class LeaseLogTest : public ::testing::TestWithParam<Kind> {
   // Adds bytes no version writes where the records are.
   void AddGarbage() {
     if (GetParam() == Kind::kStore) {
-      ASSERT_TRUE(store_.HashSet(keys::SweepLeases("sweep"), "u-garbage", std::string("\x00\xff junk", 9)).ok());
+      ASSERT_TRUE(store_.HashSet(keys::SweepLeases("sweep"), "u-garbage", std::string("\x00\xff junk", 7)).ok());
       ASSERT_TRUE(store_.HashSet(keys::SweepLeases("sweep"), "u-token", "L7 notanumber w").ok());
     } else {
       std::ofstream out(StateDir(dir_.path().string()) + "/leases.log", std::ios::app | std::ios::binary);
