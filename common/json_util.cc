@@ -5,10 +5,12 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
@@ -124,6 +126,11 @@ absl::StatusOr<Json> ParseJson(std::string_view text) {
   if (NestsDeeperThan(text, kMaxJsonDepth)) {
     return absl::OutOfRangeError(
         absl::StrCat("JSON nested deeper than ", kMaxJsonDepth, " levels of objects and arrays is refused"));
+  }
+  // nlohmann takes a NUL byte for the end of the text ("{}\0garbage" would parse as {}); no JSON text
+  // holds one, not even in a string (control characters are escaped there).
+  if (const size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    return absl::InvalidArgumentError(absl::StrCat("not valid JSON: a NUL byte at offset ", nul));
   }
   try {
     return Json::parse(text);
@@ -275,6 +282,35 @@ absl::Status AtomicFileWriter::Commit() {
 std::string StringAt(const Json& object, const char* key) {
   auto it = object.find(key);
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::optional<int> JsonToInt(const Json& value) {
+  constexpr int64_t kMin = std::numeric_limits<int>::min();
+  constexpr int64_t kMax = std::numeric_limits<int>::max();
+  if (value.is_number_unsigned()) {
+    const uint64_t n = value.get<uint64_t>();
+    return n <= static_cast<uint64_t>(kMax) ? std::optional<int>(static_cast<int>(n)) : std::nullopt;
+  }
+  if (value.is_number_integer()) {
+    const int64_t n = value.get<int64_t>();
+    return n >= kMin && n <= kMax ? std::optional<int>(static_cast<int>(n)) : std::nullopt;
+  }
+  if (value.is_number_float()) {
+    const double d = value.get<double>();
+    if (!(d >= static_cast<double>(kMin) && d <= static_cast<double>(kMax)) || d != std::floor(d)) return std::nullopt;
+    return static_cast<int>(d);
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<int> IntField(const Json& object, const char* key, int fallback) {
+  auto it = object.find(key);
+  if (it == object.end()) return fallback;
+  std::optional<int> n = JsonToInt(*it);
+  if (!n.has_value()) {
+    return absl::InvalidArgumentError(absl::StrCat("\"", key, "\" is ", DumpJson(*it), ", not an integer"));
+  }
+  return *n;
 }
 
 }  // namespace noveltygrid

@@ -3,6 +3,7 @@
 #define NOVELTYGRID_COMMON_JSON_UTIL_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -39,7 +40,8 @@ inline constexpr int kMaxJsonDepth = 256;
 
 // Json::parse for text from outside the process (files, provider replies, stored values):
 // InvalidArgument when `text` is not one JSON value ("not valid JSON: <parser's message>", which may
-// quote the text), OutOfRange when it nests objects and arrays deeper than kMaxJsonDepth (checked
+// quote the text; also for a NUL byte anywhere, where nlohmann alone would stop reading and accept
+// what came before), OutOfRange when it nests objects and arrays deeper than kMaxJsonDepth (checked
 // first, in one pass over the text, before any tree is built). The message does not say where the
 // text came from: callers add that.
 absl::StatusOr<Json> ParseJson(std::string_view text);
@@ -49,6 +51,14 @@ std::string DumpJsonPretty(const Json& value);
 
 // The string at `key` of a JSON object; empty when absent or not a string.
 std::string StringAt(const Json& object, const char* key);
+
+// A JSON number as an int, for readers of outside input: nullopt unless `value` is a number with an
+// integral value in int's range (5 and 5.0; not 5.5, 1e300 or "5"). nlohmann's get<int>() and
+// value(key, 0) cast any number, which is undefined behaviour for a double beyond int's range.
+std::optional<int> JsonToInt(const Json& value);
+// The int at `key` of object `object` (JsonToInt): `fallback` when the key is absent,
+// InvalidArgument ("\"repeat\" is 1.5, not an integer") when it is not an int.
+absl::StatusOr<int> IntField(const Json& object, const char* key, int fallback);
 
 absl::StatusOr<std::string> ReadFile(const std::string& path);
 absl::StatusOr<Json> ReadJsonFile(const std::string& path);

@@ -1,5 +1,9 @@
 #include "common/records_json.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+
 #include "absl/strings/str_cat.h"
 
 namespace noveltygrid {
@@ -13,6 +17,17 @@ absl::StatusOr<T> Guard(const char* what, F&& f) {
   } catch (const Json::exception& e) {
     return absl::InvalidArgumentError(absl::StrCat("malformed ", what, ": ", e.what()));
   }
+}
+
+// An int field, throwing as get<int>() throws for a non-number; but a number that is not an int
+// (JsonToInt) is out of range rather than cast, which get<int>() does even when that is undefined.
+int IntOf(const Json& value) {
+  if (!value.is_number()) {
+    throw Json::type_error::create(302, absl::StrCat("type must be number, but is ", value.type_name()), &value);
+  }
+  const std::optional<int> n = JsonToInt(value);
+  if (!n.has_value()) throw Json::out_of_range::create(406, absl::StrCat(value.dump(), " is not an int"), &value);
+  return *n;
 }
 }  // namespace
 
@@ -36,7 +51,7 @@ absl::StatusOr<UnitSpec> UnitSpecFromJson(const Json& j) {
   return Guard<UnitSpec>("unit", [&] {
     UnitSpec u;
     u.id = j.at("id").get<std::string>();
-    u.index = j.at("index").get<int>();
+    u.index = IntOf(j.at("index"));
     u.benchmark = j.at("benchmark").get<std::string>();
     u.model = j.at("model").get<std::string>();
     u.temperature = j.at("temperature").get<double>();
@@ -45,7 +60,7 @@ absl::StatusOr<UnitSpec> UnitSpecFromJson(const Json& j) {
     if (j.contains("mode")) u.mode = j.at("mode").get<std::string>();
     if (j.contains("dataset")) u.dataset = j.at("dataset").get<std::string>();
     if (j.contains("paraphrases")) u.paraphrases = j.at("paraphrases").get<std::vector<std::string>>();
-    if (j.contains("repeat")) u.repeat = j.at("repeat").get<int>();
+    if (j.contains("repeat")) u.repeat = IntOf(j.at("repeat"));
     return u;
   });
 }
@@ -64,7 +79,7 @@ Json StepToJson(const StepRecord& a) {
 absl::StatusOr<StepRecord> StepFromJson(const Json& j) {
   return Guard<StepRecord>("answer", [&] {
     StepRecord a;
-    a.answer_num = j.at("answer_num").get<int>();
+    a.answer_num = IntOf(j.at("answer_num"));
     a.answer = j.at("answer").get<std::string>();
     a.coherence = j.at("coherence").get<double>();
     a.novelty = j.at("novelty").get<double>();
@@ -107,13 +122,18 @@ absl::StatusOr<UnitResult> UnitResultFromJson(const Json& j) {
     }
     r.stop_reason = j.at("stop_reason").get<std::string>();
     r.error = j.at("error").get<std::string>();
-    r.max_iterations = j.at("max_iterations").get<int>();
+    r.max_iterations = IntOf(j.at("max_iterations"));
     if (j.contains("novelty")) {
       const Json& n = j.at("novelty");
       NoveltyOutcome outcome;
-      outcome.partition = n.at("partition").get<std::vector<int>>();
+      const Json& partition = n.at("partition");
+      if (!partition.is_array()) {
+        throw Json::type_error::create(302, absl::StrCat("type must be array, but is ", partition.type_name()),
+                                       &partition);
+      }
+      for (const Json& c : partition) outcome.partition.push_back(IntOf(c));
       for (const Json& q : n.at("quality")) {
-        outcome.quality.push_back(q.is_null() ? std::nullopt : std::optional<int>(q.get<int>()));
+        outcome.quality.push_back(q.is_null() ? std::nullopt : std::optional<int>(IntOf(q)));
       }
       for (const Json& x : n.at("reward")) {
         outcome.reward.push_back(x.is_null() ? std::nullopt : std::optional<double>(x.get<double>()));
@@ -136,17 +156,28 @@ Json CallStatsToJson(const CallStats& calls) {
   return j;
 }
 
+namespace {
+// A counter of a stored "calls" entry: 0 unless it is an integer (one beyond int64 is cut to its max).
+int64_t CounterAt(const Json& counters, const char* key) {
+  auto it = counters.find(key);
+  if (it == counters.end() || !it->is_number_integer()) return 0;
+  if (it->is_number_unsigned()) return static_cast<int64_t>(std::min<uint64_t>(it->get<uint64_t>(), INT64_MAX));
+  return it->get<int64_t>();
+}
+}  // namespace
+
 CallStats CallStatsFromJson(const Json& j) {
   CallStats calls;
   if (!j.is_object()) return calls;
   for (const auto& [key, c] : j.items()) {
+    if (!c.is_object()) continue;
     CallCounters& out = calls[key];
-    out.requests = c.value("requests", int64_t{0});
-    out.cache_hits = c.value("cache_hits", int64_t{0});
-    out.retries = c.value("retries", int64_t{0});
-    out.errors = c.value("errors", int64_t{0});
-    out.prompt_tokens = c.value("prompt_tokens", int64_t{0});
-    out.completion_tokens = c.value("completion_tokens", int64_t{0});
+    out.requests = CounterAt(c, "requests");
+    out.cache_hits = CounterAt(c, "cache_hits");
+    out.retries = CounterAt(c, "retries");
+    out.errors = CounterAt(c, "errors");
+    out.prompt_tokens = CounterAt(c, "prompt_tokens");
+    out.completion_tokens = CounterAt(c, "completion_tokens");
   }
   return calls;
 }

@@ -19,6 +19,8 @@ Json UnitResultToJson(const UnitResult& result);
 absl::StatusOr<UnitResult> UnitResultFromJson(const Json& json);
 
 Json CallStatsToJson(const CallStats& calls);
+// Lenient, for what a summary.json or an old journal recorded: entries that are not objects are left
+// out, counters that are not integers read as 0. Never throws.
 CallStats CallStatsFromJson(const Json& json);
 
 }  // namespace noveltygrid

@@ -5,6 +5,8 @@
 #   BUILD_TYPE  CMake build type (default RelWithDebInfo)
 #   CMAKE_ARGS  extra CMake arguments
 #   NOVELTYGRID_SETUP_SDK=1  also node/npm and the OpenAI SDK test's packages (scripts/test.sh sets it)
+#   NOVELTYGRID_SETUP_CLANG=1  also clang and its sanitizer/libFuzzer runtimes (the sanitizer stages of
+#                              scripts/test.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +15,7 @@ packages=(build-essential cmake pkg-config git
           libhiredis-dev redis-server libcurl4-openssl-dev nlohmann-json3-dev libyaml-cpp-dev zlib1g-dev
           libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev clang-format
           openssl)  # openssl: the TLS integration test makes its certificates with it
+if [ "${NOVELTYGRID_SETUP_CLANG:-0}" = 1 ]; then packages+=(clang libclang-rt-14-dev); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

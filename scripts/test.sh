@@ -2,10 +2,18 @@
 # Sets up, builds and runs the whole test suite (unit and integration tests) with ctest.
 # Tests read the published datasets from ../shared/data and start their own redis-server and
 # noveltygrid processes on free loopback ports.
-#   SANITIZE=1 (default under CI) also builds the unit tests with ASan/UBSan into build-asan and runs them.
+#   SANITIZE=1 (default under CI) also runs the sanitizer stages, built with clang:
+#     build-asan  the unit tests under ASan + UBSan, then every libFuzzer target for FUZZ_SECONDS each
+#                 (scripts/fuzz.sh; a crash, hang or leak fails the run and keeps the reproducer)
+#     build-tsan  the tests of concurrent code (THREADS in their CMakeLists) under ThreadSanitizer
+#   Both clang builds also check the thread-safety annotations (-Wthread-safety).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-NOVELTYGRID_SETUP_SDK=1 bash scripts/setup.sh
+sanitize=0
+if [ "${SANITIZE:-${CI:-0}}" != 0 ] && [ "${SANITIZE:-1}" != 0 ]; then sanitize=1; fi
+# CI builds the main tree without debug info (a third less compile time; the same code).
+if [ "${CI:-0}" != 0 ]; then export CMAKE_ARGS="${CMAKE_ARGS:-} -DNOVELTYGRID_DEBUG_INFO=OFF"; fi
+NOVELTYGRID_SETUP_SDK=1 NOVELTYGRID_SETUP_CLANG=$sanitize bash scripts/setup.sh
 if [ ! -d ../shared/data ]; then
   echo "test: ../shared/data is missing; the tests read the published runs and datasets from there" >&2
   exit 1
@@ -15,12 +23,29 @@ status=0
 # Formatting is part of the suite: unformatted C++ fails it (the message prints the fix command).
 bash scripts/format.sh || status=1
 (cd build && ctest --output-on-failure -j "$jobs" --timeout 600 "$@") || status=$?
+[ "$sanitize" = 1 ] || exit $status
 
-if [ "${SANITIZE:-${CI:-0}}" != 0 ] && [ "${SANITIZE:-1}" != 0 ]; then
-  echo "test: unit tests under AddressSanitizer and UndefinedBehaviorSanitizer (build-asan)" >&2
-  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DNOVELTYGRID_SANITIZE=ON >/dev/null
-  cmake --build build-asan -j "$jobs" --target $(cat build-asan/unit_test_targets.txt) >/dev/null
-  (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-     ctest --output-on-failure -j "$jobs" --timeout 600 -L unit) || status=$?
-fi
+# clang_build DIR SANITIZER [CMAKE_ARGS...]: configures DIR as a clang Debug build with that sanitizer.
+clang_build() {
+  local dir=$1 sanitizer=$2; shift 2
+  CC=clang CXX=clang++ cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Debug -DNOVELTYGRID_SANITIZE="$sanitizer" \
+    ${CLANG_CMAKE_ARGS:-} "$@" >/dev/null
+}
+stage() { echo "test: $* ($(date +%T))" >&2; }
+
+stage "unit tests under AddressSanitizer and UndefinedBehaviorSanitizer, and the fuzz targets (build-asan)"
+clang_build build-asan address -DNOVELTYGRID_FUZZ=ON
+cmake --build build-asan -j "$jobs" --target $(cat build-asan/unit_test_targets.txt build-asan/fuzz_targets.txt) \
+  >/dev/null
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+   ctest --output-on-failure -j "$jobs" --timeout 600 -L 'unit|fuzz') || status=$?
+stage "fuzzing every parser for ${FUZZ_SECONDS:-20} s each (scripts/fuzz.sh)"
+bash scripts/fuzz.sh build-asan || status=$?
+
+stage "tests of concurrent code under ThreadSanitizer (build-tsan)"
+clang_build build-tsan thread
+cmake --build build-tsan -j "$jobs" --target $(cat build-tsan/thread_test_targets.txt) >/dev/null
+(cd build-tsan && TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/../tests/tsan/suppressions.txt" \
+   ctest --output-on-failure -j "$jobs" --timeout 600 -L threads) || status=$?
+stage "done"
 exit $status

@@ -293,10 +293,12 @@ absl::StatusOr<std::unique_ptr<ResultJournal>> ResultJournal::Open(const std::st
 absl::Status ResultJournal::Load(PlannedUnits& planned, const CommittedVisitor& visit) {
   absl::MutexLock lock(&mu_);
   ASSIGN_OR_RETURN(const int64_t good_bytes,
-                   ScanRecords(fd_, path_, [&](JournalEntry entry, int64_t offset, int64_t size, uint32_t crc) {
-                     lines_.try_emplace(entry.result.unit.id, Line{offset, size, crc});
-                     if (planned.Take(entry)) visit(std::move(entry));
-                   }));
+                   ScanRecords(fd_, path_,
+                               [&](JournalEntry entry, int64_t offset, int64_t size, uint32_t crc)
+                                   ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {  // called within Load, under the lock
+                                     lines_.try_emplace(entry.result.unit.id, Line{offset, size, crc});
+                                     if (planned.Take(entry)) visit(std::move(entry));
+                                   }));
   if (::ftruncate(fd_, static_cast<off_t>(good_bytes)) != 0) {
     return absl::InternalError(absl::StrCat("cannot prepare ", path_, ": ", std::strerror(errno)));
   }
@@ -310,16 +312,18 @@ absl::Status ResultJournal::MoveLegacyJournal(PlannedUnits& planned, const Commi
   const std::string legacy = (std::filesystem::path(path_).parent_path() / kLegacyJournalName).string();
   absl::Status written;
   RETURN_IF_ERROR(ScanFileIfPresent(legacy, [&](int fd) {
-    return ScanLegacyLines(fd, legacy, [&](JournalEntry entry, int64_t, int64_t, uint32_t) {
-      if (!written.ok() || lines_.count(entry.result.unit.id) > 0) return;  // the first stored is kept
-      const std::string stored = CommittedUnitBytes(entry.result, entry.calls);
-      const uint32_t crc = Crc32(stored);
-      written = WriteAllAt(fd_, Record(stored, crc), size_, path_);
-      if (!written.ok()) return;
-      lines_.emplace(entry.result.unit.id, Line{size_ + kHeaderBytes, static_cast<int64_t>(stored.size()), crc});
-      size_ += kHeaderBytes + static_cast<int64_t>(stored.size());
-      if (planned.Take(entry)) visit(std::move(entry));
-    });
+    return ScanLegacyLines(
+        fd, legacy, [&](JournalEntry entry, int64_t, int64_t, uint32_t) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+          // called within MoveLegacyJournal, under the lock
+          if (!written.ok() || lines_.count(entry.result.unit.id) > 0) return;  // the first stored is kept
+          const std::string stored = CommittedUnitBytes(entry.result, entry.calls);
+          const uint32_t crc = Crc32(stored);
+          written = WriteAllAt(fd_, Record(stored, crc), size_, path_);
+          if (!written.ok()) return;
+          lines_.emplace(entry.result.unit.id, Line{size_ + kHeaderBytes, static_cast<int64_t>(stored.size()), crc});
+          size_ += kHeaderBytes + static_cast<int64_t>(stored.size());
+          if (planned.Take(entry)) visit(std::move(entry));
+        });
   }));
   std::error_code ec;
   if (!std::filesystem::exists(legacy, ec)) return absl::OkStatus();

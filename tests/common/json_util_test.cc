@@ -1,6 +1,7 @@
 // ParseJson and ReadJsonFile: the nlohmann reading of outside input, with nesting bounded.
 #include "common/json_util.h"
 
+#include <optional>
 #include <string>
 
 #include "gmock/gmock.h"
@@ -41,6 +42,35 @@ TEST(ParseJsonTest, InvalidJsonIsInvalidArgument) {
     EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument) << text;
     EXPECT_THAT(parsed.status().message(), HasSubstr("not valid JSON")) << text;
   }
+}
+
+// nlohmann stops at a NUL byte as at the end of the text; ParseJson must not accept what comes before
+// it as the whole value (found by tests/fuzz/json_reader_fuzz: "0\n\0" + "0").
+TEST(ParseJsonTest, ANulByteIsInvalidNotTheEnd) {
+  using namespace std::string_literals;
+  for (const std::string& text : {"0\n\0"s + "0", "{}\0garbage"s, "[1]\0"s, "\0"s, "\"a\0b\""s}) {
+    absl::StatusOr<Json> parsed = ParseJson(text);
+    EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument) << parsed.status();
+    EXPECT_THAT(parsed.status().message(), HasSubstr("not valid JSON: a NUL byte at offset"));
+  }
+  EXPECT_EQ(*ParseJson("\"\\u0000\""), Json(std::string(1, '\0')));  // an escaped NUL is fine
+}
+
+// An int from outside input: integral values in int's range only; nlohmann's own get<int>() would cast
+// 1e300 (undefined behaviour, found by tests/fuzz/journal_fuzz and results_rows_fuzz).
+TEST(JsonToIntTest, IntegralValuesInRangeOnly) {
+  EXPECT_EQ(JsonToInt(Json(5)), 5);
+  EXPECT_EQ(JsonToInt(Json(-5.0)), -5);
+  EXPECT_EQ(JsonToInt(Json::parse("2147483647")), 2147483647);
+  EXPECT_EQ(JsonToInt(Json::parse("-2147483648")), -2147483647 - 1);
+  for (const char* text : {"2147483648", "-2147483649", "1e300", "-1e300", "4e9", "5.5", "18446744073709551615",
+                           "\"5\"", "true", "null", "[5]"}) {
+    EXPECT_EQ(JsonToInt(Json::parse(text)), std::nullopt) << text;
+  }
+  const Json object = Json::parse(R"({"repeat": 2, "bad": 1e300})");
+  EXPECT_EQ(IntField(object, "repeat", 0).value(), 2);
+  EXPECT_EQ(IntField(object, "absent", 7).value(), 7);
+  EXPECT_EQ(IntField(object, "bad", 0).status().message(), "\"bad\" is 1e+300, not an integer");
 }
 
 TEST(ReadJsonFileTest, ADeeplyNestedFileIsAnErrorNamingIt) {

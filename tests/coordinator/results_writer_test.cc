@@ -362,5 +362,41 @@ TEST(ResultsReaderTest, DeeplyNestedFilesAreRefusedNotAStackOverflow) {
   EXPECT_THAT(rebuilt.status().message(), HasSubstr("answers.jsonl:2: malformed answer line: JSON nested deeper"));
 }
 
+// A number where an int belongs, or a value of the wrong type, in a folder edited by hand: an answer
+// line is refused naming its line and the old summary's odd parts are ignored -- no undefined
+// float-to-int cast, no uncaught exception (found by tests/fuzz/results_rows_fuzz and journal_fuzz).
+TEST(ResultsReaderTest, OutOfRangeAndMistypedNumbersAreRefusedOrIgnored) {
+  const std::string answer =
+      R"({"benchmark":"aidanbench","model":"m","temperature":0.4,"question_id":"q","question":"Q?",)"
+      R"("answer_num":1,"answer":"A.","coherence":69.0,"novelty":1.0,"valid":true,"unit_id":"u1")";
+  for (const char* repeat : {"1e300", "4e9", "1.5", "\"2\""}) {
+    TempDir dir;
+    dir.Write(kAnswersFileName, answer + ",\"repeat\":" + repeat + "}\n");
+    absl::StatusOr<RebuildOutcome> rebuilt = RebuildResultsFolder(dir.path().string(), std::nullopt);
+    ASSERT_FALSE(rebuilt.ok()) << repeat;
+    EXPECT_THAT(rebuilt.status().message(), HasSubstr("answers.jsonl:1: malformed answer line: \"repeat\" is "));
+  }
+  TempDir answer_num;
+  answer_num.Write(kAnswersFileName,
+                   R"({"benchmark":"aidanbench","model":"m","temperature":0.4,"question_id":"q",)"
+                   R"("question":"Q?","answer_num":1e300,"answer":"A.","coherence":69.0,"novelty":1.0,)"
+                   R"("valid":true,"unit_id":"u1"})"
+                   "\n");
+  absl::StatusOr<RebuildOutcome> rebuilt = RebuildResultsFolder(answer_num.path().string(), std::nullopt);
+  ASSERT_FALSE(rebuilt.ok());
+  EXPECT_THAT(rebuilt.status().message(), HasSubstr("answers.jsonl:1: malformed answer"));
+
+  TempDir dir;
+  dir.Write(kAnswersFileName, answer + "}\n");
+  dir.Write(kSummaryFileName, R"({"questions": {"aidanbench": [{"unit_id": "u1", "temperature": 0.4, "repeat": "x"}]},
+      "aidanbench": {"m": {"0.4": {"max_iterations": 1e300}}}, "calls": {"generate:m": "oops", "judge:j": {"requests": 1e300}}})");
+  rebuilt = RebuildResultsFolder(dir.path().string(), std::nullopt);
+  ASSERT_TRUE(rebuilt.ok()) << rebuilt.status();
+  const Json summary = SummaryOf(dir.path());
+  EXPECT_FALSE(summary["calls"].contains("generate:m"));
+  EXPECT_EQ(summary["calls"]["judge:j"]["requests"], 0);
+  EXPECT_EQ(summary["aidanbench"]["m"]["0.4"]["max_iterations"], 0);
+}
+
 }  // namespace
 }  // namespace noveltygrid::testing_units

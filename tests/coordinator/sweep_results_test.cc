@@ -332,6 +332,19 @@ TEST(NoveltySweepReportTest, SamplesFromImportOrAMalformedLineAreRefusedClearly)
   ASSERT_FALSE(rebuilt.ok());
   EXPECT_THAT(rebuilt.status().message(), HasSubstr("samples.jsonl:1: JSON nested deeper than 256 levels"));
 
+  // A number where an int belongs is refused, not cast (undefined beyond int's range; found by
+  // tests/fuzz/results_rows_fuzz); in the old summary, a settings cell with one is passed over.
+  bad.Write(kSamplesFileName,
+            R"({"unit_id":"u","model":"m","temperature":1.0,"prompt_id":"p","prompt":"P?",)"
+            R"("mode":"standard","dataset":"d","generations":["a"],"partition":[0],"quality":[5],"repeat":4e9})"
+            "\n");
+  rebuilt = RebuildResultsFolder(bad.path().string(), std::nullopt);
+  ASSERT_FALSE(rebuilt.ok());
+  EXPECT_THAT(std::string(rebuilt.status().message()),
+              HasSubstr("samples.jsonl:1: malformed sample line: \"repeat\" is 4000000000.0"));
+  EXPECT_FALSE(NoveltySettingsFromSummary(Json::parse(R"({"noveltybench":{"m":{"1.0":{"patience":0.5,"k":1e300}}}})"))
+                   .has_value());
+
   TempDir empty;
   rebuilt = RebuildResultsFolder(empty.path().string(), std::nullopt);
   ASSERT_FALSE(rebuilt.ok());

@@ -2,6 +2,10 @@
 // (proto/wire.h) and the journal's JSON (common/records_json.h) round-trip every field.
 #include "proto/wire.h"
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "common/records_json.h"
 #include "gtest/gtest.h"
 
@@ -112,6 +116,53 @@ TEST(RecordsJsonTest, AidanResultsKeepTheirForm) {
   EXPECT_FALSE(j.contains("novelty"));
   EXPECT_FALSE(j.at("unit").contains("mode"));
   EXPECT_FALSE(j.at("unit").contains("paraphrases"));
+}
+
+// Int fields hold ints: a number beyond int's range (or with a fraction) is an error, not a cast -- which
+// nlohmann's get<int>() makes even when it is undefined (found by tests/fuzz/journal_fuzz: a legacy
+// journal line with "max_iterations": 1.9e19).
+TEST(RecordsJsonTest, IntFieldsOutsideIntAreErrorsNotCasts) {
+  UnitResult r;
+  r.unit = NoveltyUnit();
+  r.answers.push_back(StepRecord{1, "a", 0, 0, std::nullopt, false, ""});
+  r.novelty = Outcome();
+  const Json good = UnitResultToJson(r);
+  ASSERT_TRUE(UnitResultFromJson(good).ok());
+  for (const auto& [pointer, value] : std::vector<std::pair<std::string, Json>>{{"/max_iterations", 1.9e19},
+                                                                                {"/max_iterations", 1.5},
+                                                                                {"/unit/index", 4e9},
+                                                                                {"/unit/repeat", -1e300},
+                                                                                {"/answers/0/answer_num", 2147483648.0},
+                                                                                {"/novelty/partition/1", 1e300},
+                                                                                {"/novelty/quality/0", 7.5},
+                                                                                {"/novelty/partition", 3},
+                                                                                {"/unit/index", "3"}}) {
+    Json bad = good;
+    bad[Json::json_pointer(pointer)] = value;
+    absl::StatusOr<UnitResult> read = UnitResultFromJson(bad);
+    EXPECT_EQ(read.status().code(), absl::StatusCode::kInvalidArgument) << pointer << " = " << value;
+  }
+  Json whole = good;
+  whole["max_iterations"] = 12.0;  // an integral double is an int
+  ASSERT_TRUE(UnitResultFromJson(whole).ok());
+  EXPECT_EQ(UnitResultFromJson(whole)->max_iterations, 12);
+}
+
+// "calls" comes from a summary.json people may edit (report) and from old journals: odd entries are
+// read leniently instead of throwing (found by tests/fuzz/results_rows_fuzz: a string for an entry).
+TEST(RecordsJsonTest, CallStatsReadOddEntriesWithoutThrowing) {
+  const Json calls = Json::parse(R"({"generate:m": {"requests": 3, "prompt_tokens": "12", "retries": 1e300,
+      "errors": 18446744073709551615, "completion_tokens": -2}, "judge:j": "oops", "embed:e": [1], "x": null})");
+  CallStats read;
+  ASSERT_NO_THROW(read = CallStatsFromJson(calls));
+  ASSERT_EQ(read.size(), 1u);
+  const CallCounters& c = read.at("generate:m");
+  EXPECT_EQ(c.requests, 3);
+  EXPECT_EQ(c.prompt_tokens, 0);
+  EXPECT_EQ(c.retries, 0);
+  EXPECT_EQ(c.errors, INT64_MAX);
+  EXPECT_EQ(c.completion_tokens, -2);
+  EXPECT_TRUE(CallStatsFromJson(Json("not an object")).empty());
 }
 
 }  // namespace

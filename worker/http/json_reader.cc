@@ -308,11 +308,14 @@ bool JsonReader::ReadNumber(double* value, bool* is_integer, int64_t* integer) {
 }
 
 bool JsonReader::SkipValue(int depth) {
-  if (depth >= kMaxJsonDepth) {  // refused rather than overflow the stack; depth 0 is the first level
+  // `depth`: the objects and arrays around the value. Only containers count, as in ParseJson: a scalar
+  // inside kMaxJsonDepth of them is fine, a container there is refused rather than recursed into.
+  const Type type = Peek();
+  if ((type == Type::kObject || type == Type::kArray) && depth >= kMaxJsonDepth) {
     too_deep_ = true;
     return Fail();
   }
-  switch (Peek()) {
+  switch (type) {
     case Type::kObject: {
       if (!BeginObject()) return false;
       absl::string_view key;

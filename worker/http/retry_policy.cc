@@ -116,13 +116,6 @@ absl::Status StatusFor(int http_status, bool retryable, std::string message) {
   }
 }
 
-// A usage count as the limiter takes it: a number (fractions dropped), at least 0.
-int64_t TokenCount(double value, bool is_integer, int64_t integer) {
-  if (is_integer) return std::max<int64_t>(integer, 0);
-  if (!(value > 0)) return 0;
-  return value >= 9.2e18 ? int64_t{0} : static_cast<int64_t>(value);
-}
-
 int64_t UsageTokens(const Json& reply) {
   if (!reply.is_object()) return 0;
   auto usage = reply.find("usage");
@@ -130,7 +123,8 @@ int64_t UsageTokens(const Json& reply) {
   auto number = [&](const char* key) -> int64_t {
     auto it = usage->find(key);
     if (it == usage->end() || !it->is_number()) return 0;
-    return it->is_number_float() ? TokenCount(it->get<double>(), false, 0) : TokenCount(0, true, it->get<int64_t>());
+    return it->is_number_float() ? UsageTokenCount(it->get<double>(), false, 0)
+                                 : UsageTokenCount(0, true, it->get<int64_t>());
   };
   if (auto total = usage->find("total_tokens"); total != usage->end() && total->is_number()) {
     return number("total_tokens");
@@ -182,7 +176,7 @@ BodyScan ScanBody(absl::string_view body) {
           double value;
           bool is_integer;
           int64_t integer;
-          if (r.ReadNumber(&value, &is_integer, &integer)) *slot = TokenCount(value, is_integer, integer);
+          if (r.ReadNumber(&value, &is_integer, &integer)) *slot = UsageTokenCount(value, is_integer, integer);
         } else {
           if (slot != nullptr) slot->reset();
           r.Skip();
@@ -278,6 +272,11 @@ Classification ClassifyAttempt(const absl::StatusOr<HttpResponse>& attempt, Json
   const bool retryable = !quota && (status == 408 || status == 409 || status == 429 || (status >= 500 && status < 600));
   return Make(retryable ? CallOutcome::kRetry : CallOutcome::kFail, StatusFor(status, retryable, std::move(message)),
               response);
+}
+
+int64_t UsageTokenCount(double value, bool is_integer, int64_t integer) {
+  if (is_integer) return integer >= 0 && integer <= kMaxUsageTokens ? integer : 0;
+  return value > 0 && value <= static_cast<double>(kMaxUsageTokens) ? static_cast<int64_t>(value) : 0;
 }
 
 bool IsCredentialError(const absl::Status& error) { return error.code() == absl::StatusCode::kUnauthenticated; }

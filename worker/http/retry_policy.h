@@ -60,6 +60,15 @@ struct Classification {
 // text themselves.
 Classification ClassifyAttempt(const absl::StatusOr<HttpResponse>& attempt, Json* parsed);
 
+// The most tokens a reply's usage may count: far beyond any call (2^40), and small enough that the
+// sums of a sweep's counters cannot overflow.
+inline constexpr int64_t kMaxUsageTokens = int64_t{1} << 40;
+
+// A usage count from a reply (prompt_tokens, completion_tokens, total_tokens) as every reader takes it:
+// a number, fractions dropped; 0 when negative or above kMaxUsageTokens (a provider's garbage must
+// neither lower the cost and budget tallies nor overflow them). `integer` when `is_integer`, else `value`.
+int64_t UsageTokenCount(double value, bool is_integer, int64_t integer);
+
 // True for the errors after which no later request to the same provider can succeed with the same
 // credentials (a 401, or a TLS certificate this machine cannot verify): callers stop sending to that
 // provider. A 403 is often about one request or one

@@ -15,6 +15,7 @@ namespace {
 using openai_reply::BadReply;
 using openai_reply::ReadInteger;
 using openai_reply::ReadStringMember;
+using openai_reply::ReadTokenCount;
 
 // The number as JSON writes it (nlohmann writes non-finite doubles as null).
 void AppendDouble(double value, std::string* out) {
@@ -160,9 +161,9 @@ absl::StatusOr<ChatReply> OpenAiChatModel::ParseReply(absl::string_view body, in
         absl::string_view field;
         while (r.NextMember(&field)) {
           if (field == "prompt_tokens") {
-            prompt_tokens = ReadInteger(r).value_or(0);
+            prompt_tokens = ReadTokenCount(r);
           } else if (field == "completion_tokens") {
-            completion_tokens = ReadInteger(r).value_or(0);
+            completion_tokens = ReadTokenCount(r);
           } else {
             r.Skip();
           }

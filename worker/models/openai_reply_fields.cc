@@ -1,6 +1,7 @@
 #include "worker/models/openai_reply_fields.h"
 
 #include "absl/strings/str_cat.h"
+#include "worker/http/retry_policy.h"
 
 namespace noveltygrid::openai_reply {
 
@@ -29,6 +30,11 @@ bool ReadStringMember(JsonReader& r, std::optional<std::string>* out) {
   return r.ReadString(&**out);
 }
 
+int64_t ReadTokenCount(JsonReader& r) {
+  const std::optional<int64_t> count = ReadInteger(r);
+  return count.has_value() ? UsageTokenCount(0, true, *count) : 0;
+}
+
 int64_t ReadUsage(JsonReader& r, absl::string_view wanted) {
   int64_t tokens = 0;
   if (r.Peek() != JsonReader::Type::kObject) {
@@ -39,7 +45,7 @@ int64_t ReadUsage(JsonReader& r, absl::string_view wanted) {
   absl::string_view key;
   while (r.NextMember(&key)) {
     if (key == wanted) {
-      tokens = ReadInteger(r).value_or(0);
+      tokens = ReadTokenCount(r);
     } else {
       r.Skip();
     }

@@ -23,7 +23,11 @@ std::optional<int64_t> ReadInteger(JsonReader& r);
 // A string member; nullopt (the value skipped) when it is not a string.
 bool ReadStringMember(JsonReader& r, std::optional<std::string>* out);
 
-// usage.<key> of a usage object (the reader at its value); 0 when absent or not an integer.
+// A token count of a usage object (the reader at its value), as UsageTokenCount takes it
+// (worker/http/retry_policy.h): 0 unless an integer from 0 to kMaxUsageTokens.
+int64_t ReadTokenCount(JsonReader& r);
+
+// usage.<key> of a usage object (the reader at its value); ReadTokenCount's, 0 when absent.
 int64_t ReadUsage(JsonReader& r, absl::string_view wanted);
 
 }  // namespace noveltygrid::openai_reply

@@ -36,8 +36,8 @@ AidanPrior ReadAidanPrior(const Json& summary) {
         if (!prior.preset_name.has_value() && !StringAt(cell, "preset").empty()) {
           prior.preset_name = StringAt(cell, "preset");
         }
-        if (auto cap = cell.find("max_iterations"); cap != cell.end() && cap->is_number_integer()) {
-          prior.max_iterations[{model, temp}] = cap->get<int>();
+        if (auto cap = cell.find("max_iterations"); cap != cell.end() && JsonToInt(*cap).has_value()) {
+          prior.max_iterations[{model, temp}] = *JsonToInt(*cap);
         }
       }
     }
@@ -55,7 +55,7 @@ AidanPrior ReadAidanPrior(const Json& summary) {
         unit.unit.temperature = temperature->get<double>();
         unit.unit.item_id = StringAt(row, "question_id");
         unit.unit.item_text = StringAt(row, "question");
-        unit.unit.repeat = row.value("repeat", 0);
+        unit.unit.repeat = IntField(row, "repeat", 0).value_or(0);
         unit.stop_reason = StringAt(row, "stop_reason");
         unit.error = StringAt(row, "error");
         prior.rows.push_back(std::move(unit));
@@ -95,7 +95,10 @@ absl::StatusOr<std::vector<UnitResult>> ReadAidanAnswersFile(const std::string& 
       unit.unit.temperature = j.at("temperature").get<double>();
       unit.unit.item_id = j.at("question_id").get<std::string>();
       unit.unit.item_text = j.at("question").get<std::string>();
-      unit.unit.repeat = j.value("repeat", 0);
+      absl::StatusOr<int> repeat = IntField(j, "repeat", 0);
+      if (!repeat.ok())
+        return absl::InvalidArgumentError(absl::StrCat(where, "malformed answer line: ", repeat.status().message()));
+      unit.unit.repeat = *repeat;
       absl::StatusOr<StepRecord> answer = StepFromJson(j);
       if (!answer.ok()) return absl::InvalidArgumentError(where + std::string(answer.status().message()));
       unit.answers.push_back(std::move(*answer));

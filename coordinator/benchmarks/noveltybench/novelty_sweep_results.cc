@@ -86,7 +86,10 @@ absl::StatusOr<UnitResult> UnitFromSampleLine(const Json& j, const std::string& 
     r.unit.item_text = StringAt(j, "prompt");
     r.unit.mode = StringAt(j, "mode");
     r.unit.dataset = StringAt(j, "dataset");
-    r.unit.repeat = j.value("repeat", 0);
+    absl::StatusOr<int> repeat = IntField(j, "repeat", 0);
+    if (!repeat.ok())
+      return absl::InvalidArgumentError(absl::StrCat(where, ": malformed sample line: ", repeat.status().message()));
+    r.unit.repeat = *repeat;
     const std::vector<std::string> generations = j.at("generations").get<std::vector<std::string>>();
     for (size_t i = 0; i < generations.size(); ++i) {
       StepRecord a;
@@ -203,7 +206,9 @@ std::optional<NoveltySettings> NoveltySettingsFromSummary(const Json& summary) {
         s.set_partition_model(cell.value("partition_model", std::string()));
         s.set_quality(cell.value("quality", s.quality()));
         s.set_quality_model(cell.value("quality_model", s.quality_model()));
-        s.set_k(cell.value("k", s.k()));
+        absl::StatusOr<int> k = IntField(cell, "k", s.k());
+        if (!k.ok()) continue;  // mistyped, as below
+        s.set_k(*k);
       } catch (const Json::exception&) {
         continue;  // a mistyped cell; another may be readable
       }

@@ -137,6 +137,26 @@ TEST(JsonReaderTest, NestingBeyondTheLimitIsRefusedAsParseJsonRefusesIt) {
   EXPECT_TRUE(ParseJson(deepest).ok());
 }
 
+// Only objects and arrays count towards the limit: a value inside the deepest container allowed is
+// read, as ParseJson reads it (found by tests/fuzz/json_reader_fuzz: 256 '[' around a 1).
+TEST(JsonReaderTest, AScalarInsideTheDeepestContainerIsRead) {
+  const std::string open(kMaxJsonDepth, '[');
+  const std::string close(kMaxJsonDepth, ']');
+  for (const std::string& text : {open + "1" + close, open + "\"x\"" + close, open + "null,true" + close,
+                                  std::string(kMaxJsonDepth - 1, '[') + "{\"a\":2}" + close.substr(1)}) {
+    JsonReader r(text);
+    EXPECT_TRUE(r.Skip() && r.AtEnd()) << text;
+    EXPECT_FALSE(r.too_deep());
+    EXPECT_TRUE(ParseJson(text).ok());
+  }
+  for (const std::string& text : {"[" + open + "1" + close + "]", open + "[]" + close, open + "{}" + close}) {
+    JsonReader r(text);
+    EXPECT_FALSE(r.Skip());
+    EXPECT_TRUE(r.too_deep());
+    EXPECT_EQ(ParseJson(text).status().code(), absl::StatusCode::kOutOfRange);
+  }
+}
+
 TEST(JsonReaderTest, ErrorsLatch) {
   JsonReader r("[1,]");
   ASSERT_TRUE(r.BeginArray());

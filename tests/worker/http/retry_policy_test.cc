@@ -79,6 +79,31 @@ TEST(ClassifyAttemptTest, SuccessParsesOnce) {
   EXPECT_EQ(ClassifyAttempt(Reply(201, R"({"error":null,"x":1})"), nullptr).outcome, CallOutcome::kSuccess);
 }
 
+// Usage counts are clamped to [0, kMaxUsageTokens] alike by the scan and the tree: a negative or absurd
+// count is 0, and the sum of two cannot overflow (found by tests/fuzz/provider_reply_fuzz, which checks
+// that both ways agree: INT64_MAX prompt and completion tokens overflowed the sum).
+TEST(ClassifyAttemptTest, UsageCountsAreClampedNotOverflowed) {
+  const struct {
+    const char* usage;
+    int64_t tokens;
+  } rows[] = {
+      {R"({"prompt_tokens":9223372036854775807,"completion_tokens":9223372036854775807})", 0},
+      {R"({"prompt_tokens":-5,"completion_tokens":7})", 7},
+      {R"({"prompt_tokens":1099511627776,"completion_tokens":1099511627776})", int64_t{2} << 40},
+      {R"({"total_tokens":1099511627777,"prompt_tokens":3})", 0},
+      {R"({"total_tokens":1e300})", 0},
+      {R"({"total_tokens":-1.5})", 0},
+      {R"({"total_tokens":12.9})", 12},
+  };
+  for (const auto& row : rows) {
+    SCOPED_TRACE(row.usage);
+    const std::string body = std::string(R"({"choices":[],"usage":)") + row.usage + "}";
+    Json parsed;
+    EXPECT_EQ(ClassifyAttempt(Reply(200, body), nullptr).usage_tokens, row.tokens);
+    EXPECT_EQ(ClassifyAttempt(Reply(200, body), &parsed).usage_tokens, row.tokens);
+  }
+}
+
 TEST(ClassifyAttemptTest, MalformedOrTruncatedSuccessBodyIsRetried) {
   const std::string secretish = std::string(200, 'a') + "SHOULD-NOT-APPEAR";
   for (const std::string& body : {std::string("<html>proxy error</html>"), std::string(R"({"choices":[{"mess)"),

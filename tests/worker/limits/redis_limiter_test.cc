@@ -239,7 +239,7 @@ TEST_F(RedisLimiterTest, ReservationsAreChargedInRedisAtAdmissionAndSettledAtRel
   std::unique_ptr<TwoWorkers> workers = MakeTwo("rsv", {.tokens_per_minute = 100});
   auto& [clock, executor, tally, a, b] = *workers;
   std::vector<TokenReservation> reserved;
-  auto go = [&](int who) {
+  auto go = [&, &tally = tally](int who) {  // a named capture: clang 14 cannot capture a structured binding
     return [&, who](TokenReservation r) {
       reserved.push_back(r);
       std::move(tally.Go(who))();

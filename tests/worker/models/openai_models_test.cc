@@ -2,6 +2,7 @@
 // parsing, and the coalescing of concurrent embedding calls.
 #include "worker/models/openai_models.h"
 
+#include <cstdint>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sim_test_util.h"
+#include "worker/http/retry_policy.h"
 
 namespace noveltygrid {
 namespace {
@@ -113,6 +115,27 @@ TEST(OpenAiChatModelTest, RepliesAreParsedStrictly) {
   EXPECT_THAT(OpenAiChatModel::ParseReply(refusal.dump(), 1).status().message(), HasSubstr("refused: I can't"));
   EXPECT_THAT(OpenAiChatModel::ParseReply(Completion({{0, "a"}, {0, "b"}}).dump(), 2).status().message(),
               HasSubstr("repeated"));
+}
+
+// Token counts feed costs, budgets and provider limits: a negative or absurd one reads as 0 (found by
+// tests/fuzz/provider_reply_fuzz: "prompt_tokens": -5 was passed on as is).
+TEST(OpenAiChatModelTest, UsageIsNeverNegativeNorAbsurd) {
+  Json reply = Completion({{0, "a"}});
+  reply["usage"] = {{"prompt_tokens", -5}, {"completion_tokens", INT64_MAX}};
+  absl::StatusOr<ChatReply> parsed = OpenAiChatModel::ParseReply(reply.dump(), 1);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->prompt_tokens, 0);
+  EXPECT_EQ(parsed->completion_tokens, 0);
+  reply["usage"] = {{"prompt_tokens", kMaxUsageTokens}, {"completion_tokens", 3}};
+  parsed = OpenAiChatModel::ParseReply(reply.dump(), 1);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->prompt_tokens, kMaxUsageTokens);
+  EXPECT_EQ(parsed->completion_tokens, 3);
+
+  int64_t tokens = 1;
+  const char* embeddings = R"({"data":[{"index":0,"embedding":[1.0,2.0]}],"usage":{"prompt_tokens":-1}})";
+  ASSERT_TRUE(OpenAiEmbedder::ParseReply(embeddings, 1, &tokens).ok());
+  EXPECT_EQ(tokens, 0);
 }
 
 // A 10 MB answer is a clear error of the call (the unit then ends with it), not an answer cut short;
