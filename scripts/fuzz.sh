@@ -49,7 +49,7 @@ add_head() {
   local tmp
   tmp=$(mktemp)
   head -n "$4" "$3" >"$tmp" 2>/dev/null || true
-  [ -s "$tmp" ] && add "$1" "$2" "$tmp" "${5:-$(basename "$3")}"
+  if [ -s "$tmp" ]; then add "$1" "$2" "$tmp" "${5:-$(basename "$3")}"; fi
   rm -f "$tmp"
 }
 
@@ -93,6 +93,7 @@ prepare_corpus() {
     journal_fuzz)
       for f in results/*/.noveltygrid/leases.log; do add "$name" 03 "$f" "$(basename "$(dirname "$(dirname "$f")")")-leases"; done
       for f in results/*/.noveltygrid/journal.bin; do
+        [ -f "$f" ] || continue  # no results folder yet (a fresh clone)
         tmp=$(mktemp)
         head -c 16384 "$f" >"$tmp"  # its first records (and a torn one)
         add "$name" 00 "$tmp" "$(basename "$(dirname "$(dirname "$f")")")-journal"
