@@ -34,9 +34,23 @@ int RunStatusCommand(const std::vector<std::string>& args);
 // usage.
 int RunImportCommand(const std::vector<std::string>& args);
 
+// `noveltygrid export DIR --format aidanbench|noveltybench --out PATH [--repeat N] [--force]`: a results
+// folder's rows in the benchmark's reference layout (the registry's export_reference), which `import`
+// reads back to the same summary numbers. Lists the files written on stdout, notes on what the layout
+// could not hold on stderr, and returns 0; 1 on a failure (DIR without the format's rows file,
+// malformed rows, PATH existing without --force, unwritable PATH), 2 on bad usage (unknown format).
+int RunExportCommand(const std::vector<std::string>& args);
+
 // `noveltygrid report DIR [--preset NAME]`: rebuild summary.json and leaderboard.txt from a results
 // folder. Prints the leaderboard and returns 0; 1 on a failure, 2 on bad usage.
 int RunReportCommand(const std::vector<std::string>& args);
+
+// `noveltygrid correlate DIR LEADERBOARD.csv [--column NAME] [--model-column NAME] [--map MAP.csv]
+// [--benchmark NAME] [--metric NAME] [--json]`: Spearman, Kendall tau-b and Pearson between DIR's
+// leaderboard and an external one (cli/correlate_command.cc). Prints them and the matched pairs and
+// returns 0; 1 on a failure (unreadable or malformed file, fewer than 3 models matched, a constant
+// side), 2 on bad usage.
+int RunCorrelateCommand(const std::vector<std::string>& args);
 
 // `noveltygrid repartition FILE.jsonl --out DIR [--partitioner NAME] [--config CONFIG.yaml]
 // [--threshold T] [--redis URL] [--patience P] [--temperature T]`: re-partition recorded NoveltyBench

@@ -21,6 +21,8 @@ constexpr char kUsage[] =
     "                                 score a results file in the AidanBench reference layout\n"
     "  import noveltybench FILE.jsonl --out DIR\n"
     "                                 rescore a NoveltyBench scores.jsonl (distinct, utility)\n"
+    "  export DIR --format aidanbench|noveltybench --out PATH\n"
+    "                                 write a results folder in a benchmark's reference layout\n"
     "  repartition FILE.jsonl --partitioner unigram|--config CONFIG.yaml --out DIR\n"
     "                                 re-partition recorded NoveltyBench generations; agreement.json\n"
     "  coordinator --config CONFIG.yaml --listen HOST:PORT --out DIR\n"
@@ -28,6 +30,7 @@ constexpr char kUsage[] =
     "  worker --coordinator HOST:PORT lease and run units\n"
     "  status --coordinator HOST:PORT units done / leased / pending per model, workers alive\n"
     "  report DIR                     rebuild summary.json and the leaderboard from a results folder\n"
+    "  correlate DIR LEADERBOARD.csv  rank correlation (Spearman, Kendall, Pearson) with an external leaderboard\n"
     "  serve-sim --listen HOST:PORT   the simulated models behind an OpenAI-compatible HTTP API\n"
     "\n"
     "A sweep config may hold AidanBench, NoveltyBench or both (see examples/both-benchmarks.yaml).\n"
@@ -54,7 +57,9 @@ int main(int argc, char** argv) {
   if (command == "run") return noveltygrid::cli::RunRunCommand(args);
   if (command == "plan") return noveltygrid::cli::RunPlanCommand(args);
   if (command == "import") return noveltygrid::cli::RunImportCommand(args);
+  if (command == "export") return noveltygrid::cli::RunExportCommand(args);
   if (command == "report") return noveltygrid::cli::RunReportCommand(args);
+  if (command == "correlate") return noveltygrid::cli::RunCorrelateCommand(args);
   if (command == "coordinator") return noveltygrid::cli::RunCoordinatorCommand(args);
   if (command == "worker") return noveltygrid::cli::RunWorkerCommand(args);
   if (command == "status") return noveltygrid::cli::RunStatusCommand(args);

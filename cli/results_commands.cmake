@@ -1,7 +1,9 @@
 # Included from cli/CMakeLists.txt: the subcommands that read and write results folders
-# (import, repartition, report), as a library so tests can call them without the binary. repartition
+# (import, export, repartition, report, correlate), as a library so tests can call them without the binary. repartition
 # builds a worker's model stack for the model-backed partitioners (with the simulated family registered).
 add_library(noveltygrid_cli_results
+  ${CMAKE_CURRENT_LIST_DIR}/export_command.cc
+  ${CMAKE_CURRENT_LIST_DIR}/correlate_command.cc
   ${CMAKE_CURRENT_LIST_DIR}/import_command.cc
   ${CMAKE_CURRENT_LIST_DIR}/noveltybench_flags.cc
   ${CMAKE_CURRENT_LIST_DIR}/repartition_command.cc
@@ -10,5 +12,5 @@ add_library(noveltygrid_cli_results
 target_link_libraries(noveltygrid_cli_results
   PUBLIC noveltygrid_cli_args noveltygrid_report noveltygrid_report_reader noveltygrid_benchmarks noveltygrid_config
          noveltygrid_common
-  PRIVATE noveltygrid_worker noveltygrid_models noveltygrid_noveltybench noveltygrid_storage noveltygrid_sim
+  PRIVATE noveltygrid_correlate noveltygrid_worker noveltygrid_models noveltygrid_noveltybench noveltygrid_storage noveltygrid_sim
           noveltygrid_warnings)

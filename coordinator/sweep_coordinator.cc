@@ -37,6 +37,7 @@ SweepCoordinator::SweepCoordinator(const SweepConfig& config, CoordinatorOptions
       plan_(PlanSweep(config)),
       simulated_(SimulatedModelIds(plan_.models, PlanHelperModels(plan_))),
       prices_(config.prices),
+      sweep_name_(config.name),
       started_(clock_.Now()) {}
 
 absl::StatusOr<std::unique_ptr<SweepCoordinator>> SweepCoordinator::Start(const SweepConfig& config,
@@ -260,7 +261,8 @@ void SweepCoordinator::Linger() {
 }
 
 absl::Status SweepCoordinator::WriteResults() {
-  const Json run{{"seconds", absl::ToDoubleSeconds(clock_.Now() - started_)},
+  const Json run{{"sweep", sweep_name_},
+                 {"seconds", absl::ToDoubleSeconds(clock_.Now() - started_)},
                  {"units", plan_.units.size()},
                  {"units_resumed", units_resumed_}};
   for (auto& [name, reducer] : reducers_) reducer->SetRunInfo(run);

@@ -111,6 +111,7 @@ class SweepCoordinator {
   const Plan plan_;
   const std::vector<std::string> simulated_;
   const std::map<std::string, ModelPrice> prices_;
+  const std::string sweep_name_;  // the config's name:, recorded in summary.json "run"
   SystemClock clock_;
   const absl::Time started_;
   int64_t units_resumed_ = 0;

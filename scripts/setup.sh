@@ -5,6 +5,9 @@
 #   BUILD_TYPE  CMake build type (default RelWithDebInfo)
 #   CMAKE_ARGS  extra CMake arguments
 #   NOVELTYGRID_SETUP_SDK=1  also node/npm and the OpenAI SDK test's packages (scripts/test.sh sets it)
+#   NOVELTYGRID_SETUP_BROWSER=1  also Debian's chromium, node/npm and tests/browser's packages (playwright-core),
+#                                for the report's browser test and scripts/report_screenshot.sh (scripts/test.sh
+#                                sets it)
 #   NOVELTYGRID_SETUP_CLANG=1  also clang and its sanitizer/libFuzzer runtimes (the sanitizer stages of
 #                              scripts/test.sh)
 set -euo pipefail
@@ -16,14 +19,16 @@ packages=(build-essential cmake pkg-config git
           libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev clang-format
           openssl)  # openssl: the TLS integration test makes its certificates with it
 if [ "${NOVELTYGRID_SETUP_CLANG:-0}" = 1 ]; then packages+=(clang libclang-rt-14-dev); fi
+with_browser=${NOVELTYGRID_SETUP_BROWSER:-0}
+if [ "$with_browser" = 1 ]; then packages+=(chromium); fi  # test-only: opens report.html headless
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-# node + npm run the OpenAI SDK test (tests/sdk), set up only for the tests (scripts/test.sh sets
-# NOVELTYGRID_SETUP_SDK=1); a node already on PATH (nvm, nodesource) is kept.
+# node + npm run the OpenAI SDK test (tests/sdk) and the report's browser test (tests/browser), set up
+# only for the tests (scripts/test.sh sets both flags); a node already on PATH (nvm, nodesource) is kept.
 with_sdk=${NOVELTYGRID_SETUP_SDK:-0}
-if [ "$with_sdk" = 1 ]; then command -v node >/dev/null || missing+=(nodejs npm); fi
+if [ "$with_sdk" = 1 ] || [ "$with_browser" = 1 ]; then command -v node >/dev/null || missing+=(nodejs npm); fi
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}" >&2
   sudo=""
@@ -32,13 +37,17 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
 
-# The SDK test's node_modules, from the committed lock file; a failure here fails the setup.
-sdk_dir=tests/sdk/openai_node
-if [ "$with_sdk" = 1 ] && { [ ! -d "$sdk_dir/node_modules" ] || [ "$sdk_dir/package-lock.json" -nt "$sdk_dir/node_modules" ]; }; then
-  echo "setup: npm ci in $sdk_dir" >&2
-  (cd "$sdk_dir" && npm ci --no-audit --no-fund --loglevel=error) >&2 ||
-    { echo "setup: FAILED: npm ci in $sdk_dir (the OpenAI SDK test needs it; is the npm registry reachable?)" >&2; exit 1; }
-fi
+# npm_ci DIR WHAT: DIR's node_modules from its committed lock file, when missing or older than the lock;
+# a failure here fails the setup (WHAT names who needs it).
+npm_ci() {
+  local dir=$1 what=$2
+  if [ -d "$dir/node_modules" ] && [ ! "$dir/package-lock.json" -nt "$dir/node_modules" ]; then return 0; fi
+  echo "setup: npm ci in $dir" >&2
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) >&2 ||
+    { echo "setup: FAILED: npm ci in $dir ($what needs it; is the npm registry reachable?)" >&2; exit 1; }
+}
+if [ "$with_sdk" = 1 ]; then npm_ci tests/sdk/openai_node "the OpenAI SDK test"; fi
+if [ "$with_browser" = 1 ]; then npm_ci tests/browser "the report's browser test"; fi
 
 build_dir=${BUILD_DIR:-build}
 jobs=$(nproc)

@@ -165,6 +165,10 @@ absl::StatusOr<NoveltyRow> NoveltyRowFromJson(const Json& json, std::string_view
       *into = v->get<std::string>();
     }
   }
+  absl::StatusOr<int> repeat = IntField(json, "repeat", 0);
+  if (!repeat.ok()) return Bad(where, std::string(repeat.status().message()));
+  if (*repeat < 0) return Bad(where, absl::StrCat("\"repeat\" is ", *repeat, "; expected 0 or more"));
+  row.repeat = *repeat;
 
   const Json* generations = ArrayField(json, "generations");
   if (generations == nullptr) return Bad(where, "missing \"generations\"");
@@ -198,12 +202,13 @@ absl::StatusOr<NoveltyRow> NoveltyRowFromJson(const Json& json, std::string_view
   return row;
 }
 
-absl::StatusOr<std::vector<NoveltyRow>> ReadNoveltyRows(const std::string& path) {
+absl::StatusOr<std::vector<NoveltyRow>> ReadNoveltyRows(const std::string& path, int* failed_units) {
   absl::StatusOr<std::string> text = ReadFile(path);
   if (!text.ok()) return text.status();
   std::vector<NoveltyRow> rows;
-  std::map<std::tuple<std::string, std::optional<double>, std::string, std::string, std::string>, std::string>
+  std::map<std::tuple<std::string, std::optional<double>, std::string, std::string, int, std::string>, std::string>
       seen;  // -> where
+  if (failed_units != nullptr) *failed_units = 0;
   int line_number = 0;
   for (absl::string_view piece : absl::StrSplit(*text, '\n')) {
     const std::string_view line(piece.data(), piece.size());
@@ -216,11 +221,14 @@ absl::StatusOr<std::vector<NoveltyRow>> ReadNoveltyRows(const std::string& path)
     }
     const Json& json = *parsed;
     // A sweep's unit that failed has no partition to rescore.
-    if (json.is_object() && json.contains("error")) continue;
+    if (json.is_object() && json.contains("error")) {
+      if (failed_units != nullptr) ++*failed_units;
+      continue;
+    }
     absl::StatusOr<NoveltyRow> row = NoveltyRowFromJson(json, where);
     if (!row.ok()) return row.status();
-    auto [it, inserted] =
-        seen.emplace(std::make_tuple(row->model, row->temperature, row->mode, row->dataset, row->prompt_id), where);
+    auto [it, inserted] = seen.emplace(
+        std::make_tuple(row->model, row->temperature, row->mode, row->dataset, row->repeat, row->prompt_id), where);
     if (!inserted) {
       return Bad(where, absl::StrCat("prompt \"", row->prompt_id, "\" of model \"", row->model,
                                      "\" appears again (first at ", it->second, ")"));

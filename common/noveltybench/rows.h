@@ -4,7 +4,7 @@
 //   the reference's scores.jsonl   {"id", "prompt", "model", "generations", "partition",
 //                                   "generation_scores", ["partition_scores"], ...}
 //   our samples.jsonl              {"benchmark": "noveltybench", "model", "temperature", "prompt_id",
-//                                   "prompt", "generations", "partition", "quality", ...}
+//                                   "prompt", "generations", "partition", "quality", ["repeat"], ...}
 //
 // generation_scores are the reference's earned scores, already bucketed: the quality (1..10) at each
 // class opener and 0 elsewhere, because the reference scores openers only. They become `quality`
@@ -34,6 +34,7 @@ struct NoveltyRow {
   std::optional<double> temperature;  // absent from the reference's scores.jsonl (it samples at 1.0)
   std::string mode;                   // a sweep's samples.jsonl: sampling mode and dataset (else empty)
   std::string dataset;
+  int repeat = 0;  // a sweep's `repeats: N`: which pass (0 when the row does not say)
   std::vector<std::string> generations;
   std::vector<int> partition;               // canonical (ValidatePartition)
   std::vector<std::optional<int>> quality;  // 1..10 per generation; nullopt = not scored
@@ -44,9 +45,9 @@ struct NoveltyRow {
 absl::StatusOr<NoveltyRow> NoveltyRowFromJson(const Json& json, std::string_view where);
 
 // Every non-blank line of `path`, in file order, except a sweep's failed units (lines with "error":
-// they have no partition). An empty file and a prompt id repeated for the same model, temperature,
-// mode and dataset are errors too.
-absl::StatusOr<std::vector<NoveltyRow>> ReadNoveltyRows(const std::string& path);
+// they have no partition; counted in `failed_units` when given). An empty file and a prompt id
+// repeated for the same model, temperature, mode, dataset and repeat are errors too.
+absl::StatusOr<std::vector<NoveltyRow>> ReadNoveltyRows(const std::string& path, int* failed_units = nullptr);
 
 }  // namespace noveltygrid::noveltybench
 

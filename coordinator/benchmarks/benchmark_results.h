@@ -18,6 +18,8 @@
 #include "absl/status/statusor.h"
 #include "common/json_util.h"
 #include "common/records.h"
+#include "coordinator/report/html/html_page.h"
+#include "coordinator/report/html/report_context.h"
 
 namespace noveltygrid {
 
@@ -50,6 +52,8 @@ class BenchmarkResults {
   // "questions"[name] (a row at a time: a large sweep's table is written without building it whole).
   virtual Json Section() const = 0;
   virtual Json Leaderboard() const = 0;
+  // The Leaderboard() entries' field that ranks them (its headline score: "valid_answers").
+  virtual std::string LeaderboardScore() const = 0;
   // Calls `row` with each row of that table in order; false (no call) for a benchmark without one.
   virtual bool ForEachQuestionRow(const std::function<void(const Json& row)>& /*row*/) const { return false; }
   // Its table in leaderboard.txt.
@@ -61,6 +65,12 @@ class BenchmarkResults {
   // Run-dependent: call statistics of the results, and free-form run information.
   virtual const CallStats& calls() const = 0;
   virtual const Json& run() const = 0;
+  // Its sections of report.html (coordinator/report/html/), drawn from this snapshot -- and from its
+  // rows file in `context.dir`, already written, where it needs more than the snapshot keeps. A
+  // benchmark without sections adds none.
+  virtual absl::Status AddHtmlSections(const ReportContext& /*context*/, HtmlPage& /*page*/) const {
+    return absl::OkStatus();
+  }
 };
 
 // Aggregates one benchmark's committed units as they arrive (see the implementations for the rules:

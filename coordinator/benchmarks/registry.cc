@@ -5,8 +5,10 @@
 #include "common/json_util.h"
 #include "common/records_json.h"
 #include "common/status_macros.h"
+#include "coordinator/benchmarks/aidanbench/aidan_export.h"
 #include "coordinator/benchmarks/aidanbench/aidan_rebuild.h"
 #include "coordinator/benchmarks/aidanbench/aidanbench.h"
+#include "coordinator/benchmarks/noveltybench/novelty_export.h"
 #include "coordinator/benchmarks/noveltybench/novelty_rebuild.h"
 #include "coordinator/benchmarks/noveltybench/noveltybench.h"
 #include "coordinator/report/results_files.h"
@@ -20,13 +22,13 @@ const std::vector<BenchmarkEntry>& BenchmarkRegistry() {
          if (!config.aidanbench.has_value()) return nullptr;
          return std::make_unique<AidanBenchmark>(config);
        },
-       RebuildAidanResults},
+       RebuildAidanResults, ExportAidanReference},
       {kNoveltyBench, kSamplesFileName, "NoveltyBench settings are assumed",
        [](const SweepConfig& config) -> std::unique_ptr<Benchmark> {
          if (!config.noveltybench.has_value()) return nullptr;
          return std::make_unique<NoveltyBenchmark>(config);
        },
-       RebuildNoveltyResults},
+       RebuildNoveltyResults, ExportNoveltyReference},
   };
   return *registry;
 }

@@ -1,6 +1,7 @@
 // The benchmark registry: every benchmark plug-in, by name, in results order (AidanBench first). A
 // sweep config's section (`aidanbench:`, `noveltybench:`) names its entry; the entry makes the
-// coordinator's Benchmark from the config and rebuilds its part of a results folder for `report`.
+// coordinator's Benchmark from the config, rebuilds its part of a results folder for `report` and
+// writes it in its reference implementation's layout for `export`.
 // Adding a benchmark means a folder beside aidanbench/ and noveltybench/ and one line here (and the
 // worker's half in worker/benchmarks/registry.cc).
 #ifndef NOVELTYGRID_COORDINATOR_BENCHMARKS_REGISTRY_H_
@@ -26,6 +27,20 @@ struct RebuildRequest {
   std::optional<AidanPreset> preset;  // `report --preset`: AidanBench re-marks validity with it
 };
 
+// What `export DIR --format NAME --out PATH` hands the benchmark NAME. The caller has checked that
+// `rows_path` exists and that `out_path` may be written (absent, an empty folder, or --force).
+struct ExportRequest {
+  std::string rows_path;          // DIR/<rows file>
+  std::string out_path;           // a file or a folder, as the reference layout has it
+  const Json* summary = nullptr;  // DIR/summary.json (settings the rows lack); null when missing or unreadable
+  int repeat = 0;                 // the one repeat exported: a reference layout holds a single pass
+};
+
+struct ExportOutcome {
+  std::vector<std::string> written;  // the files written, in order
+  std::vector<std::string> notes;    // for the user: what the layout could not hold, what import needs
+};
+
 struct BenchmarkEntry {
   std::string name;             // the config section, UnitSpec.benchmark and summary.json's key
   std::string rows_file;        // its file in the results folder
@@ -36,6 +51,8 @@ struct BenchmarkEntry {
   // the user where something had to be assumed.
   std::function<absl::StatusOr<std::unique_ptr<BenchmarkResults>>(const RebuildRequest&, std::vector<std::string>&)>
       rebuild;
+  // Its rows written in the reference implementation's layout (`noveltygrid export`).
+  std::function<absl::StatusOr<ExportOutcome>(const ExportRequest&)> export_reference;
 };
 
 // The end of every rebuild: adds `units` to `reducer` (without calls); when `request.keep_calls`,

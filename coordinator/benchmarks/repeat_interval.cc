@@ -52,4 +52,8 @@ std::string FormatInterval(const RepeatInterval& interval, int decimals) {
   return absl::StrFormat("%.*f +- %.*f", decimals, interval.mean, decimals, interval.half_width);
 }
 
+std::string FormatIntervalOrMean(const RepeatInterval& interval, int decimals) {
+  return interval.n > 1 ? FormatInterval(interval, decimals) : absl::StrFormat("%.*f", decimals, interval.mean);
+}
+
 }  // namespace noveltygrid

@@ -36,6 +36,9 @@ Json RepeatsJson(const std::vector<std::pair<std::string, std::vector<double>>>&
 // "12.3 +- 1.4" with `decimals` digits after the point.
 std::string FormatInterval(const RepeatInterval& interval, int decimals);
 
+// FormatInterval with repeats (n > 1); the mean alone ("12.3") without.
+std::string FormatIntervalOrMean(const RepeatInterval& interval, int decimals);
+
 // The 0.975 quantile of Student's t with `df` degrees of freedom (df >= 1).
 double StudentT975(int df);
 

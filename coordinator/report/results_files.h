@@ -8,6 +8,7 @@ inline constexpr char kAnswersFileName[] = "answers.jsonl";  // AidanBench: one 
 inline constexpr char kSamplesFileName[] = "samples.jsonl";  // NoveltyBench: one line per unit
 inline constexpr char kSummaryFileName[] = "summary.json";
 inline constexpr char kLeaderboardFileName[] = "leaderboard.txt";
+inline constexpr char kReportFileName[] = "report.html";  // html_report.h
 
 }  // namespace noveltygrid
 

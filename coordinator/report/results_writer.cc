@@ -12,6 +12,7 @@
 #include "common/call_cost.h"
 #include "common/records_json.h"
 #include "common/status_macros.h"
+#include "coordinator/report/html_report.h"
 
 namespace noveltygrid {
 
@@ -156,13 +157,23 @@ std::string SweepLeaderboardText(const ResultsParts& parts, const ResultsOptions
   return LeaderboardText(parts, options);
 }
 
-absl::Status WriteSweepSummaryFiles(const std::string& dir, const ResultsParts& parts, const ResultsOptions& options) {
+namespace {
+
+absl::Status WriteSummaryAndLeaderboard(const std::string& dir, const ResultsParts& parts,
+                                        const ResultsOptions& options) {
   const std::filesystem::path root(dir);
   ASSIGN_OR_RETURN(std::unique_ptr<AtomicFileWriter> summary,
                    AtomicFileWriter::Create((root / kSummaryFileName).string()));
   RETURN_IF_ERROR(WriteSummaryJson(parts, options, *summary));
   RETURN_IF_ERROR(summary->Commit());
   return WriteFileAtomically((root / kLeaderboardFileName).string(), LeaderboardText(parts, options));
+}
+
+}  // namespace
+
+absl::Status WriteSweepSummaryFiles(const std::string& dir, const ResultsParts& parts, const ResultsOptions& options) {
+  RETURN_IF_ERROR(WriteSummaryAndLeaderboard(dir, parts, options));
+  return WriteHtmlReport(dir, parts, options);
 }
 
 namespace {
@@ -213,16 +224,22 @@ absl::Status WriteSweepResults(const std::string& dir, const ResultsParts& parts
     RETURN_IF_ERROR(part->WriteRows([&rows](std::string_view piece) { return rows->Append(piece); }));
     RETURN_IF_ERROR(rows->Commit());
   }
+  RETURN_IF_ERROR(WriteSummaryAndLeaderboard(dir, parts, options));
+  // report.html reads the answers again (its per-question plots), so it too is kept when its rows and
+  // the page are as stamped: a finished sweep opened again reads nothing back.
+  const bool report_fresh = !stamp_removed && RowsUpToDate(*stamp, options.rows_key, root, kReportFileName);
+  if (!report_fresh) RETURN_IF_ERROR(WriteHtmlReport(dir, parts, options));
   if (options.rows_key.empty()) {
     std::filesystem::remove(stamp_path, ec);
-  } else if (stamp_removed) {
+  } else if (!report_fresh) {
     Json files = Json::object();
     for (const BenchmarkResults* part : parts) files[part->RowsFileName()] = FileIdentity(root / part->RowsFileName());
+    files[kReportFileName] = FileIdentity(root / kReportFileName);
     std::filesystem::create_directories(root / ".noveltygrid", ec);
     RETURN_IF_ERROR(
         WriteFileAtomically(stamp_path, DumpJson(Json{{"key", options.rows_key}, {"files", files}}) + "\n"));
   }
-  return WriteSweepSummaryFiles(dir, parts, options);
+  return absl::OkStatus();
 }
 
 }  // namespace noveltygrid

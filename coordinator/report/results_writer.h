@@ -8,6 +8,7 @@
 //                    "calls" (every benchmark's merged), "run" -- in that order; a benchmark absent from
 //                    the sweep is absent from the file; only "calls" and "run" depend on how the run went
 //   leaderboard.txt  each benchmark's table, a blank line apart
+//   report.html      the page with plots (html_report.h)
 //
 // Every file is replaced atomically, so a reader (or a crash) sees the old or the new version of each
 // (the folder is not replaced as a whole). Rows files are streamed: their units' answers are read from
@@ -43,7 +44,8 @@ struct ResultsOptions {
   // What the rows files hold, when the caller can name it (a finished sweep: its committed units, by id,
   // and the program writing them). A rows file written under the same key and not touched since (size
   // and modification time as recorded in DIR/.noveltygrid/rows.stamp) is not written again, so
-  // re-opening a finished sweep does not re-read its answers. Empty: the rows files are always written.
+  // re-opening a finished sweep does not re-read its answers; report.html, which reads them too, is kept
+  // on the same terms. Empty: the rows files and the page are always written.
   std::string rows_key;
 };
 

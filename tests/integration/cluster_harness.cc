@@ -302,6 +302,19 @@ void ExpectSameResults(const std::string& expected_dir, const std::string& actua
     EXPECT_TRUE(expected == actual) << name
                                     << " differs from the single-process run: " << FirstDifference(expected, actual);
   }
+  // report.html: the same page but for its calls section (run-dependent, like summary.json's "calls").
+  auto page = [](const std::string& dir) {
+    std::string html = ReadAll(dir + "/report.html");
+    const size_t begin = html.find("<section id=\"calls\">");
+    const size_t end = begin == std::string::npos ? begin : html.find("</section>", begin);
+    if (end != std::string::npos) html.erase(begin, end - begin);
+    return html;
+  };
+  const std::string expected_page = page(expected_dir);
+  EXPECT_NE(expected_page.find("data-noveltygrid-report"), std::string::npos)
+      << expected_dir << "/report.html is missing";
+  EXPECT_TRUE(expected_page == page(actual_dir))
+      << "report.html differs from the single-process run: " << FirstDifference(expected_page, page(actual_dir));
   auto summary = [](const std::string& dir) {
     nlohmann::json j = nlohmann::json::parse(ReadAll(dir + "/summary.json"), nullptr, /*allow_exceptions=*/false);
     EXPECT_TRUE(j.is_object()) << dir << "/summary.json is not a JSON object";

@@ -1,5 +1,6 @@
 #include "coordinator/benchmarks/aidanbench/aidan_rebuild.h"
 
+#include <functional>
 #include <map>
 #include <utility>
 
@@ -25,23 +26,29 @@ struct AidanPrior {
   std::vector<UnitResult> rows;  // unit spec, stop_reason and error of every unit, in order
 };
 
+// Calls `visit(model, TEMP key, cell)` for every object cell of summary.json's "aidanbench" section.
+void ForEachAidanCell(const Json& summary,
+                      const std::function<void(const std::string&, const std::string&, const Json&)>& visit) {
+  if (!summary.is_object()) return;
+  auto aidan = summary.find("aidanbench");
+  if (aidan == summary.end() || !aidan->is_object()) return;
+  for (const auto& [model, temps] : aidan->items()) {
+    if (!temps.is_object()) continue;
+    for (const auto& [temp, cell] : temps.items()) {
+      if (cell.is_object()) visit(model, temp, cell);
+    }
+  }
+}
+
 AidanPrior ReadAidanPrior(const Json& summary) {
   AidanPrior prior;
   if (!summary.is_object()) return prior;
-  if (auto aidan = summary.find("aidanbench"); aidan != summary.end() && aidan->is_object()) {
-    for (const auto& [model, temps] : aidan->items()) {
-      if (!temps.is_object()) continue;
-      for (const auto& [temp, cell] : temps.items()) {
-        if (!cell.is_object()) continue;
-        if (!prior.preset_name.has_value() && !StringAt(cell, "preset").empty()) {
-          prior.preset_name = StringAt(cell, "preset");
-        }
-        if (auto cap = cell.find("max_iterations"); cap != cell.end() && JsonToInt(*cap).has_value()) {
-          prior.max_iterations[{model, temp}] = *JsonToInt(*cap);
-        }
-      }
+  prior.preset_name = RecordedAidanPresetName(summary);
+  ForEachAidanCell(summary, [&](const std::string& model, const std::string& temp, const Json& cell) {
+    if (auto cap = cell.find("max_iterations"); cap != cell.end() && JsonToInt(*cap).has_value()) {
+      prior.max_iterations[{model, temp}] = *JsonToInt(*cap);
     }
-  }
+  });
   if (auto questions = summary.find("questions"); questions != summary.end() && questions->is_object()) {
     if (auto rows = questions->find("aidanbench"); rows != questions->end() && rows->is_array()) {
       for (const Json& row : *rows) {
@@ -66,6 +73,14 @@ AidanPrior ReadAidanPrior(const Json& summary) {
 }
 
 }  // namespace
+
+std::optional<std::string> RecordedAidanPresetName(const Json& summary) {
+  std::optional<std::string> name;
+  ForEachAidanCell(summary, [&](const std::string&, const std::string&, const Json& cell) {
+    if (!name.has_value() && !StringAt(cell, "preset").empty()) name = StringAt(cell, "preset");
+  });
+  return name;
+}
 
 absl::StatusOr<std::vector<UnitResult>> ReadAidanAnswersFile(const std::string& path) {
   ASSIGN_OR_RETURN(const std::string text, ReadFile(path));

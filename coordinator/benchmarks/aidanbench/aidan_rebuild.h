@@ -8,6 +8,7 @@
 #define NOVELTYGRID_COORDINATOR_BENCHMARKS_AIDANBENCH_AIDAN_REBUILD_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,10 @@ namespace noveltygrid {
 // them in that order). stop_reason, error and max_iterations are left empty. A malformed line gives
 // InvalidArgument naming the file and the line number.
 absl::StatusOr<std::vector<UnitResult>> ReadAidanAnswersFile(const std::string& path);
+
+// The preset a summary.json's "aidanbench" cells record (the first cell that names one); nullopt when
+// none does.
+std::optional<std::string> RecordedAidanPresetName(const Json& summary);
 
 // answers.jsonl re-read, re-scored under `request.preset` (or the recorded one) and rewritten when its
 // derived fields (valid, mmr, order) change.

@@ -34,6 +34,8 @@ class AidanBenchResults : public BenchmarkResults {
   absl::Status WriteRows(const RowsSink& sink) const override;
   Json Section() const override;
   Json Leaderboard() const override;
+  std::string LeaderboardScore() const override { return "valid_answers"; }
+  absl::Status AddHtmlSections(const ReportContext& context, HtmlPage& page) const override;
   bool ForEachQuestionRow(const std::function<void(const Json& row)>& row) const override;
   std::string LeaderboardText(bool simulated) const override;
   std::vector<std::string> Models() const override { return snapshot_.models; }

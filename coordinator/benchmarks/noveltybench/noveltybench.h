@@ -57,6 +57,8 @@ class NoveltyBenchResults : public BenchmarkResults {
   absl::Status WriteRows(const RowsSink& sink) const override;
   Json Section() const override;
   Json Leaderboard() const override;
+  std::string LeaderboardScore() const override { return "mean_utility"; }
+  absl::Status AddHtmlSections(const ReportContext& context, HtmlPage& page) const override;
   std::string LeaderboardText(bool simulated) const override;
   std::vector<std::string> Models() const override { return snapshot_.models; }
   std::vector<std::string> HelperModels() const override;

@@ -57,8 +57,6 @@ std::string Figures(const noveltybench::ScoreMeans& means) {
   return absl::StrFormat("%.2f / %.2f", means.mean_utility, means.mean_distinct);
 }
 
-constexpr double kReferenceTemperature = 1.0;
-
 absl::Status AtRow(const noveltybench::NoveltyRow& row, const absl::Status& status) {
   return absl::Status(status.code(), absl::StrCat(row.where, ": ", status.message()));
 }
@@ -73,7 +71,7 @@ NoveltyScoring Scoring(NoveltyScoring scoring, const std::vector<noveltybench::N
 }
 
 double SampleTemperature(const noveltybench::NoveltyRow& row, const NoveltySourceOptions& options) {
-  return row.temperature.value_or(options.temperature.value_or(kReferenceTemperature));
+  return row.temperature.value_or(options.temperature.value_or(kNoveltyReferenceTemperature));
 }
 
 }  // namespace

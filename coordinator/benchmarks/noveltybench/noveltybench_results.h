@@ -35,6 +35,9 @@
 namespace noveltygrid {
 
 inline constexpr char kAgreementFileName[] = "agreement.json";
+// The reference samples at 1.0 and its scores.jsonl records no temperature: rows without one are read
+// at this unless told otherwise.
+inline constexpr double kNoveltyReferenceTemperature = 1.0;
 inline constexpr char kNoveltyLeaderboardTitle[] = "NoveltyBench leaderboard (mean utility at best temperature)";
 
 // One prompt's generations under the partition they were scored with.

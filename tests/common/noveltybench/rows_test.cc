@@ -128,5 +128,23 @@ TEST(NoveltyRowsTest, RepeatedPromptIsAnError) {
               HasSubstr(":2: prompt \"curated-1\" of model \"m\" appears again (first at "));
 }
 
+TEST(NoveltyRowsTest, RepeatsOfAPromptAndFailedUnitsAreNotErrors) {
+  TempDir dir;
+  const std::string path = dir.Write("samples.jsonl", ScoresRow() + "\n" + ScoresRow({{"repeat", 1}}) + "\n" +
+                                                          ScoresRow({{"error", "HTTP 503"}}) + "\n");
+  int failed = -1;
+  absl::StatusOr<std::vector<NoveltyRow>> rows = ReadNoveltyRows(path, &failed);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_EQ((*rows)[0].repeat, 0);
+  EXPECT_EQ((*rows)[1].repeat, 1);
+  EXPECT_EQ(failed, 1);
+
+  EXPECT_THAT(Message(ReadError(ScoresRow({{"repeat", 1}}) + "\n" + ScoresRow({{"repeat", 1}}) + "\n")),
+              HasSubstr("appears again"));
+  EXPECT_THAT(Message(ReadError(ScoresRow({{"repeat", 1.5}}))), HasSubstr("\"repeat\" is 1.5"));
+  EXPECT_THAT(Message(ReadError(ScoresRow({{"repeat", -1}}))), HasSubstr("expected 0 or more"));
+}
+
 }  // namespace
 }  // namespace noveltygrid::noveltybench

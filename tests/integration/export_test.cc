@@ -1,0 +1,97 @@
+// `noveltygrid export` on what the real pipeline writes: a small sweep of both benchmarks with two
+// repeats run by the binary, each repeat exported to the reference layouts and imported again; the
+// imports must give the figures the sweep's own summary.json records per repeat.
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/integration/cluster_harness.h"
+#include "tests/integration/process.h"
+
+namespace noveltygrid::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using Json = nlohmann::ordered_json;
+
+// The cluster tests' fixture gives the temporary folder and the binary.
+class ExportTest : public ClusterTest {
+ protected:
+  // Runs `noveltygrid ARGS...` to its end: the exit code, stdout and stderr in `output`.
+  int Run(const std::vector<std::string>& args, std::string* output) {
+    std::unique_ptr<Process> p = Spawn(args);
+    if (p == nullptr) return -1;
+    const int code = p->Wait();
+    *output = p->Output();
+    return code;
+  }
+
+  Json Summary(const std::string& dir) { return Json::parse(std::ifstream(dir + "/summary.json")); }
+};
+
+TEST_F(ExportTest, EachRepeatOfARunRoundTripsThroughTheReferenceLayouts) {
+  const std::string config = WriteSweepYaml(Path("sweep.yaml"), "export", 7, {"sim:explorer", "sim:collapse"}, {"0.7"},
+                                            NOVELTYGRID_SOURCE_DIR "/datasets/aidanbench/questions-paper-65.jsonl",
+                                            "  max_iterations: 6\n"
+                                            "repeats: 2\n"
+                                            "noveltybench:\n"
+                                            "  prompts: " NOVELTYGRID_SOURCE_DIR
+                                            "/datasets/noveltybench/prompts-own-20.jsonl\n"
+                                            "  modes: [standard, in-context]\n"
+                                            "  k: 4\n"
+                                            "  temperatures: [1.0]\n");
+  const std::string sweep = Path("sweep");
+  std::string output;
+  ASSERT_EQ(Run({"run", config, "--out", sweep, "--quiet"}, &output), 0) << output;
+  const Json run = Summary(sweep);
+
+  for (int repeat : {0, 1}) {
+    SCOPED_TRACE(absl::StrCat("repeat ", repeat));
+    const std::string r = std::to_string(repeat);
+
+    // AidanBench: one file; imported, each cell's figures are the run's for this repeat.
+    const std::string aidan = Path("aidan" + r + ".json");
+    ASSERT_EQ(Run({"export", sweep, "--format", "aidanbench", "--out", aidan, "--repeat", r}, &output), 0) << output;
+    EXPECT_THAT(output, HasSubstr(absl::StrCat("wrote repeat ", repeat, " and left out")));
+    ASSERT_EQ(Run({"import", "aidanbench", aidan, "--out", Path("ia" + r)}, &output), 0) << output;
+    const Json imported = Summary(Path("ia" + r))["aidanbench"];
+    for (const std::string model : {"sim:explorer", "sim:collapse"}) {
+      const Json& cell = run["aidanbench"][model]["0.7"];
+      EXPECT_EQ(imported[model]["0.7"]["valid_answers"], cell["repeats"]["valid_answers"]["values"][repeat]) << model;
+      EXPECT_NEAR(imported[model]["0.7"]["novelty_sum"].get<double>(),
+                  cell["repeats"]["novelty_sum"]["values"][repeat].get<double>(), 1e-9)
+          << model;
+      EXPECT_EQ(imported[model]["0.7"]["questions"], 65) << model;
+    }
+
+    // NoveltyBench: a folder per mode and model; the standard mode's (the headline) per repeat.
+    const std::string novelty = Path("nb" + r);
+    ASSERT_EQ(Run({"export", sweep, "--format", "noveltybench", "--out", novelty, "--repeat", r}, &output), 0)
+        << output;
+    for (const std::string model : {"sim:explorer", "sim:collapse"}) {
+      const std::string imported_dir = Path("in" + r + model);
+      ASSERT_EQ(Run({"import", "noveltybench", novelty + "/standard/" + model + "/scores.jsonl", "--out", imported_dir},
+                    &output),
+                0)
+          << output;
+      const Json& cell = run["noveltybench"][model]["1.0"];
+      const Json got = Summary(imported_dir)["noveltybench"][model]["1.0"];
+      EXPECT_NEAR(got["mean_utility"].get<double>(), cell["repeats"]["mean_utility"]["values"][repeat].get<double>(),
+                  1e-12)
+          << model;
+      EXPECT_NEAR(got["mean_distinct"].get<double>(), cell["repeats"]["mean_distinct"]["values"][repeat].get<double>(),
+                  1e-12)
+          << model;
+      EXPECT_TRUE(std::filesystem::exists(novelty + "/in-context/" + model + "/summary.json"));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace noveltygrid::testing
