@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/leaderboard_flags.h"
 #include "cli/progress.h"
 #include "cli/run_file.h"
 #include "cli/signals.h"
@@ -83,7 +84,7 @@ absl::StatusOr<ParsedArgs> Parse(const char* command, const std::vector<std::str
 }  // namespace
 
 int RunCoordinatorCommand(const std::vector<std::string>& raw) {
-  const std::vector<FlagSpec> flags = WithSecurityFlags({
+  std::vector<FlagSpec> flags = WithSecurityFlags({
       {"config", "FILE", "sweep config (YAML)"},
       {"listen", "HOST:PORT", "address to serve on (port 0 picks a free port)"},
       {"out", "DIR", "results folder (re-using it resumes the sweep)"},
@@ -94,6 +95,7 @@ int RunCoordinatorCommand(const std::vector<std::string>& raw) {
       {"heartbeat-ms", "N", "heartbeat interval asked of workers (default 2000)"},
       {"per-model-cap", "N", "at most N units of one model in flight across all workers (default 0: no cap)"},
   });
+  for (FlagSpec& f : LeaderboardFlags()) flags.push_back(std::move(f));
   int exit = 0;
   absl::StatusOr<ParsedArgs> args =
       Parse("coordinator", raw, "coordinator --config CONFIG.yaml --listen HOST:PORT --out DIR",
@@ -116,6 +118,8 @@ int RunCoordinatorCommand(const std::vector<std::string>& raw) {
                 absl::InvalidArgumentError("--seed and --per-model-cap must be >= 0 and every duration >= 1 ms"), 2);
   }
   config->seed = static_cast<uint64_t>(*seed);
+  const absl::StatusOr<std::optional<CorrelateOptions>> leaderboard = LeaderboardOption(*args);
+  if (!leaderboard.ok()) return Fail("coordinator", leaderboard.status(), 2);
   const BuiltinModels builtins = SimBuiltinModels();
   if (absl::Status usable = CheckSweepModelsWithoutKeys(*config, &builtins); !usable.ok()) {
     return Fail("coordinator", usable, 2);
@@ -135,6 +139,7 @@ int RunCoordinatorCommand(const std::vector<std::string>& raw) {
   options.listen = args->Get("listen");
   options.out_dir = args->Get("out");
   options.token = *token;
+  options.correlate = *leaderboard;
   options.tls = TlsFrom(*args);
   options.scheduler.lease_ttl = absl::Milliseconds(*ttl);
   options.scheduler.worker_timeout = absl::Milliseconds(*worker_timeout);

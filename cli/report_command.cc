@@ -4,23 +4,29 @@
 #include "absl/status/status.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/leaderboard_flags.h"
 #include "common/config.h"
 #include "coordinator/report/results_reader.h"
 
 namespace noveltygrid::cli {
 namespace {
 
-constexpr char kUsage[] = "report DIR [--preset reference-2025|paper-2024]";
+constexpr char kUsage[] = "report DIR [--preset reference-2025|paper-2024] [--leaderboard FILE.csv]";
 constexpr char kSummary[] =
     "Rebuilds summary.json and leaderboard.txt of a results folder from its answers.jsonl (AidanBench)\n"
     "and/or samples.jsonl (NoveltyBench) and prints the leaderboard. \"calls\", \"run\", each question's stop\n"
     "reason and the NoveltyBench settings (patience, partitioner, ...) are kept from the existing summary.json.\n"
-    "--preset re-scores the AidanBench answers under other rules (answers.jsonl is then rewritten too).";
+    "--preset re-scores the AidanBench answers under other rules (answers.jsonl is then rewritten too).\n"
+    "report.html is written again too; --leaderboard adds its comparison with an external leaderboard.";
 
 const std::vector<FlagSpec>& Flags() {
-  static const auto* flags = new std::vector<FlagSpec>{
-      {"preset", "NAME", "score with these rules instead of the recorded ones"},
-  };
+  static const auto* flags = [] {
+    auto* all = new std::vector<FlagSpec>{
+        {"preset", "NAME", "score with these rules instead of the recorded ones"},
+    };
+    for (FlagSpec& f : LeaderboardFlags()) all->push_back(std::move(f));
+    return all;
+  }();
   return *flags;
 }
 
@@ -42,7 +48,9 @@ int RunReportCommand(const std::vector<std::string>& args) {
     if (!found.ok()) return UsageError(std::string(found.status().message()));
     preset = *found;
   }
-  absl::StatusOr<RebuildOutcome> rebuilt = RebuildResultsFolder(parsed->positional[0], preset);
+  absl::StatusOr<std::optional<CorrelateOptions>> leaderboard = LeaderboardOption(*parsed);
+  if (!leaderboard.ok()) return UsageError(std::string(leaderboard.status().message()));
+  absl::StatusOr<RebuildOutcome> rebuilt = RebuildResultsFolder(parsed->positional[0], preset, *leaderboard);
   if (!rebuilt.ok()) {
     std::fprintf(stderr, "noveltygrid report: %s\n", std::string(rebuilt.status().message()).c_str());
     return 1;

@@ -5,6 +5,7 @@ add_library(noveltygrid_cli_results
   ${CMAKE_CURRENT_LIST_DIR}/export_command.cc
   ${CMAKE_CURRENT_LIST_DIR}/correlate_command.cc
   ${CMAKE_CURRENT_LIST_DIR}/import_command.cc
+  ${CMAKE_CURRENT_LIST_DIR}/leaderboard_flags.cc
   ${CMAKE_CURRENT_LIST_DIR}/noveltybench_flags.cc
   ${CMAKE_CURRENT_LIST_DIR}/repartition_command.cc
   ${CMAKE_CURRENT_LIST_DIR}/report_command.cc

@@ -10,6 +10,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/config_args.h"
+#include "cli/leaderboard_flags.h"
 #include "cli/progress.h"
 #include "cli/run_file.h"
 #include "cli/signals.h"
@@ -26,17 +27,21 @@ namespace noveltygrid::cli {
 namespace {
 
 const std::vector<FlagSpec>& Flags() {
-  static const auto* flags = new std::vector<FlagSpec>{
-      {"out", "DIR", "results folder (created; re-running into it resumes)"},
-      SeedFlag(),
-      ConcurrencyFlag(),
-      {"threads", "N", "worker threads (default: number of cores)"},
-      {"redis", "URL",
-       "redis://[:password@]host:port[/db]: sweep state, embedding cache, loop checkpoints\n"
-       "                             (default $NOVELTYGRID_REDIS_URL; put passwords there, not in flags)"},
-      {"quiet", "", "no progress and no leaderboard on the terminal"},
-      {"call-log", "FILE", "append one line per model call to FILE (accounting, tests)"},
-  };
+  static const auto* flags = [] {
+    auto* all = new std::vector<FlagSpec>{
+        {"out", "DIR", "results folder (created; re-running into it resumes)"},
+        SeedFlag(),
+        ConcurrencyFlag(),
+        {"threads", "N", "worker threads (default: number of cores)"},
+        {"redis", "URL",
+         "redis://[:password@]host:port[/db]: sweep state, embedding cache, loop checkpoints\n"
+         "                             (default $NOVELTYGRID_REDIS_URL; put passwords there, not in flags)"},
+        {"quiet", "", "no progress and no leaderboard on the terminal"},
+        {"call-log", "FILE", "append one line per model call to FILE (accounting, tests)"},
+    };
+    for (FlagSpec& f : LeaderboardFlags()) all->push_back(std::move(f));
+    return all;
+  }();
   return *flags;
 }
 
@@ -61,13 +66,16 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
   const std::string usage = "run CONFIG.yaml --out DIR [--seed N] [--concurrency N]";
   const std::string summary =
       "Runs every unit of the sweep in this process -- a coordinator and a worker talking gRPC over\n"
-      "loopback, as in a cluster -- and writes answers.jsonl, summary.json and leaderboard.txt to DIR.\n"
+      "loopback, as in a cluster -- and writes the results files (answers.jsonl, samples.jsonl, summary.json,\n"
+      "leaderboard.txt) and the report.html page to DIR.\n"
       "The same config and seed give byte-identical results files. Re-running into DIR resumes.";
   int exit = 0;
   const std::optional<ParsedArgs> args = ParseConfigCommand("run", raw_args, Flags(), usage, summary, &exit, "out");
   if (!args) return exit;
   absl::StatusOr<SweepConfig> config = LoadConfigArgs(*args);
   if (!config.ok()) return Fail(config.status(), 2);
+  const absl::StatusOr<std::optional<CorrelateOptions>> leaderboard = LeaderboardOption(*args);
+  if (!leaderboard.ok()) return Fail(leaderboard.status(), 2);
   absl::StatusOr<long long> threads = args->GetInt("threads", std::max(2u, std::thread::hardware_concurrency()));
   if (!threads.ok()) return Fail(threads.status(), 2);
   if (*threads < 1) return Fail(absl::InvalidArgumentError("--threads must be >= 1"), 2);
@@ -92,6 +100,7 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
   coordinator_options.listen = "127.0.0.1:0";
   coordinator_options.out_dir = args->Get("out");
   coordinator_options.token = token;
+  coordinator_options.correlate = *leaderboard;
   coordinator_options.linger = absl::Seconds(2);
   coordinator_options.store = store.get();
   coordinator_options.on_commit = [&progress](int64_t, bool) {

@@ -309,6 +309,7 @@ ResultsOptions SweepCoordinator::ResultsOptionsOf() const {
   ResultsOptions options;
   options.simulated_models = simulated_;
   options.prices = prices_;
+  options.correlate = options_.correlate;
   return options;
 }
 

@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,6 +47,8 @@ struct CoordinatorOptions {
   // Optional (not owned): keeps the sweep state (commits) in the store instead of DIR's journal,
   // and drops each unit's loop checkpoint once it is committed.
   Store* store = nullptr;
+  // An external leaderboard for report.html's correlation section (ResultsOptions::correlate).
+  std::optional<CorrelateOptions> correlate;
 };
 
 // What `noveltygrid plan` shows: the units committed in `store` (when given) or in `out_dir`'s journal

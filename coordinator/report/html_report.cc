@@ -135,6 +135,53 @@ std::string SweepName(const ResultsParts& parts) {
   return "";
 }
 
+// The sweep's scores against an external leaderboard (ResultsOptions::correlate). A leaderboard that
+// cannot be compared (unreadable, too few models in common) is said so in the section, not an error:
+// the rest of the page stands.
+HtmlSection CorrelationSection(const ResultsParts& parts, const ResultsOptions& options, const ReportContext& context) {
+  const absl::StatusOr<Correlation> c = CorrelateWithLeaderboard(SweepSummaryJson(parts, options), *options.correlate);
+  HtmlSection section{"correlation", "Against an external leaderboard", ""};
+  if (!c.ok()) {
+    section.html =
+        absl::StrCat("<p class=\"note\">No correlation with ", HtmlEscape(options.correlate->leaderboard_path), ": ",
+                     HtmlEscape(std::string(c.status().message())), "</p>");
+    return section;
+  }
+  ChartSpec spec;
+  spec.id = "correlation";
+  spec.title = absl::StrCat(c->benchmark, " ", c->metric, " against ", c->score_column);
+  spec.kind = ChartKind::kScatter;
+  spec.x_label =
+      absl::StrCat(c->score_column, " (", std::filesystem::path(c->leaderboard_path).filename().string(), ")");
+  spec.y_label = c->metric;
+  spec.y_from_zero = false;
+  spec.simulated = context.any_simulated();
+  for (const MatchedModel& m : c->matched) {
+    const std::string label =
+        m.leaderboard_model == m.model ? m.model : absl::StrCat(m.model, " = ", m.leaderboard_model);
+    spec.series.push_back(
+        ChartSeries(label,
+                    {ChartPoint(m.leaderboard_score, m.score, 0,
+                                absl::StrFormat("%s: %.6g against %.6g", label, m.score, m.leaderboard_score))},
+                    context.ColorOf(m.model)));
+  }
+  HtmlTable stats;
+  stats.header = {"models", "Spearman \xCF\x81", "Kendall \xCF\x84-b", "Pearson r", "R\xC2\xB2"};
+  stats.rows = {{NumberCell(c->stats.n, 0), NumberCell(c->stats.spearman_rho, 3), NumberCell(c->stats.kendall_tau_b, 3),
+                 NumberCell(c->stats.pearson_r, 3), NumberCell(c->stats.r_squared, 3)}};
+  section.html = absl::StrCat(
+      "<p>The sweep's models ranked by ", HtmlEscape(c->metric), " at their best temperature, against ",
+      HtmlEscape(c->leaderboard_path), " (column ", HtmlEscape(c->score_column),
+      "). The AidanBench paper reports Spearman 0.43 against LMSYS.</p>", RenderTable(stats), RenderChart(spec));
+  auto names = [](const std::vector<std::string>& list) {
+    return list.empty() ? std::string("none") : HtmlEscape(absl::StrJoin(list, ", "));
+  };
+  absl::StrAppend(&section.html,
+                  "<p class=\"note\">Sweep models not on the leaderboard: ", names(c->unmatched_sweep_models),
+                  ". Leaderboard models not in the sweep: ", c->unmatched_leaderboard_models.size(), ".</p>");
+  return section;
+}
+
 std::string Subtitle(const ResultsParts& parts) {
   std::vector<std::string> names;
   int64_t units = -1;
@@ -165,6 +212,7 @@ absl::StatusOr<std::string> RenderHtmlReport(const std::string& dir, const Resul
   page.SetModels(context.models, context.simulated);
   for (const BenchmarkResults* part : parts) RETURN_IF_ERROR(part->AddHtmlSections(context, page));
   page.AddSection(CallsSection(parts, context, options));
+  if (options.correlate) page.AddSection(CorrelationSection(parts, options, context));
   return page.Render();
 }
 

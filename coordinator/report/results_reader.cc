@@ -29,7 +29,8 @@ std::optional<std::vector<std::string>> SimulatedModelsOf(const Json& summary) {
 
 }  // namespace
 
-absl::StatusOr<RebuildOutcome> RebuildResultsFolder(const std::string& dir, const std::optional<AidanPreset>& preset) {
+absl::StatusOr<RebuildOutcome> RebuildResultsFolder(const std::string& dir, const std::optional<AidanPreset>& preset,
+                                                    const std::optional<CorrelateOptions>& correlate) {
   const fs::path root(dir);
   std::vector<const BenchmarkEntry*> present;
   std::vector<std::string> rows_files;
@@ -68,6 +69,7 @@ absl::StatusOr<RebuildOutcome> RebuildResultsFolder(const std::string& dir, cons
   std::optional<std::vector<std::string>> recorded =
       old_summary.has_value() ? SimulatedModelsOf(*old_summary) : std::nullopt;
   out.options.simulated_models = recorded.value_or(SimulatedModelIds(models, helpers));
+  out.options.correlate = correlate;
   const ResultsParts parts = PartsOf(out.parts);
   RETURN_IF_ERROR(WriteSweepSummaryFiles(dir, parts, out.options));
   out.leaderboard = SweepLeaderboardText(parts, out.options);

@@ -30,7 +30,9 @@ struct RebuildOutcome {
 // Rebuilds summary.json and leaderboard.txt in `dir` from its rows files (NotFound when it has none). A
 // rows file is rewritten only when its derived fields change (for AidanBench, a `preset` other than the
 // recorded one re-marks `valid` and recomputes `mmr`).
-absl::StatusOr<RebuildOutcome> RebuildResultsFolder(const std::string& dir, const std::optional<AidanPreset>& preset);
+// `correlate`: report.html's comparison with an external leaderboard (ResultsOptions::correlate).
+absl::StatusOr<RebuildOutcome> RebuildResultsFolder(const std::string& dir, const std::optional<AidanPreset>& preset,
+                                                    const std::optional<CorrelateOptions>& correlate = std::nullopt);
 
 }  // namespace noveltygrid
 

@@ -28,6 +28,7 @@
 #include "common/json_util.h"
 #include "common/provider_config.h"
 #include "coordinator/benchmarks/benchmark_results.h"
+#include "coordinator/report/correlate/leaderboard_correlation.h"
 #include "coordinator/report/results_files.h"
 
 namespace noveltygrid {
@@ -47,6 +48,9 @@ struct ResultsOptions {
   // re-opening a finished sweep does not re-read its answers; report.html, which reads them too, is kept
   // on the same terms. Empty: the rows files and the page are always written.
   std::string rows_key;
+  // An external leaderboard to compare the models' scores with (`--leaderboard`): report.html gets a
+  // correlation section and scatter. Nothing else changes.
+  std::optional<CorrelateOptions> correlate;
 };
 
 // True for the simulated model family ("sim:..." ids) and the lexical embedder.
