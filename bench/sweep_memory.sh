@@ -19,17 +19,7 @@ work=${KEEP_DIR:-$(mktemp -d)}
 trap 'kill $(jobs -p) 2>/dev/null || true; [ -n "${KEEP_DIR:-}" ] || rm -rf "$work"' EXIT
 
 # Questions: the paper's 65 under numbered variants.
-python3 - "$QUESTIONS" > "$work/questions.jsonl" <<'PY'
-import json, sys
-want = int(sys.argv[1])
-base = [json.loads(l) for l in open("datasets/aidanbench/questions-paper-65.jsonl")]
-n = 0
-for variant in range(1, 1000):
-    for q in base:
-        if n == want: sys.exit(0)
-        print(json.dumps({"id": f"{q['id']}-v{variant}", "question": f"{q['question']} (variant {variant})"}))
-        n += 1
-PY
+python3 bench/question_variants.py "$QUESTIONS" > "$work/questions.jsonl"
 temps=$(python3 -c "import sys; n=int(sys.argv[1]); print(', '.join(f'{i/(n-1) if n>1 else 0.7:.4g}' for i in range(n)))" "$TEMPERATURES")
 cat > "$work/sweep.yaml" <<YAML
 name: sweep-memory

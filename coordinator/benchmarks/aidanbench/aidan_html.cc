@@ -22,9 +22,11 @@ namespace noveltygrid {
 namespace {
 
 // Bounds that keep a large sweep's page small: the iteration plots show at most this many loops per
-// question (each model's best temperature beyond it), the per-question table at most this many rows,
-// and each question the text of one answer per loop plotted, cut to this many bytes.
+// question (each model's best temperature beyond it) for at most this many questions, the per-question
+// table at most this many rows, and each question the text of one answer per loop plotted, cut to this
+// many bytes.
 constexpr size_t kMaxLoopsPerQuestion = 12;
+constexpr size_t kMaxQuestions = 200;
 constexpr size_t kMaxTableRows = 5000;
 constexpr size_t kAnswerTextBytes = 280;
 
@@ -209,8 +211,8 @@ struct Question {
   std::vector<Loop> loops;
 };
 
-std::string IterationView(const Question& q, const ReportContext& context,
-                          const std::set<std::pair<std::string, double>>& shown_cells, size_t temperatures) {
+// `temperatures`: how many the sweep has (the series name theirs when there are several).
+std::string IterationView(const Question& q, const ReportContext& context, size_t temperatures) {
   struct Plot {
     const char* id;
     const char* title;
@@ -233,12 +235,10 @@ std::string IterationView(const Question& q, const ReportContext& context,
     spec.height = 240;
     spec.legend = false;  // one legend above the three
     for (const Loop& loop : q.loops) {
-      if (!shown_cells.empty() && shown_cells.count({loop.model, loop.temperature}) == 0) continue;
       ChartSeries series{temperatures > 1 ? absl::StrCat(loop.model, " T=", Temp(loop.temperature)) : loop.model,
                          {},
                          context.ColorOf(loop.model)};
       series.markers = false;
-      series.dash = 0;
       for (const AnswerPoint& a : loop.points) series.points.push_back({static_cast<double>(a.answer_num), a.*p.value});
       spec.series.push_back(std::move(series));
     }
@@ -246,8 +246,7 @@ std::string IterationView(const Question& q, const ReportContext& context,
     if (legend.empty()) legend = spec.series;
   }
   for (const Loop& loop : q.loops) {
-    if (loop.points.empty() || (!shown_cells.empty() && shown_cells.count({loop.model, loop.temperature}) == 0))
-      continue;
+    if (loop.points.empty()) continue;
     const StepRecord& last = loop.last;
     absl::StrAppend(&answers, "<li><span class=\"meta\">", HtmlEscape(loop.model), " T=", Temp(loop.temperature),
                     ", answer ", last.answer_num, " (stopped: ", HtmlEscape(loop.stop_reason),
@@ -260,33 +259,43 @@ std::string IterationView(const Question& q, const ReportContext& context,
 }
 
 absl::StatusOr<HtmlSection> IterationSection(const AidanSnapshot& s, const ReportContext& context) {
-  // Loops of repeat 0 by question, in the snapshot's order (questions in first-seen order).
-  std::vector<Question> questions;
-  std::map<std::string, size_t> index;
-  std::vector<const UnitResult*> units;
-  for (const UnitResult& u : s.units) {
-    if (u.unit.repeat == 0) units.push_back(&u);
-  }
-  RETURN_IF_ERROR(ForEachWholeUnit(units, s.source, [&](const UnitResult& u) {
-    auto [it, added] = index.emplace(u.unit.item_id, questions.size());
-    if (added) questions.push_back(Question{u.unit.item_id, u.unit.item_text, {}});
-    Loop loop{u.unit.model, u.unit.temperature, u.stop_reason, {}, {}};
-    for (const StepRecord& a : u.answers) {
-      loop.points.push_back({a.answer_num, a.coherence, a.novelty, AidanMmr(s.preset, a)});
-    }
-    if (!u.answers.empty()) loop.last = u.answers.back();
-    questions[it->second].loops.push_back(std::move(loop));
-    return absl::OkStatus();
-  }));
   // Too many loops per question to read: each model's best temperature only.
   std::set<std::pair<std::string, double>> shown;
   if (s.models.size() * s.temperatures.size() > kMaxLoopsPerQuestion) {
     for (const AidanBest& best : s.leaderboard) shown.insert({best.model, best.temperature});
   }
+  // The loops drawn -- repeat 0, the first kMaxQuestions questions in snapshot order, shown cells --
+  // are the only ones read back from the source.
+  std::vector<Question> questions;
+  std::map<std::string, size_t> index;
+  std::vector<const UnitResult*> units;
+  size_t skipped_questions = 0;
+  for (const UnitResult& u : s.units) {
+    if (u.unit.repeat != 0 || (!shown.empty() && shown.count({u.unit.model, u.unit.temperature}) == 0)) continue;
+    auto [it, added] = index.emplace(u.unit.item_id, questions.size());
+    if (added) {
+      if (questions.size() == kMaxQuestions) {
+        index.erase(it);
+        ++skipped_questions;
+        continue;
+      }
+      questions.push_back(Question{u.unit.item_id, u.unit.item_text, {}});
+    }
+    units.push_back(&u);
+  }
+  RETURN_IF_ERROR(ForEachWholeUnit(units, s.source, [&](const UnitResult& u) {
+    Loop loop{u.unit.model, u.unit.temperature, u.stop_reason, {}, {}};
+    for (const StepRecord& a : u.answers) {
+      loop.points.push_back({a.answer_num, a.coherence, a.novelty, AidanMmr(s.preset, a)});
+    }
+    if (!u.answers.empty()) loop.last = u.answers.back();
+    questions[index.at(u.unit.item_id)].loops.push_back(std::move(loop));
+    return absl::OkStatus();
+  }));
   std::vector<PickerView> views;
   for (const Question& q : questions) {
     views.push_back(PickerView{q.id, absl::StrCat(q.id, ": ", Abbreviate(q.text, 80)),
-                               IterationView(q, context, shown, s.temperatures.size())});
+                               IterationView(q, context, s.temperatures.size())});
   }
   std::string html =
       "<p>One question's loops: coherence, novelty and MMR of each answer in the order it was given (the paper's "
@@ -294,6 +303,10 @@ absl::StatusOr<HtmlSection> IterationSection(const AidanSnapshot& s, const Repor
   if (!shown.empty()) {
     absl::StrAppend(&html, "<p class=\"note\">", s.models.size() * s.temperatures.size(),
                     " loops per question are too many to read: each model is shown at its best temperature.</p>");
+  }
+  if (skipped_questions > 0) {
+    absl::StrAppend(&html, "<p class=\"note\">The first ", kMaxQuestions, " questions; ", skipped_questions,
+                    " more are in the table above and in answers.jsonl.</p>");
   }
   if (std::any_of(s.units.begin(), s.units.end(), [](const UnitResult& u) { return u.unit.repeat != 0; })) {
     absl::StrAppend(&html, "<p class=\"note\">Repeat 0 of each loop.</p>");

@@ -77,6 +77,19 @@ TEST(AidanHtmlTest, ManyLoopsPerQuestionShowEachModelsBestTemperature) {
   EXPECT_NE(html.find("too many to read"), std::string::npos);
 }
 
+TEST(AidanHtmlTest, AtMostTwoHundredQuestionsAreDrawn) {
+  std::vector<UnitResult> units;
+  for (int i = 0; i < 205; ++i) {
+    units.push_back(testing_units::MakeUnit("m", 0.7, i, {{90, 1}, {5, 1}}, kStopIncoherent));
+    units.back().unit.item_id = absl::StrCat("question-", i);
+  }
+  const std::string html = Render({"m"}, {0.7}, units);
+  EXPECT_EQ(Count(html, "<template data-question="), 200);
+  EXPECT_NE(html.find("The first 200 questions; 5 more"), std::string::npos);
+  const size_t table = html.find("id=\"aidanbench-questions-table\"");
+  EXPECT_EQ(Count(html.substr(table, html.find("</table>", table) - table), "<tr>"), 206) << "the table has them all";
+}
+
 TEST(AidanHtmlTest, TableHasARowPerLoopAndTextIsEscaped) {
   std::vector<UnitResult> units = {testing_units::MakeUnit("m", 0.7, 0, {{90, 1}, {10, 1}}, kStopIncoherent)};
   units[0].unit.item_text = "<script>alert(1)</script>";
