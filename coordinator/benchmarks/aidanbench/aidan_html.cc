@@ -63,18 +63,20 @@ HtmlSection LeaderboardSection(const AidanSnapshot& s, const ReportContext& cont
     repeats |= best.by_repeat.size() > 1;
     const std::string tip = absl::StrCat(best.model, " at T=", Temp(best.temperature));
     const double x = static_cast<double>(i);
+    const int valid_decimals = v.n > 1 ? 1 : 0;  // a count, unless it is a mean over repeats
     valid.categories.push_back(best.model);
     novelty.categories.push_back(best.model);
-    valid.series.push_back({best.model,
-                            {{x, v.mean, v.half_width, absl::StrCat(tip, ": ", FormatIntervalOrMean(v, 1))}},
-                            context.ColorOf(best.model)});
+    valid.series.push_back(
+        {best.model,
+         {{x, v.mean, v.half_width, absl::StrCat(tip, ": ", FormatIntervalOrMean(v, valid_decimals))}},
+         context.ColorOf(best.model)});
     novelty.series.push_back({best.model,
                               {{x, n.mean, n.half_width, absl::StrCat(tip, ": ", FormatIntervalOrMean(n, 2))}},
                               context.ColorOf(best.model)});
     const double coherence = best.totals.valid_answers > 0 ? best.totals.coherence_sum / best.totals.valid_answers : 0;
     table.rows.push_back({NumberCell(static_cast<double>(i + 1), 0), TextCell(best.model),
                           NumberCell(best.temperature, 2),
-                          HtmlCell{HtmlEscape(FormatIntervalOrMean(v, 1)), v.mean, "num"},
+                          HtmlCell{HtmlEscape(FormatIntervalOrMean(v, valid_decimals)), v.mean, "num"},
                           HtmlCell{HtmlEscape(FormatIntervalOrMean(n, 2)), n.mean, "num"}, NumberCell(coherence, 3)});
   }
   valid.caption = novelty.caption = RepeatCaption(repeats);
