@@ -5,10 +5,13 @@
 #
 # Reuse needs one flag set: clang refuses a PCH built without -pthread in a file compiled with it,
 # so -pthread (harmless on Linux) is given to every file. Call noveltygrid_apply_pch() once, after
-# the last add_subdirectory.
+# the last add_subdirectory. A file still includes what it uses: a build with -DNOVELTYGRID_PCH=OFF
+# (the developer's build/ here) is the check.
 option(NOVELTYGRID_PCH "Precompile the common third-party headers once per build" ON)
 if(NOVELTYGRID_PCH)
   add_compile_options(-pthread)
+  # Some packages' targets add it (a no-op on 64-bit Linux); gcc ignores a PCH built without it.
+  add_compile_definitions(_FILE_OFFSET_BITS=64)
 endif()
 
 # Collects the build-system targets defined in DIR and below into OUT.

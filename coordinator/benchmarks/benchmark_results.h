@@ -65,9 +65,9 @@ class BenchmarkResults {
   // Run-dependent: call statistics of the results, and free-form run information.
   virtual const CallStats& calls() const = 0;
   virtual const Json& run() const = 0;
-  // Its sections of report.html (coordinator/report/html/), drawn from this snapshot -- and from its
-  // rows file in `context.dir`, already written, where it needs more than the snapshot keeps. A
-  // benchmark without sections adds none.
+  // Its sections of report.html (coordinator/report/html/), drawn from this snapshot and, for what it
+  // does not keep (answer texts, per-answer scores), from the units' whole results (ForEachWholeUnit:
+  // its UnitSource, when it has one). A benchmark without sections adds none.
   virtual absl::Status AddHtmlSections(const ReportContext& /*context*/, HtmlPage& /*page*/) const {
     return absl::OkStatus();
   }

@@ -63,7 +63,7 @@ std::string CallsTable(const CallStats& calls, const ResultsOptions& options) {
     if (priced) {
       const std::optional<double> usd = CallCostUsd(key, static_cast<double>(c.prompt_tokens),
                                                     static_cast<double>(c.completion_tokens), options.prices);
-      row.push_back(usd ? NumberCell(*usd, 4) : TextCell("-"));
+      row.push_back(usd ? NumberCell(*usd, 4) : MissingCell());
     }
     table.rows.push_back(std::move(row));
   }
@@ -84,7 +84,7 @@ std::string CostScoreChart(const BenchmarkResults& part, const ReportContext& co
   spec.x_label = all_priced ? "generation cost (USD)" : "generation tokens (prompt + completion)";
   spec.y_label = absl::StrCat(score, " at best temperature");
   spec.kind = ChartKind::kScatter;
-  spec.simulated = context.any_simulated();
+  spec.simulated_note = context.SimulatedNote();
   spec.y_from_zero = true;
   if (!all_priced)
     spec.caption = "No price is configured for every model (prices: in the sweep config), so tokens stand in for cost.";
@@ -139,7 +139,10 @@ std::string SweepName(const ResultsParts& parts) {
 // cannot be compared (unreadable, too few models in common) is said so in the section, not an error:
 // the rest of the page stands.
 HtmlSection CorrelationSection(const ResultsParts& parts, const ResultsOptions& options, const ReportContext& context) {
-  const absl::StatusOr<Correlation> c = CorrelateWithLeaderboard(SweepSummaryJson(parts, options), *options.correlate);
+  // The leaderboards are all it reads: the summary without its per-question table (which a large sweep
+  // never holds whole).
+  const absl::StatusOr<Correlation> c =
+      CorrelateWithLeaderboard(SummaryWithoutQuestions(parts, options), *options.correlate);
   HtmlSection section{"correlation", "Against an external leaderboard", ""};
   if (!c.ok()) {
     section.html =
@@ -155,7 +158,7 @@ HtmlSection CorrelationSection(const ResultsParts& parts, const ResultsOptions& 
       absl::StrCat(c->score_column, " (", std::filesystem::path(c->leaderboard_path).filename().string(), ")");
   spec.y_label = c->metric;
   spec.y_from_zero = false;
-  spec.simulated = context.any_simulated();
+  spec.simulated_note = context.SimulatedNote();
   for (const MatchedModel& m : c->matched) {
     const std::string label =
         m.leaderboard_model == m.model ? m.model : absl::StrCat(m.model, " = ", m.leaderboard_model);
@@ -201,7 +204,6 @@ std::string Subtitle(const ResultsParts& parts) {
 absl::StatusOr<std::string> RenderHtmlReport(const std::string& dir, const ResultsParts& parts,
                                              const ResultsOptions& options) {
   ReportContext context;
-  context.dir = dir;
   context.models = SweepModels(parts);
   context.simulated = options.simulated_models;
   std::string name = SweepName(parts);

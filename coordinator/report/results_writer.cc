@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "common/call_cost.h"
+#include "common/hashing.h"
 #include "common/records_json.h"
 #include "common/status_macros.h"
 #include "coordinator/report/html_report.h"
@@ -67,9 +68,6 @@ ResultsParts PartsOf(const std::vector<std::unique_ptr<BenchmarkResults>>& owned
   return parts;
 }
 
-namespace {
-
-// summary.json without its "questions" (which goes right after "leaderboard").
 Json SummaryWithoutQuestions(const ResultsParts& parts, const ResultsOptions& options) {
   Json summary = Json::object();
   if (!options.simulated_models.empty()) {
@@ -86,6 +84,8 @@ Json SummaryWithoutQuestions(const ResultsParts& parts, const ResultsOptions& op
   AddCallsAndRun(parts, options, summary);
   return summary;
 }
+
+namespace {
 
 constexpr char kQuestionsAfter[] = "leaderboard";
 
@@ -197,6 +197,30 @@ bool RowsUpToDate(const Json& stamp, const std::string& key, const std::filesyst
          stamp["files"].value(name, Json::object()) == identity;
 }
 
+// What report.html is drawn from besides the rows: the summary but for "run" (its seconds change on
+// every re-open), the prices and the external leaderboard asked for, with its files as they are now. A page written
+// under another key is drawn again.
+std::string ReportKey(const ResultsParts& parts, const ResultsOptions& options) {
+  Json summary = SummaryWithoutQuestions(parts, options);
+  summary.erase("run");
+  StableHasher hash;
+  hash.Add(options.rows_key).Add(DumpJson(summary));
+  for (const auto& [model, price] : options.prices) {
+    hash.Add(model).Add(price.prompt_per_million).Add(price.completion_per_million);
+  }
+  if (options.correlate) {
+    const CorrelateOptions& c = *options.correlate;
+    hash.Add(c.leaderboard_path)
+        .Add(c.columns.model)
+        .Add(c.columns.score)
+        .Add(c.map_path)
+        .Add(c.benchmark)
+        .Add(c.metric);
+    hash.Add(DumpJson(FileIdentity(c.leaderboard_path))).Add(DumpJson(FileIdentity(c.map_path)));
+  }
+  return HexId(hash.Finish());
+}
+
 }  // namespace
 
 absl::Status WriteSweepResults(const std::string& dir, const ResultsParts& parts, const ResultsOptions& options) {
@@ -227,7 +251,9 @@ absl::Status WriteSweepResults(const std::string& dir, const ResultsParts& parts
   RETURN_IF_ERROR(WriteSummaryAndLeaderboard(dir, parts, options));
   // report.html reads the answers again (its per-question plots), so it too is kept when its rows and
   // the page are as stamped: a finished sweep opened again reads nothing back.
-  const bool report_fresh = !stamp_removed && RowsUpToDate(*stamp, options.rows_key, root, kReportFileName);
+  const std::string report_key = options.rows_key.empty() ? "" : ReportKey(parts, options);
+  const bool report_fresh = !stamp_removed && RowsUpToDate(*stamp, options.rows_key, root, kReportFileName) &&
+                            stamp->value("report_key", "") == report_key;
   if (!report_fresh) RETURN_IF_ERROR(WriteHtmlReport(dir, parts, options));
   if (options.rows_key.empty()) {
     std::filesystem::remove(stamp_path, ec);
@@ -236,8 +262,8 @@ absl::Status WriteSweepResults(const std::string& dir, const ResultsParts& parts
     for (const BenchmarkResults* part : parts) files[part->RowsFileName()] = FileIdentity(root / part->RowsFileName());
     files[kReportFileName] = FileIdentity(root / kReportFileName);
     std::filesystem::create_directories(root / ".noveltygrid", ec);
-    RETURN_IF_ERROR(
-        WriteFileAtomically(stamp_path, DumpJson(Json{{"key", options.rows_key}, {"files", files}}) + "\n"));
+    RETURN_IF_ERROR(WriteFileAtomically(
+        stamp_path, DumpJson(Json{{"key", options.rows_key}, {"files", files}, {"report_key", report_key}}) + "\n"));
   }
   return absl::OkStatus();
 }

@@ -78,6 +78,8 @@ std::string SweepLeaderboardText(const ResultsParts& parts, const ResultsOptions
 
 // summary.json's contents.
 Json SweepSummaryJson(const ResultsParts& parts, const ResultsOptions& options);
+// The same without the per-question tables ("questions"), which a large sweep never builds whole.
+Json SummaryWithoutQuestions(const ResultsParts& parts, const ResultsOptions& options);
 
 }  // namespace noveltygrid
 

@@ -212,6 +212,22 @@ TEST(NoveltyExportTest, FolderNamesStayInsideTheExportAndNeverMerge) {
   folders = NoveltyEvalFolders(*results);
   EXPECT_EQ(folders.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(folders.status().message(), HasSubstr("would share the export folder a_b"));
+
+  // Dataset and mode names are one level each: a '/' in them cannot climb out of OUT or replace it.
+  std::vector<noveltybench::NoveltyRow> rows = {Row("m", "p"), Row("m", "p"), Row("m", "p")};
+  rows[0].dataset = "../../up";
+  rows[1].dataset = "/abs";
+  rows[2].dataset = "plain";
+  for (auto& r : rows) r.mode = "standard";
+  rows[1].prompt_id = "q";
+  rows[2].prompt_id = "r";
+  results = ScoreRecordedRows(rows, NoveltySourceOptions{});
+  ASSERT_TRUE(results.ok()) << results.status();
+  folders = NoveltyEvalFolders(*results);
+  ASSERT_TRUE(folders.ok()) << folders.status();
+  paths.clear();
+  for (const NoveltyEvalFolder& f : *folders) paths.push_back(f.path);
+  EXPECT_EQ(paths, (std::vector<std::string>{".._.._up/m", "_abs/m", "plain/m"}));
 }
 
 }  // namespace

@@ -51,7 +51,6 @@ NoveltySnapshot Snapshot(std::vector<UnitResult> units, NoveltySettings settings
 
 ReportContext Context(std::vector<std::string> models = HandModels(), std::vector<std::string> simulated = {}) {
   ReportContext context;
-  context.dir = "/nonexistent";
   context.models = std::move(models);
   context.simulated = std::move(simulated);
   return context;
@@ -273,7 +272,9 @@ TEST(NoveltyHtmlTest, ChartsAreMarkedWhenModelsAreSimulated) {
   const std::string plain = Sections(Snapshot(HandNoveltyUnits()));
   const std::string simulated = Sections(Snapshot(HandNoveltyUnits()), Context(HandModels(), {"m"}));
   EXPECT_EQ(Count(plain, "simulated models"), 0);
-  EXPECT_EQ(Count(simulated, "simulated models</text>"), 5) << "leaderboard x2, ablation x2, scatter";
+  EXPECT_EQ(Count(simulated, "simulated: m</text>"), 5) << "leaderboard x2, ablation x2, scatter name m";
+  const std::string all = Sections(Snapshot(HandNoveltyUnits()), Context(HandModels(), HandModels()));
+  EXPECT_EQ(Count(all, "simulated models</text>"), 5);
 }
 
 TEST(NoveltyHtmlTest, NoResultsGiveOneSectionSayingSo) {

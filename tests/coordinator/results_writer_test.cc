@@ -398,5 +398,33 @@ TEST(ResultsReaderTest, OutOfRangeAndMistypedNumbersAreRefusedOrIgnored) {
   EXPECT_EQ(summary["aidanbench"]["m"]["0.4"]["max_iterations"], 0);
 }
 
+TEST(ResultsWriterTest, TheReportIsDrawnAgainWhenWhatItShowsChanges) {
+  MapSource source;
+  AidanReducer lean(Preset("reference-2025"), {"m"}, {0.7}, &source);
+  const UnitResult unit = MakeUnit("m", 0.7, 0, {{80, 1.0}, {10, 0.1}}, kStopIncoherent);
+  source.Put(unit);
+  lean.Add(unit);
+  TempDir dir;
+  const auto write = [&](const ResultsOptions& options) {
+    const int before = source.calls();
+    EXPECT_TRUE(WriteSweepResults(dir.path().string(), {lean.Results().get()}, options).ok());
+    return source.calls() > before;
+  };
+  ResultsOptions options;
+  options.rows_key = "k";
+  EXPECT_TRUE(write(options));
+  EXPECT_FALSE(write(options)) << "nothing changed: neither the rows nor the page read the answers again";
+  options.prices["m"] = ModelPrice{1, 1};
+  EXPECT_TRUE(write(options)) << "prices change the page's costs";
+  EXPECT_FALSE(write(options));
+  const std::string csv = (dir.path() / "board.csv").string();
+  std::ofstream(csv) << "model,score\nm,1\n";
+  options.correlate = CorrelateOptions{};
+  options.correlate->leaderboard_path = csv;
+  EXPECT_TRUE(write(options)) << "a leaderboard to compare with";
+  EXPECT_NE(Slurp(dir.path() / kReportFileName).find("<section id=\"correlation\">"), std::string::npos);
+  EXPECT_FALSE(write(options));
+}
+
 }  // namespace
 }  // namespace noveltygrid::testing_units

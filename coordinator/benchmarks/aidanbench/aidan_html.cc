@@ -32,23 +32,14 @@ constexpr size_t kAnswerTextBytes = 280;
 
 std::string Temp(double t) { return FormatTemperature(t); }
 
-ChartSpec BaseChart(const ReportContext& context, std::string id, std::string title) {
-  ChartSpec spec;
-  spec.id = std::move(id);
-  spec.title = std::move(title);
-  spec.simulated = context.any_simulated();
-  return spec;
-}
-
 std::string RepeatCaption(bool repeats) {
   return repeats ? "Means over repeats; error bars: 95% t-interval across repeats." : "";
 }
 
 HtmlSection LeaderboardSection(const AidanSnapshot& s, const ReportContext& context) {
-  ChartSpec valid =
-      BaseChart(context, "aidanbench-leaderboard-valid", "Valid answers at each model's best temperature");
+  ChartSpec valid = context.NewChart("aidanbench-leaderboard-valid", "Valid answers at each model's best temperature");
   ChartSpec novelty =
-      BaseChart(context, "aidanbench-leaderboard-novelty", "Novelty sum at each model's best temperature");
+      context.NewChart("aidanbench-leaderboard-novelty", "Novelty sum at each model's best temperature");
   valid.kind = novelty.kind = ChartKind::kBar;
   valid.y_label = "valid answers";
   novelty.y_label = "novelty sum";
@@ -75,7 +66,7 @@ HtmlSection LeaderboardSection(const AidanSnapshot& s, const ReportContext& cont
                               context.ColorOf(best.model)});
     const double coherence = best.totals.valid_answers > 0 ? best.totals.coherence_sum / best.totals.valid_answers : 0;
     table.rows.push_back({NumberCell(static_cast<double>(i + 1), 0), TextCell(best.model),
-                          NumberCell(best.temperature, 2),
+                          TemperatureCell(best.temperature),
                           HtmlCell{HtmlEscape(FormatIntervalOrMean(v, valid_decimals)), v.mean, "num"},
                           HtmlCell{HtmlEscape(FormatIntervalOrMean(n, 2)), n.mean, "num"}, NumberCell(coherence, 3)});
   }
@@ -109,7 +100,7 @@ HtmlSection AblationSection(const AidanSnapshot& s, const ReportContext& context
   for (const AidanCell& cell : s.cells) repeats |= cell.by_repeat.size() > 1;
   std::string charts;
   for (const Figure& f : figures) {
-    ChartSpec spec = BaseChart(context, absl::StrCat("ablation-aidanbench-", f.field), f.title);
+    ChartSpec spec = context.NewChart(absl::StrCat("ablation-aidanbench-", f.field), f.title);
     spec.x_label = "temperature";
     spec.y_label = f.y_label;
     spec.caption = RepeatCaption(repeats);
@@ -136,7 +127,7 @@ HtmlSection StopsSection(const AidanSnapshot& s, const ReportContext& context) {
     if (std::find(reasons.begin(), reasons.end(), u.stop_reason) == reasons.end()) reasons.push_back(u.stop_reason);
     ++counts[{u.unit.model, u.stop_reason}];
   }
-  ChartSpec spec = BaseChart(context, "aidanbench-stops", "Why the loops stopped, per model");
+  ChartSpec spec = context.NewChart("aidanbench-stops", "Why the loops stopped, per model");
   spec.kind = ChartKind::kBar;
   spec.categories = s.models;
   spec.y_label = "loops";
@@ -164,10 +155,10 @@ HtmlSection QuestionTableSection(const AidanSnapshot& s) {
   for (const char* h : {"question", "iterations", "valid", "avg coherence", "avg novelty", "avg MMR", "stop"}) {
     table.header.push_back(h);
   }
-  auto optional = [](const std::optional<double>& v) { return v ? NumberCell(*v, 4) : TextCell("-"); };
+  auto optional = [](const std::optional<double>& v) { return v ? NumberCell(*v, 4) : MissingCell(); };
   for (size_t i = 0; i < rows.size() && i < kMaxTableRows; ++i) {
     const AidanQuestionRow& r = rows[i];
-    std::vector<HtmlCell> row = {TextCell(r.model), NumberCell(r.temperature, 2)};
+    std::vector<HtmlCell> row = {TextCell(r.model), TemperatureCell(r.temperature)};
     if (repeats) row.push_back(NumberCell(r.repeat, 0));
     row.push_back(TextCell(absl::StrCat(r.question_id, " ", Abbreviate(r.question, 90))));
     row.push_back(NumberCell(static_cast<double>(r.iterations), 0));
@@ -230,7 +221,7 @@ std::string IterationView(const Question& q, const ReportContext& context, size_
   std::vector<ChartSeries> legend;
   std::string answers = "<ol class=\"answers\">";
   for (const Plot& p : plots) {
-    ChartSpec spec = BaseChart(context, p.id, p.title);
+    ChartSpec spec = context.NewChart(p.id, p.title);
     spec.x_label = "answer number";
     spec.y_label = p.y_label;
     spec.width = 400;

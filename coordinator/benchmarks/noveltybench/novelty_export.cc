@@ -25,13 +25,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A folder name for `name` that stays inside OUT: control characters and '\' become '_', and a name
+// A folder name for `name` that stays inside OUT: control characters, '/' and '\' become '_', and a name
 // that is empty or all dots ("." and "..") gets a leading '_'.
 std::string FolderName(absl::string_view name) {
   std::string out;
   for (const char c : name) {
     const auto byte = static_cast<unsigned char>(c);
-    out.push_back(byte < 0x20 || byte == 0x7f || c == '\\' ? '_' : c);
+    out.push_back(byte < 0x20 || byte == 0x7f || c == '\\' || c == '/' ? '_' : c);
   }
   if (out.find_first_not_of('.') == std::string::npos) out.insert(0, "_");
   return out;

@@ -71,15 +71,6 @@ std::string FiguresNote(const NoveltySnapshot& snap) {
   return note;
 }
 
-ChartSpec BaseChart(const ReportContext& context, std::string id, std::string title, ChartKind kind) {
-  ChartSpec spec;
-  spec.id = std::move(id);
-  spec.title = std::move(title);
-  spec.kind = kind;
-  spec.simulated = context.any_simulated();
-  return spec;
-}
-
 // A model id short enough for a bar's label (the legend has it whole).
 std::string ShortModel(const std::string& model) {
   const size_t slash = model.rfind('/');
@@ -87,8 +78,9 @@ std::string ShortModel(const std::string& model) {
 }
 
 std::string LeaderboardChart(const NoveltySnapshot& snap, const ReportContext& context, const Metric& metric) {
-  ChartSpec spec = BaseChart(context, absl::StrCat("noveltybench-leaderboard-", metric.key),
-                             absl::StrCat("NoveltyBench: ", metric.title, " at best temperature"), ChartKind::kBar);
+  ChartSpec spec =
+      context.NewChart(absl::StrCat("noveltybench-leaderboard-", metric.key),
+                       absl::StrCat("NoveltyBench: ", metric.title, " at best temperature"), ChartKind::kBar);
   spec.y_label = metric.title;
   spec.caption = FiguresNote(snap);
   for (size_t i = 0; i < snap.leaderboard.size(); ++i) {
@@ -105,11 +97,6 @@ std::string LeaderboardChart(const NoveltySnapshot& snap, const ReportContext& c
 }
 
 // A temperature as the config writes it, sorting by value.
-HtmlCell TemperatureCell(double t) { return HtmlCell{FormatTemperature(t), t, "num"}; }
-
-// A figure a cell has no rows for: "-", sorting below every figure (none is negative).
-HtmlCell MissingCell() { return HtmlCell{"-", -1.0, "num"}; }
-
 // `value` with "+- half-width" when there are repeats, sorting by the value.
 HtmlCell FigureCell(double value, double half_width, bool repeats) {
   HtmlCell cell = NumberCell(value, 2);
@@ -153,8 +140,9 @@ std::vector<ChartSeries> SeriesPerModel(const NoveltySnapshot& snap, const Repor
 }
 
 std::string AblationChart(const NoveltySnapshot& snap, const ReportContext& context, const Metric& metric) {
-  ChartSpec spec = BaseChart(context, absl::StrCat("ablation-noveltybench-", metric.key),
-                             absl::StrCat("NoveltyBench: ", metric.title, " against temperature"), ChartKind::kLine);
+  ChartSpec spec =
+      context.NewChart(absl::StrCat("ablation-noveltybench-", metric.key),
+                       absl::StrCat("NoveltyBench: ", metric.title, " against temperature"), ChartKind::kLine);
   spec.x_label = "temperature";
   spec.y_label = metric.title;
   spec.caption = FiguresNote(snap);
@@ -168,8 +156,8 @@ std::string AblationChart(const NoveltySnapshot& snap, const ReportContext& cont
 }
 
 std::string ScatterChart(const NoveltySnapshot& snap, const ReportContext& context) {
-  ChartSpec spec = BaseChart(context, "noveltybench-distinct-utility",
-                             "NoveltyBench: mean utility against mean distinct", ChartKind::kScatter);
+  ChartSpec spec = context.NewChart("noveltybench-distinct-utility", "NoveltyBench: mean utility against mean distinct",
+                                    ChartKind::kScatter);
   spec.x_label = kDistinct.title;
   spec.y_label = kUtility.title;
   spec.caption = absl::StrCat("One point per model and temperature. ", FiguresNote(snap));

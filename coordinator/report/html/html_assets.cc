@@ -71,9 +71,11 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
         var cell = row.cells[column];
         return cell.dataset.v !== undefined ? parseFloat(cell.dataset.v) : cell.textContent;
       };
+      var missing = function (k) { return typeof k === "number" && isNaN(k); };
       rows.sort(function (a, b) {
         var x = key(a), y = key(b);
-        var order = typeof x === "number" ? x - y : String(x).localeCompare(String(y));
+        if (missing(x) || missing(y)) return missing(x) - missing(y);  // last, both ways
+        var order = typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y));
         return dir === "asc" ? order : -order;
       });
       rows.forEach(function (row) { body.appendChild(row); });

@@ -1,6 +1,7 @@
 #include "coordinator/report/html/html_page.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,6 +52,8 @@ HtmlCell TextCell(std::string_view text) { return HtmlCell{HtmlEscape(text), std
 HtmlCell NumberCell(double value, int decimals) {
   return HtmlCell{absl::StrFormat("%.*f", decimals, value), value, "num"};
 }
+
+HtmlCell MissingCell() { return HtmlCell{"-", std::numeric_limits<double>::quiet_NaN(), "num"}; }
 
 std::string RenderTable(const HtmlTable& table) {
   std::string out = absl::StrCat("<table", table.id.empty() ? "" : absl::StrCat(" id=\"", HtmlEscape(table.id), "\""),

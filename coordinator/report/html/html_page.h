@@ -31,6 +31,8 @@ struct HtmlCell {
 };
 HtmlCell TextCell(std::string_view text);
 HtmlCell NumberCell(double value, int decimals);
+// A number the row does not have: "-", sorted after every number whichever way the column sorts.
+HtmlCell MissingCell();
 
 struct HtmlTable {
   std::string id;  // "" for none

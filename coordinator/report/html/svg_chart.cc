@@ -193,8 +193,10 @@ std::string PaletteColor(int i) {
 std::vector<double> NiceTicks(double low, double high, int target) {
   if (!std::isfinite(low) || !std::isfinite(high)) return {0, 1};
   if (high < low) std::swap(low, high);
-  if (high == low) {
-    const double pad = low == 0 ? 1 : std::fabs(low) * 0.1;
+  // A range of a few units in the last place (0.3 against 0.1 + 0.2) is one value: give it room.
+  const double scale = std::max(std::fabs(low), std::fabs(high));
+  if (high - low <= scale * 1e-12) {
+    const double pad = scale == 0 ? 1 : scale * 0.1;
     low -= pad;
     high += pad;
   }
@@ -207,10 +209,14 @@ std::vector<double> NiceTicks(double low, double high, int target) {
       break;
     }
   }
-  std::vector<double> ticks;
   const double first = std::floor(low / step + 1e-9) * step;
-  for (double t = first; t < high + step * 0.999; t += step) ticks.push_back(std::fabs(t) < step * 1e-9 ? 0 : t);
-  if (ticks.size() < 2) ticks.push_back(first + step);
+  // Counted, not accumulated: adding a step too small to move a double would never end.
+  const int count = std::clamp(static_cast<int>(std::ceil((high - first) / step - 1e-9)) + 1, 2, 100);
+  std::vector<double> ticks;
+  for (int i = 0; i < count; ++i) {
+    const double t = first + i * step;
+    ticks.push_back(std::fabs(t) < step * 1e-9 ? 0 : t);
+  }
   return ticks;
 }
 
@@ -277,9 +283,9 @@ std::string RenderChart(const ChartSpec& spec) {
     if (!s.points.empty()) ++slot;
   }
   if (spec.legend) absl::StrAppend(&svg, Legend(spec, frame));
-  if (spec.simulated) {
+  if (!spec.simulated_note.empty()) {
     absl::StrAppend(&svg, "<text class=\"simulated\" x=\"", frame.right(), "\" y=\"", frame.top() - 10,
-                    "\" text-anchor=\"end\">simulated models</text>");
+                    "\" text-anchor=\"end\">", HtmlEscape(spec.simulated_note), "</text>");
   }
   absl::StrAppend(&svg, "</svg>");
   return absl::StrCat("<figure class=\"chart\" data-chart=\"", HtmlEscape(spec.id), "\"><figcaption>",

@@ -4,7 +4,7 @@
 //
 // Every chart is a <figure class="chart" data-chart=ID> whose data series are
 // <g class="series" data-series=LABEL> groups (the browser test counts them). A chart that shows
-// simulated models says so in its corner.
+// simulated models says so in its corner (ReportContext::NewChart sets the note).
 //
 // Stateless functions; safe from any thread.
 #ifndef NOVELTYGRID_COORDINATOR_REPORT_HTML_SVG_CHART_H_
@@ -54,7 +54,7 @@ struct ChartSpec {
   std::vector<ChartSeries> series;
   std::vector<std::string> categories;  // kBar: the x axis' names
   bool y_from_zero = true;              // the y axis starts at 0 (or below, for negative data)
-  bool simulated = false;               // marks the chart "simulated models"
+  std::string simulated_note;           // shown in the corner ("simulated models"); "" for none
   std::string caption;                  // a line under the chart (what the error bars mean, ...)
   bool legend = true;                   // false: charts sharing one HtmlLegend() above them
   int width = 560;

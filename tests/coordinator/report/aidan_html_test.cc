@@ -22,7 +22,7 @@ std::string Render(const std::vector<std::string>& models, const std::vector<dou
   AidanReducer reducer(testing_units::Preset("reference-2025"), models, temperatures);
   for (UnitResult& u : units) reducer.Add(std::move(u));
   std::unique_ptr<BenchmarkResults> results = reducer.Results();
-  ReportContext context{"/nonexistent", models, simulated};
+  ReportContext context{models, simulated};
   HtmlPage page("t", "s", "");
   EXPECT_TRUE(results->AddHtmlSections(context, page).ok());
   return page.Render();

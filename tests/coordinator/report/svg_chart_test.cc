@@ -28,6 +28,13 @@ TEST(NiceTicksTest, DegenerateRangesStillGiveTwoTicks) {
   EXPECT_GE(NiceTicks(5, 5, 5).size(), 2u);
   EXPECT_GE(NiceTicks(0, 0, 5).size(), 2u);
   EXPECT_EQ(NiceTicks(std::numeric_limits<double>::quiet_NaN(), 1, 5), (std::vector<double>{0, 1}));
+  // Values a unit in the last place apart (once an endless loop: the step could not move a double).
+  const std::vector<double> tiny = NiceTicks(0.3, 0.1 + 0.2, 5);
+  EXPECT_GE(tiny.size(), 2u);
+  EXPECT_LE(tiny.size(), 100u);
+  EXPECT_LE(tiny.front(), 0.3);
+  EXPECT_GE(tiny.back(), 0.1 + 0.2);
+  EXPECT_LE(NiceTicks(1e300, 1.0000000000001e300, 5).size(), 100u);
 }
 
 TEST(TickTextTest, AsManyDecimalsAsTheStepNeeds) {
@@ -58,7 +65,7 @@ TEST(RenderChartTest, OneSeriesGroupPerSeriesWithEscapedLabels) {
 
 TEST(RenderChartTest, SimulatedChartsSaySo) {
   ChartSpec spec = TwoSeries();
-  spec.simulated = true;
+  spec.simulated_note = "simulated models";
   EXPECT_NE(RenderChart(spec).find("simulated models"), std::string::npos);
 }
 
