@@ -1,6 +1,6 @@
-// `noveltygrid export` on what the real pipeline writes: a small sweep of both benchmarks with two
-// repeats run by the binary, each repeat exported to the reference layouts and imported again; the
-// imports must give the figures the sweep's own summary.json records per repeat.
+// `noveltygrid export` on what the real pipeline writes, exported to the reference layouts and imported
+// again by the binary: a small sweep of both benchmarks with two repeats (each repeat must give the
+// figures the sweep's summary.json records for it) and the quickstart (every cell and mode).
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -91,6 +91,54 @@ TEST_F(ExportTest, EachRepeatOfARunRoundTripsThroughTheReferenceLayouts) {
       EXPECT_TRUE(std::filesystem::exists(novelty + "/in-context/" + model + "/summary.json"));
     }
   }
+}
+
+// The quickstart (4 models x 3 temperatures x 65 questions; NoveltyBench in two modes), exported and
+// imported again: every AidanBench cell and every NoveltyBench mode's figures come back.
+TEST_F(ExportTest, TheQuickstartRoundTrips) {
+  const std::string sweep = Path("quickstart");
+  std::string output;
+  ASSERT_EQ(Run({"run", NOVELTYGRID_SOURCE_DIR "/examples/quickstart.yaml", "--out", sweep, "--quiet"}, &output), 0)
+      << output;
+  const Json run = Summary(sweep);
+
+  const std::string aidan = Path("quickstart-aidan.json");
+  ASSERT_EQ(Run({"export", sweep, "--format", "aidanbench", "--out", aidan}, &output), 0) << output;
+  ASSERT_EQ(Run({"import", "aidanbench", aidan, "--out", Path("quickstart-ia")}, &output), 0) << output;
+  const Json imported = Summary(Path("quickstart-ia"))["aidanbench"];
+  int cells = 0;
+  for (const auto& [model, temperatures] : run["aidanbench"].items()) {
+    for (const auto& [t, cell] : temperatures.items()) {
+      SCOPED_TRACE(model + " T=" + t);
+      ++cells;
+      const Json& back = imported[model][t];
+      EXPECT_EQ(back["valid_answers"], cell["valid_answers"]);
+      EXPECT_EQ(back["questions"], cell["questions"]);
+      for (const char* sum : {"novelty_sum", "coherence_sum", "mmr_sum"}) {
+        EXPECT_NEAR(back[sum].get<double>(), cell[sum].get<double>(), 1e-9) << sum;
+      }
+    }
+  }
+  EXPECT_EQ(cells, 12);
+
+  const std::string novelty = Path("quickstart-nb");
+  ASSERT_EQ(Run({"export", sweep, "--format", "noveltybench", "--out", novelty}, &output), 0) << output;
+  int folders = 0;
+  for (const auto& [model, temperatures] : run["noveltybench"].items()) {
+    for (const auto& [mode, figures] : temperatures["1.0"]["by_mode"].items()) {
+      SCOPED_TRACE(model + " " + mode);
+      ++folders;
+      const std::string dir = Path("quickstart-in" + std::to_string(folders));
+      ASSERT_EQ(
+          Run({"import", "noveltybench", novelty + "/" + mode + "/" + model + "/scores.jsonl", "--out", dir}, &output),
+          0)
+          << output;
+      const Json got = Summary(dir)["noveltybench"][model]["1.0"];
+      EXPECT_NEAR(got["mean_utility"].get<double>(), figures["mean_utility"].get<double>(), 1e-12);
+      EXPECT_NEAR(got["mean_distinct"].get<double>(), figures["mean_distinct"].get<double>(), 1e-12);
+    }
+  }
+  EXPECT_EQ(folders, 8);
 }
 
 }  // namespace
