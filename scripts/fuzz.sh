@@ -61,7 +61,7 @@ prepare_corpus() {
   if [ -d "tests/fuzz/seeds/$name" ]; then cp -n tests/fuzz/seeds/"$name"/* "$dir"/ 2>/dev/null || true; fi
   case $name in
     sweep_config_fuzz)
-      for f in examples/*.yaml deploy/k8s/sweep-config.yaml; do add "$name" "" "$f"; done ;;
+      for f in examples/*.yaml deploy/k8s/overlays/production/sweep.yaml; do add "$name" "" "$f"; done ;;
     aidan_import_fuzz)
       # Excerpts of the published run: per model, its first two questions' first four answers.
       if command -v jq >/dev/null && [ -f "$data/aidanbench/reference-runs/not_cot.json" ]; then
