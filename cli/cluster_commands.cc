@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "absl/strings/numbers.h"
+#include "absl/synchronization/notification.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cli/args.h"
@@ -15,6 +16,7 @@
 #include "cli/signals.h"
 #include "cli/status_view.h"
 #include "cli/worker_setup.h"
+#include "common/metrics/metrics_server.h"
 #include "common/storage/store_factory.h"
 #include "coordinator/sweep_coordinator.h"
 #include "grpcpp/create_channel.h"
@@ -22,6 +24,7 @@
 #include "noveltygrid/v1/coordinator.grpc.pb.h"
 #include "proto/health_server.h"
 #include "worker/lease_loop.h"
+#include "worker/metrics/worker_metrics.h"
 #include "worker/sim/sim_models.h"
 #include "worker/worker_runtime.h"
 
@@ -37,6 +40,11 @@ const FlagSpec kTlsCa{"tls-ca", "FILE", "PEM CA (server: require client certific
 std::vector<FlagSpec> WithSecurityFlags(std::vector<FlagSpec> flags) {
   flags.insert(flags.end(), {kTokenFile, kTlsCert, kTlsKey, kTlsCa});
   return flags;
+}
+
+// --metrics-listen of the coordinator and the worker.
+FlagSpec MetricsFlag() {
+  return {"metrics-listen", "HOST:PORT", "serve Prometheus metrics on http://HOST:PORT/metrics (README \"Metrics\")"};
 }
 
 // --redis of the coordinator and the worker: `use` says what they keep there.
@@ -94,6 +102,10 @@ int RunCoordinatorCommand(const std::vector<std::string>& raw) {
       {"worker-timeout-ms", "N", "a worker silent for this long is gone; its leases return (default 10000)"},
       {"heartbeat-ms", "N", "heartbeat interval asked of workers (default 2000)"},
       {"per-model-cap", "N", "at most N units of one model in flight across all workers (default 0: no cap)"},
+      MetricsFlag(),
+      {"metrics-linger-ms", "N",
+       "after the results are written, keep serving metrics up to N ms so the last scrape sees them; SIGTERM "
+       "ends it (default 0)"},
   });
   for (FlagSpec& f : LeaderboardFlags()) flags.push_back(std::move(f));
   int exit = 0;
@@ -110,12 +122,18 @@ int RunCoordinatorCommand(const std::vector<std::string>& raw) {
   absl::StatusOr<long long> worker_timeout = args->GetInt("worker-timeout-ms", 10'000);
   absl::StatusOr<long long> heartbeat = args->GetInt("heartbeat-ms", 2'000);
   absl::StatusOr<long long> per_model_cap = args->GetInt("per-model-cap", 0);
-  for (const auto* v : {&seed, &ttl, &worker_timeout, &heartbeat, &per_model_cap}) {
+  absl::StatusOr<long long> metrics_linger = args->GetInt("metrics-linger-ms", 0);
+  for (const auto* v : {&seed, &ttl, &worker_timeout, &heartbeat, &per_model_cap, &metrics_linger}) {
     if (!v->ok()) return Fail("coordinator", v->status(), 2);
   }
-  if (*seed < 0 || *ttl < 1 || *worker_timeout < 1 || *heartbeat < 1 || *per_model_cap < 0) {
+  if (*seed < 0 || *ttl < 1 || *worker_timeout < 1 || *heartbeat < 1 || *per_model_cap < 0 || *metrics_linger < 0) {
     return Fail("coordinator",
-                absl::InvalidArgumentError("--seed and --per-model-cap must be >= 0 and every duration >= 1 ms"), 2);
+                absl::InvalidArgumentError("--seed, --per-model-cap and --metrics-linger-ms must be >= 0 and every "
+                                           "other duration >= 1 ms"),
+                2);
+  }
+  if (args->Has("metrics-linger-ms") && !args->Has("metrics-listen")) {
+    return Fail("coordinator", absl::InvalidArgumentError("--metrics-linger-ms needs --metrics-listen"), 2);
   }
   config->seed = static_cast<uint64_t>(*seed);
   const absl::StatusOr<std::optional<CorrelateOptions>> leaderboard = LeaderboardOption(*args);
@@ -145,6 +163,7 @@ int RunCoordinatorCommand(const std::vector<std::string>& raw) {
   options.scheduler.worker_timeout = absl::Milliseconds(*worker_timeout);
   options.heartbeat_interval = absl::Milliseconds(*heartbeat);
   options.scheduler.per_model_cap = static_cast<int>(*per_model_cap);
+  options.metrics_listen = args->Get("metrics-listen");
   options.on_commit = [&progress](int64_t, bool) {
     if (progress) progress->Poke();
   };
@@ -161,14 +180,23 @@ int RunCoordinatorCommand(const std::vector<std::string>& raw) {
   std::printf("noveltygrid coordinator: listening on %s:%d (sweep '%s', %lld units, %lld already done)\n", host.c_str(),
               c.port(), config->name.c_str(), static_cast<long long>(c.units_total()),
               static_cast<long long>(c.units_resumed()));
+  if (c.metrics_port() != 0) std::printf("noveltygrid coordinator: metrics on port %d (/metrics)\n", c.metrics_port());
   std::fflush(stdout);
   absl::StatusOr<int> failed;
   {
+    absl::Notification stop;
     SignalWatcher signals([&](int) {
       std::fprintf(stderr, "noveltygrid coordinator: stopping (health NOT_SERVING); committed units are kept\n");
       c.Shutdown();
+      if (!stop.HasBeenNotified()) stop.Notify();
     });
     failed = c.Wait();
+    if (*metrics_linger > 0 && !stop.HasBeenNotified()) {
+      std::printf("noveltygrid coordinator: results written; serving metrics for up to %lld ms more\n",
+                  *metrics_linger);
+      std::fflush(stdout);
+      stop.WaitForNotificationWithTimeout(absl::Milliseconds(*metrics_linger));
+    }
   }
   progress->Finish();
   if (absl::IsResourceExhausted(failed.status())) return Fail("coordinator", failed.status(), kExitBudget);
@@ -199,6 +227,7 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
       {"keep-running", "", "stay up after the sweep completes (wait for the next coordinator)"},
       {"call-log", "FILE", "append one line per model call to FILE (accounting, tests)"},
       {"health-listen", "HOST:PORT", "serve grpc.health.v1 there (NOT_SERVING while draining), for probes"},
+      MetricsFlag(),
   });
   int exit = 0;
   absl::StatusOr<ParsedArgs> args =
@@ -256,16 +285,33 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
     }
   }
   const BuiltinModels builtins = SimBuiltinModels();
-  absl::StatusOr<std::unique_ptr<WorkerRuntime>> runtime =
-      CreateWorkerRuntime(*args, *threads, store.get(), redis_url, &builtins);
+  WorkerMetrics metrics;
+  absl::StatusOr<std::unique_ptr<WorkerRuntime>> runtime = CreateWorkerRuntime(
+      *args, *threads, store.get(), redis_url, &builtins,
+      [&metrics](const std::string& provider, absl::Duration latency, bool ok) {
+        metrics.ObserveRequest(provider, latency, ok);
+      });
   if (!runtime.ok()) return Fail("worker", runtime.status(), 2);
   (*runtime)->Wire(options);
+  options.observer = &metrics;
   // Units whose calls wait on past a provider limit must not keep a drained pod alive: after 5 s
   // more the process ends without them (they were handed back; see the _Exit below).
   options.abandon_after = absl::Seconds(5);
   absl::StatusOr<std::unique_ptr<CoordinatorClient>> client = ConnectCoordinator(options);
   if (!client.ok()) return Fail("worker", client.status());
   LeaseLoop loop(options, client->get(), (*runtime)->executor(), (*runtime)->checkpoints());
+  std::unique_ptr<MetricsServer> metrics_server;
+  if (args->Has("metrics-listen")) {
+    WorkerRuntime* r = runtime->get();
+    metrics.SetSources({.loop = [&loop] { return loop.stats(); },
+                        .capacity = options.concurrency,
+                        .waits = [r] { return r->Waits(); }});
+    absl::StatusOr<std::unique_ptr<MetricsServer>> started =
+        MetricsServer::Start(args->Get("metrics-listen"), metrics.Collectables());
+    if (!started.ok()) return Fail("worker", started.status(), absl::IsInvalidArgument(started.status()) ? 2 : 1);
+    metrics_server = std::move(*started);
+    std::fprintf(stderr, "noveltygrid worker: metrics on port %d (/metrics)\n", metrics_server->port());
+  }
   HealthService health_service;
   std::unique_ptr<grpc::Server> health;
   if (args->Has("health-listen")) {

@@ -167,7 +167,10 @@ class PartitionerRuntime {
     r->pool_ = std::make_unique<ThreadPool>(static_cast<int>(std::max(2u, std::thread::hardware_concurrency())));
     // Provider limits are shared through Redis only (not through the in-memory store).
     const std::string limits_url = absl::StartsWith(redis_url, "redis") ? redis_url : "";
-    r->providers_ = std::make_unique<ProviderHub>(ProviderHubOptions{r->pool_.get(), limits_url, nullptr});
+    ProviderHubOptions hub;
+    hub.executor = r->pool_.get();
+    hub.redis_url = limits_url;
+    r->providers_ = std::make_unique<ProviderHub>(std::move(hub));
     r->models_ = std::make_unique<ModelRegistry>(ModelContext{r->pool_.get(), r->providers_.get(), &r->builtins_});
 
     const std::string& id = settings.partition_model();

@@ -15,10 +15,11 @@ namespace noveltygrid::cli {
 
 // A WorkerRuntime of `threads` threads on `store` (optional, not owned; it must outlive the runtime)
 // and `redis_url`, building the in-process models of `builtins` (not owned; it must outlive the
-// runtime), logging model calls to --call-log when given.
+// runtime), logging model calls to --call-log when given; `on_request` (optional) times provider requests.
 absl::StatusOr<std::unique_ptr<WorkerRuntime>> CreateWorkerRuntime(const ParsedArgs& args, long long threads,
                                                                    Store* store, const std::string& redis_url,
-                                                                   const BuiltinModels* builtins);
+                                                                   const BuiltinModels* builtins,
+                                                                   RequestObserver on_request = nullptr);
 
 }  // namespace noveltygrid::cli
 

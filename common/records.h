@@ -102,6 +102,9 @@ struct CallCounters {
 };
 using CallStats = std::map<std::string, CallCounters>;
 void MergeCallStats(const CallStats& from, CallStats& into);
+// What `now` counts beyond `before` (an earlier reading of the same cumulative counters), per key;
+// keys with nothing new are left out.
+CallStats CallStatsSince(const CallStats& now, const CallStats& before);
 
 }  // namespace noveltygrid
 

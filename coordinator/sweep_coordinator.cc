@@ -8,8 +8,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/hashing.h"
+#include "common/metrics/scrape_families.h"
 #include "common/status_macros.h"
 #include "common/storage/keys.h"
+#include "coordinator/metrics/coordinator_metrics.h"
 #include "coordinator/report/results_writer.h"
 #include "coordinator/state/store_commit_log.h"
 #include "grpcpp/health_check_service_interface.h"
@@ -96,6 +98,15 @@ absl::StatusOr<std::unique_ptr<SweepCoordinator>> SweepCoordinator::Start(const 
       service_options, &c->plan_, c->scheduler_.get(),
       [self](UnitResult result, const CallStats& calls) { return self->Commit(std::move(result), calls); });
   c->service_ = std::make_unique<CoordinatorService>(c->core_.get());
+  if (!o.metrics_listen.empty()) {
+    CoordinatorMetricsContext context{
+        .sweep = config.name, .providers = ProvidersOf(config.endpoints), .prices = config.prices};
+    auto collect = [self, context = std::move(context)] {
+      return CoordinatorFamilies(context, self->scheduler_->Status(), self->core_->Commits());
+    };
+    ASSIGN_OR_RETURN(c->metrics_, MetricsServer::Start(o.metrics_listen,
+                                                       {std::make_shared<CallbackCollectable>(std::move(collect))}));
+  }
 
   absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials = MakeServerCredentials(o.tls);
   if (!credentials.ok()) return credentials.status();

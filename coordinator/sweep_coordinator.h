@@ -19,6 +19,7 @@
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
 #include "common/config.h"
+#include "common/metrics/metrics_server.h"
 #include "common/storage/store.h"
 #include "coordinator/benchmarks/benchmark_results.h"
 #include "coordinator/lease/budget_policy.h"
@@ -49,6 +50,8 @@ struct CoordinatorOptions {
   Store* store = nullptr;
   // An external leaderboard for report.html's correlation section (ResultsOptions::correlate).
   std::optional<CorrelateOptions> correlate;
+  // HOST:PORT to serve Prometheus metrics on (coordinator/metrics/coordinator_metrics.h); empty: none.
+  std::string metrics_listen;
 };
 
 // What `noveltygrid plan` shows: the units committed in `store` (when given) or in `out_dir`'s journal
@@ -62,6 +65,7 @@ class SweepCoordinator {
   ~SweepCoordinator();
 
   int port() const { return port_; }
+  int metrics_port() const { return metrics_ == nullptr ? 0 : metrics_->port(); }
   int64_t units_total() const { return static_cast<int64_t>(plan_.units.size()); }
   int64_t units_resumed() const { return units_resumed_; }
   // Units a previous coordinator had leased and that this one gave back to their workers (lease_log.h).
@@ -130,6 +134,7 @@ class SweepCoordinator {
   std::unique_ptr<CoordinatorCore> core_;
   std::unique_ptr<CoordinatorService> service_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<MetricsServer> metrics_;  // reads scheduler_ and core_: goes first
 
   mutable absl::Mutex mu_;
   bool shutdown_ ABSL_GUARDED_BY(mu_) = false;

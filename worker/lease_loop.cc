@@ -48,7 +48,10 @@ LeaseLoop::~LeaseLoop() {
 
 LeaseLoop::Stats LeaseLoop::stats() const {
   absl::MutexLock lock(&mu_);
-  return stats_;
+  Stats stats = stats_;
+  stats.running = running_;
+  stats.draining = draining_;
+  return stats;
 }
 
 void LeaseLoop::Drain() {
@@ -242,6 +245,7 @@ void LeaseLoop::StartUnit(const v1::Lease& lease) {
   // The runner may finish the unit before it returns (a checkpoint that already ends the loop), calling
   // OnDone on this thread: it must run without mu_ held.
   lock.Release();
+  if (options_.observer != nullptr) options_.observer->Leased(lease);
   auto on_step = [this, lease_id](const StepEvent& step) { return OnStep(lease_id, step); };
   auto on_done = [this, lease_id](UnitResult result, CallStats calls) {
     OnDone(lease_id, std::move(result), std::move(calls));
@@ -273,7 +277,24 @@ bool LeaseLoop::StillLeased(const std::string& lease_id) const {
   return it != active_.end() && !it->second.lost;
 }
 
+void LeaseLoop::ObserveCalls(const std::string& lease_id, const CallStats& calls, bool ended) {
+  if (options_.observer == nullptr) return;
+  CallStats delta;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = active_.find(lease_id);
+    if (it == active_.end()) {
+      if (ended) delta = calls;  // a unit not (or no longer) tracked: told once, at its end
+    } else {
+      delta = CallStatsSince(calls, it->second.calls_seen);
+      it->second.calls_seen = calls;
+    }
+  }
+  if (!delta.empty()) options_.observer->Called(delta);
+}
+
 bool LeaseLoop::OnStep(const std::string& lease_id, const StepEvent& step) {
+  ObserveCalls(lease_id, step.calls, /*ended=*/false);
   std::string unit_id;
   {
     absl::MutexLock lock(&mu_);
@@ -304,6 +325,7 @@ void LeaseLoop::OnDone(const std::string& lease_id, UnitResult result, CallStats
     refused_key = options_.credential_error();
     if (refused_key.has_value() && !absl::StrContains(result.error, refused_key->message())) refused_key.reset();
   }
+  ObserveCalls(lease_id, calls, /*ended=*/true);
   absl::MutexLock lock(&mu_);
   --running_;
   auto it = active_.find(lease_id);

@@ -38,6 +38,18 @@
 
 namespace noveltygrid {
 
+// Told what this worker's units do, for its metrics (worker/metrics/worker_metrics.h). Called from the
+// units' threads, never with the loop's lock held, so it may take its own.
+class UnitObserver {
+ public:
+  virtual ~UnitObserver() = default;
+  // A unit starts on this worker under `lease`.
+  virtual void Leased(const v1::Lease& lease) = 0;
+  // The calls this worker's units made since the last time (the units' own accounting, which the
+  // commits carry to summary.json): after each finished step, and when a unit ends however it ends.
+  virtual void Called(const CallStats& delta) = 0;
+};
+
 struct WorkerOptions {
   std::string coordinator;  // HOST:PORT (GrpcClientOptions; named in log messages)
   std::string token;        // GrpcClientOptions
@@ -78,6 +90,7 @@ struct WorkerOptions {
   // returns without them (abandoned() > 0): the caller must then end the process at once
   // (std::_Exit), not destroy the loop. Infinite (the default): Run() waits for every unit.
   absl::Duration abandon_after = absl::InfiniteDuration();
+  UnitObserver* observer = nullptr;  // optional, not owned
 };
 
 class LeaseLoop {
@@ -105,6 +118,8 @@ class LeaseLoop {
   // Counters for tests and logs.
   struct Stats {
     int64_t units_started = 0, units_committed = 0, units_released = 0, steps_reported = 0;
+    int64_t running = 0;  // units running now (loops in flight)
+    bool draining = false;
   };
   Stats stats() const;
 
@@ -118,6 +133,7 @@ class LeaseLoop {
     int steps_done = 0;
     absl::Time last_step;       // started, or its latest step
     bool stall_logged = false;  // since its latest step
+    CallStats calls_seen;       // its calls as last told to the observer
   };
   struct Outgoing {
     std::map<std::string, std::vector<v1::Step>> steps;  // by lease id, in order
@@ -133,6 +149,9 @@ class LeaseLoop {
   bool StillLeased(const std::string& lease_id) const;
   bool OnStep(const std::string& lease_id, const StepEvent& step);
   void OnDone(const std::string& lease_id, UnitResult result, CallStats calls);
+  // Tells the observer (if any) what the unit's cumulative `calls` add since it was last told (`ended`:
+  // the unit's last word).
+  void ObserveCalls(const std::string& lease_id, const CallStats& calls, bool ended);
   void HeartbeatLoop();
   // After a heartbeat: notes whether the coordinator answered, and abandons the running units once it
   // has not for reconnect_window.

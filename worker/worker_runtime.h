@@ -36,6 +36,7 @@ struct WorkerRuntimeOptions {
   // Optional, not owned, must outlive the runtime: the in-process model families (cli/ registers the
   // simulated one, worker/sim/sim_models.h).
   const BuiltinModels* builtins = nullptr;
+  RequestObserver on_request;  // optional: told of every provider request (metrics)
 };
 
 class WorkerRuntime {

@@ -1,6 +1,8 @@
 #include "common/storage/redis_client.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -9,7 +11,14 @@
 #include "common/status_macros.h"
 #include "common/storage/store_errors.h"
 
-namespace noveltygrid::storage_internal {
+namespace noveltygrid {
+namespace {
+std::atomic<int64_t> redis_errors{0};
+}  // namespace
+
+int64_t RedisErrorCount() { return redis_errors.load(std::memory_order_relaxed); }
+
+namespace storage_internal {
 namespace {
 
 absl::Status CheckOptions(const RedisOptions& options) {
@@ -47,6 +56,7 @@ absl::StatusOr<std::vector<Reply>> RedisClient::Run(const Call& call) {
     if (attempt > 0) absl::SleepFor(Backoff(attempt));
     bool retryable = false;
     absl::StatusOr<std::vector<Reply>> replies = Attempt(call, &retryable);
+    if (!replies.ok()) redis_errors.fetch_add(1, std::memory_order_relaxed);
     if (replies.ok() || !retryable) return replies;
     if (attempt == options_.max_retries) {
       return absl::Status(replies.status().code(),
@@ -136,4 +146,5 @@ absl::Duration RedisClient::Backoff(int retry) {
   return delay * absl::Uniform(rng_, 0.5, 1.0);
 }
 
-}  // namespace noveltygrid::storage_internal
+}  // namespace storage_internal
+}  // namespace noveltygrid

@@ -18,6 +18,7 @@
 #ifndef NOVELTYGRID_COMMON_STORAGE_REDIS_STORE_H_
 #define NOVELTYGRID_COMMON_STORAGE_REDIS_STORE_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -42,6 +43,10 @@ struct RedisOptions {
   int pool_size = 4;          // connections, i.e. commands in flight at once
   int pipeline_batch = 1000;  // commands per round trip, and keys per MGET
 };
+
+// Redis attempts of this process that failed so far -- connection errors, timeouts and error replies,
+// each retry counted -- over every RedisStore and provider-limit client (metrics).
+int64_t RedisErrorCount();
 
 class RedisStore : public Store {
  public:

@@ -38,6 +38,15 @@ UnitScheduler::UnitScheduler(const std::vector<UnitSpec>* kept, std::vector<std:
   for (const std::string& name : others) add_model(name);
   models_ = std::move(model_states);
 
+  // Cells: (model, benchmark) pairs, by model rank, then benchmark name.
+  std::map<std::pair<int, std::string>, int> cell_rank;
+  for (const UnitSpec& spec : units) cell_rank.emplace(std::make_pair(model_rank.at(spec.model), spec.benchmark), 0);
+  std::vector<CellCounts> cells;
+  for (auto& [key, rank] : cell_rank) {
+    rank = static_cast<int>(cells.size());
+    cells.push_back(CellCounts{.model = models_[key.first].name, .benchmark = key.second});
+  }
+
   units_.reserve(units.size());
   for (const UnitSpec& spec : units) {
     const size_t slot = units_.size();
@@ -47,7 +56,10 @@ UnitScheduler::UnitScheduler(const std::vector<UnitSpec>* kept, std::vector<std:
     UnitEntry& entry = units_.emplace_back();
     entry.spec = &spec;
     entry.model = model;
+    entry.cell = cell_rank.at({model, spec.benchmark});
+    ++cells[entry.cell].pending;
   }
+  cells_ = std::move(cells);
 }
 
 std::vector<LeaseGrant> UnitScheduler::Lease(const std::string& worker_id, int max_units) {
@@ -71,7 +83,7 @@ std::vector<LeaseGrant> UnitScheduler::Lease(const std::string& worker_id, int m
     ++state.leased;
 
     UnitEntry& unit = units_[slot];
-    unit.state = UnitState::kLeased;
+    SetState(unit, UnitState::kLeased);
     ++unit.token;
     unit.lease_id = NewLeaseId();
     unit.worker_id = worker_id;
@@ -162,7 +174,7 @@ void UnitScheduler::MarkDone(const std::string& unit_id, bool failed) {
       model.pending.erase({unit.spec->index, slot});
       break;
   }
-  unit.state = UnitState::kDone;
+  SetState(unit, UnitState::kDone, failed);
   std::vector<CheckpointStep>().swap(unit.checkpoint);  // free the memory, not just the size
   ++model.done;
   if (failed) ++model.failed;
@@ -183,7 +195,7 @@ std::vector<RestoredLease> UnitScheduler::Restore(const std::vector<RestoredLeas
     model.pending.erase({unit.spec->index, slot});
     ++model.leased;
     if (options_.policy != nullptr) options_.policy->Leased(*unit.spec);
-    unit.state = UnitState::kLeased;
+    SetState(unit, UnitState::kLeased);
     unit.lease_id = lease.lease_id;
     unit.worker_id = lease.worker_id;
     unit.deadline = now + options_.lease_ttl;
@@ -238,6 +250,8 @@ SchedulerStatus UnitScheduler::Status() const {
     status.pending += counts.pending;
     status.models.push_back(std::move(counts));
   }
+  status.cells = cells_;
+  status.leases_expired = leases_expired_;
   for (const auto& [id, worker] : workers_) {
     const absl::Duration since = now - worker.last_seen;
     if (since > options_.worker_timeout) continue;  // silent: forgotten at the next expiry
@@ -288,6 +302,25 @@ int UnitScheduler::PickModel(const std::vector<bool>& refused) const {
 
 // Mix64 is a bijection, so distinct sequence numbers give distinct ids for the scheduler's whole life;
 // the salt from the start time keeps them apart from ids a previous coordinator handed out.
+void UnitScheduler::SetState(UnitEntry& unit, UnitState to, bool failed) {
+  CellCounts& cell = cells_[unit.cell];
+  auto count = [&cell](UnitState state) -> int64_t& {
+    switch (state) {
+      case UnitState::kPending:
+        return cell.pending;
+      case UnitState::kLeased:
+        return cell.leased;
+      case UnitState::kDone:
+        break;
+    }
+    return cell.done;
+  };
+  --count(unit.state);
+  ++count(to);
+  if (to == UnitState::kDone && failed) ++cell.failed;
+  unit.state = to;
+}
+
 std::string UnitScheduler::NewLeaseId() { return HexId(Mix64(lease_salt_ + ++lease_seq_)); }
 
 UnitScheduler::WorkerEntry& UnitScheduler::Touch(const std::string& worker_id, absl::Time now) {
@@ -312,7 +345,7 @@ void UnitScheduler::DropLease(size_t slot) {
 void UnitScheduler::ReturnToPending(size_t slot) {
   DropLease(slot);
   UnitEntry& unit = units_[slot];
-  unit.state = UnitState::kPending;
+  SetState(unit, UnitState::kPending);
   models_[unit.model].pending.emplace(unit.spec->index, slot);
 }
 
@@ -333,6 +366,7 @@ int UnitScheduler::ExpireLocked(absl::Time now) {
   std::sort(overdue.begin(), overdue.end());
   overdue.erase(std::unique(overdue.begin(), overdue.end()), overdue.end());
   for (size_t slot : overdue) ReturnToPending(slot);
+  leases_expired_ += static_cast<int64_t>(overdue.size());
   return static_cast<int>(overdue.size());
 }
 

@@ -93,6 +93,12 @@ struct ModelCounts {
   int64_t done = 0, leased = 0, pending = 0, failed = 0;
 };
 
+// Units of one (model, benchmark) pair by state, for metrics. `done` includes `failed`.
+struct CellCounts {
+  std::string model, benchmark;
+  int64_t pending = 0, leased = 0, done = 0, failed = 0;
+};
+
 struct WorkerCounts {
   std::string worker_id;
   absl::Duration since_last_seen;
@@ -104,6 +110,8 @@ struct SchedulerStatus {
   int64_t total = 0, done = 0, leased = 0, pending = 0;
   std::vector<ModelCounts> models;    // config order
   std::vector<WorkerCounts> workers;  // alive workers, by id
+  std::vector<CellCounts> cells;      // by model (as `models`), then benchmark name
+  int64_t leases_expired = 0;         // taken back at their deadline or their worker's silence, so far
 };
 
 class UnitScheduler {
@@ -177,6 +185,7 @@ class UnitScheduler {
   struct UnitEntry {
     const UnitSpec* spec = nullptr;  // in the plan
     int model = 0;                   // index into models_
+    int cell = 0;                    // index into cells_
     UnitState state = UnitState::kPending;
     uint64_t token = 0;     // of the latest lease; 0 before the first
     std::string lease_id;   // the current lease; empty unless leased
@@ -204,6 +213,8 @@ class UnitScheduler {
   // The model the next lease goes to, or -1 when none may get one (`refused` ones are skipped).
   int PickModel(const std::vector<bool>& refused) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::string NewLeaseId() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Moves the unit's count in its cell from its current state to `to` (failed: counted as failed too).
+  void SetState(UnitEntry& unit, UnitState to, bool failed = false) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   WorkerEntry& Touch(const std::string& worker_id, absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Forgets the unit's lease everywhere it is indexed; the caller sets the new state.
   void DropLease(size_t slot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -222,6 +233,8 @@ class UnitScheduler {
   std::vector<ModelState> models_ ABSL_GUARDED_BY(mu_);                   // config order, then the others by name
   absl::flat_hash_map<std::string, size_t> leases_ ABSL_GUARDED_BY(mu_);  // current lease id -> slot
   std::map<std::string, WorkerEntry> workers_ ABSL_GUARDED_BY(mu_);       // by id, for Status
+  std::vector<CellCounts> cells_ ABSL_GUARDED_BY(mu_);  // by model index, then benchmark name
+  int64_t leases_expired_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t lease_seq_ ABSL_GUARDED_BY(mu_) = 0;
 };
 

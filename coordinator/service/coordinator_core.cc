@@ -183,13 +183,16 @@ absl::Status CoordinatorCore::Complete(std::string_view token, const v1::Complet
 absl::Status CoordinatorCore::CommitLocked(const v1::CompleteRequest& request, v1::CompleteResponse* response) {
   switch (scheduler_->CheckCommit(request.lease_id(), request.fencing_token(), request.unit_id())) {
     case CommitCheck::kDuplicate:
+      Count(&CommitCounts::duplicates);
       response->set_accepted(true);
       response->set_duplicate(true);
       return absl::OkStatus();
     case CommitCheck::kStaleToken:
+      Count(&CommitCounts::stale_tokens);
       response->set_accepted(false);
       return absl::OkStatus();
     case CommitCheck::kUnknown:
+      Count(&CommitCounts::unknown_leases);
       return absl::NotFoundError(absl::StrCat("no lease ", request.lease_id(), " for unit ", request.unit_id()));
     case CommitCheck::kAccepted:
       break;
@@ -201,6 +204,7 @@ absl::Status CoordinatorCore::CommitLocked(const v1::CompleteRequest& request, v
   absl::Status persisted = sink_(std::move(result), calls);
   if (!persisted.ok()) {
     // The unit stays leased; the worker retries the commit or the lease expires and it runs again.
+    Count(&CommitCounts::unpersisted);
     return absl::UnavailableError(absl::StrCat("cannot persist the result: ", persisted.message()));
   }
   {
@@ -208,12 +212,25 @@ absl::Status CoordinatorCore::CommitLocked(const v1::CompleteRequest& request, v
     answers_ += request.answers_size();
     answers_this_run_ += request.answers_size();
     ++units_this_run_;
+    ++commits_.accepted;
     MergeCallStats(calls, calls_);
   }
   scheduler_->MarkDone(request.unit_id(), failed);
   if (options_.on_marked_done) options_.on_marked_done();
   response->set_accepted(true);
   return absl::OkStatus();
+}
+
+CommitCounts CoordinatorCore::Commits() const {
+  absl::MutexLock lock(&mu_);
+  CommitCounts counts = commits_;
+  counts.calls = calls_;
+  return counts;
+}
+
+void CoordinatorCore::Count(int64_t CommitCounts::*counter) {
+  absl::MutexLock lock(&mu_);
+  ++(commits_.*counter);
 }
 
 }  // namespace noveltygrid

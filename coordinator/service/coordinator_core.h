@@ -47,6 +47,16 @@ struct CoordinatorServiceOptions {
   CallStats resumed_calls;
 };
 
+// What the commits so far came to (metrics).
+struct CommitCounts {
+  int64_t accepted = 0;       // results persisted by this coordinator
+  int64_t duplicates = 0;     // of units already committed (acknowledged, nothing changed)
+  int64_t stale_tokens = 0;   // refused: the lease was taken back and given to another worker
+  int64_t unknown_leases = 0; // refused: no such lease
+  int64_t unpersisted = 0;    // could not be persisted (the worker retries)
+  CallStats calls;            // of the committed units, those committed before this coordinator started included
+};
+
 class CoordinatorCore {
  public:
   // `scheduler` is not owned.
@@ -66,12 +76,15 @@ class CoordinatorCore {
   absl::Status Release(std::string_view token, const v1::ReleaseRequest& request, v1::ReleaseResponse* response);
   absl::Status Status(std::string_view token, const v1::StatusRequest& request, v1::StatusResponse* response);
 
+  CommitCounts Commits() const;
+
   // Workers that have been told the sweep is complete.
   std::set<std::string> WorkersToldComplete() const;
 
  private:
   // Writes the leases of `response` to the lease log (when there is one).
   void RecordLeases(const std::string& worker_id, const v1::LeaseResponse& response);
+  void Count(int64_t CommitCounts::*counter);
   absl::Status CommitLocked(const v1::CompleteRequest& request, v1::CompleteResponse* response)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
 
@@ -90,6 +103,7 @@ class CoordinatorCore {
   int64_t answers_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t answers_this_run_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t units_this_run_ ABSL_GUARDED_BY(mu_) = 0;
+  CommitCounts commits_ ABSL_GUARDED_BY(mu_);  // its `calls` are calls_ (filled in by Commits())
   CallStats calls_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -30,6 +30,7 @@ struct Core {
   RetryOptions retry;
   std::vector<std::string> headers;  // holds the key: never logged
   std::string key;                   // to scrub from provider messages that echo it; never logged
+  RequestObserver observer;          // may be empty
 
   absl::Mutex mu;
   absl::BitGen random ABSL_GUARDED_BY(mu);
@@ -101,13 +102,16 @@ void Attempt(std::shared_ptr<Call> call);
 
 void OnReply(const std::shared_ptr<Call>& call, absl::StatusOr<HttpResponse> result) {
   Core& core = *call->core;
+  absl::Time sent_at;
   {
     absl::MutexLock lock(&core.mu);
+    sent_at = *call->sent;
     core.sent.erase(call->sent);
   }
   const bool text = static_cast<bool>(call->done_text);
   Json parsed;
   Classification c = ClassifyAttempt(result, text ? nullptr : &parsed);
+  if (core.observer) core.observer(core.config.name, absl::Now() - sent_at, c.outcome == CallOutcome::kSuccess);
   if (core.limiter != nullptr) {
     // A reply without usage is taken to have used its reservation; a failed attempt used nothing.
     const int64_t used = c.outcome != CallOutcome::kSuccess ? 0
@@ -314,7 +318,8 @@ void ProviderChannel::PostText(const std::string& path, std::string body, TextCa
 absl::StatusOr<std::unique_ptr<ProviderChannel>> ProviderChannel::Create(const ProviderConfig& config, HttpClient* http,
                                                                          ProviderLimiter* limiter, Executor* executor,
                                                                          const SecretLookup& env,
-                                                                         absl::Duration max_hint) {
+                                                                         absl::Duration max_hint,
+                                                                         RequestObserver observer) {
   if (http == nullptr || executor == nullptr) {
     return absl::InvalidArgumentError(
         absl::StrCat("provider '", config.name, "': HTTP client and executor are required"));
@@ -338,6 +343,7 @@ absl::StatusOr<std::unique_ptr<ProviderChannel>> ProviderChannel::Create(const P
   core->headers = {"Content-Type: application/json", "Accept: application/json"};
   if (!key->empty()) core->headers.push_back(absl::StrCat("Authorization: Bearer ", *key));
   core->key = *key;
+  core->observer = std::move(observer);
   return std::make_unique<ProviderChannelImpl>(std::move(core));
 }
 

@@ -49,6 +49,14 @@ struct ProviderChannelStats {
   int64_t failures = 0;
 };
 
+// Told of every request a channel sent, when it ended: the provider, how long its reply took and whether
+// the attempt succeeded (a retried or failed one did not). For metrics; called on the HTTP thread, so it
+// must be quick and must not block.
+using RequestObserver = std::function<void(const std::string& provider, absl::Duration latency, bool ok)>;
+
+// The longest Retry-After a channel waits for by default.
+inline constexpr absl::Duration kDefaultMaxRetryHint = absl::Seconds(120);
+
 // Environment lookup for the key (tests inject one); returns nullopt when unset.
 using SecretLookup = std::function<std::optional<std::string>(const std::string& name)>;
 
@@ -63,7 +71,8 @@ class ProviderChannel {
   static absl::StatusOr<std::unique_ptr<ProviderChannel>> Create(const ProviderConfig& config, HttpClient* http,
                                                                  ProviderLimiter* limiter, Executor* executor,
                                                                  const SecretLookup& env = nullptr,
-                                                                 absl::Duration max_hint = absl::Seconds(120));
+                                                                 absl::Duration max_hint = kDefaultMaxRetryHint,
+                                                                 RequestObserver observer = nullptr);
   virtual ~ProviderChannel() = default;
 
   virtual const ProviderConfig& config() const = 0;

@@ -27,6 +27,7 @@ struct ProviderHubOptions {
   Executor* executor = nullptr;  // required: where replies are delivered
   std::string redis_url;         // optional: shares provider limits with the other workers
   SecretLookup env;              // optional: where keys are looked up (default: the process environment)
+  RequestObserver on_request;    // optional: told of every request (ProviderChannel::Create)
 };
 
 class ProviderHub {

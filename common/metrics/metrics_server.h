@@ -1,0 +1,40 @@
+// MetricsServer: serves Prometheus text format on http://HOST:PORT/metrics (`--metrics-listen`), from
+// collectables the caller keeps alive (a prometheus::Registry for event metrics such as histograms,
+// CallbackCollectable for state read at scrape time). One small HTTP server (civetweb, through
+// prometheus-cpp's Exposer) on its own threads; stopping it is destroying it.
+#ifndef NOVELTYGRID_COMMON_METRICS_METRICS_SERVER_H_
+#define NOVELTYGRID_COMMON_METRICS_METRICS_SERVER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "prometheus/collectable.h"
+
+namespace prometheus {
+class Exposer;
+}  // namespace prometheus
+
+namespace noveltygrid {
+
+class MetricsServer {
+ public:
+  // Listens on `listen` ("HOST:PORT", "[V6]:PORT"; port 0 picks a free one). InvalidArgument for an
+  // address that is not HOST:PORT, Unavailable when it cannot be bound (naming it).
+  static absl::StatusOr<std::unique_ptr<MetricsServer>> Start(
+      const std::string& listen, std::vector<std::shared_ptr<prometheus::Collectable>> collectables);
+  ~MetricsServer();
+
+  int port() const { return port_; }
+
+ private:
+  MetricsServer() = default;
+  std::vector<std::shared_ptr<prometheus::Collectable>> collectables_;
+  std::unique_ptr<prometheus::Exposer> exposer_;
+  int port_ = 0;
+};
+
+}  // namespace noveltygrid
+
+#endif  // NOVELTYGRID_COMMON_METRICS_METRICS_SERVER_H_
