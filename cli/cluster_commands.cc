@@ -5,9 +5,9 @@
 #include <thread>
 
 #include "absl/strings/numbers.h"
-#include "absl/synchronization/notification.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/synchronization/notification.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/leaderboard_flags.h"
@@ -134,6 +134,11 @@ int RunCoordinatorCommand(const std::vector<std::string>& raw) {
   }
   if (args->Has("metrics-linger-ms") && !args->Has("metrics-listen")) {
     return Fail("coordinator", absl::InvalidArgumentError("--metrics-linger-ms needs --metrics-listen"), 2);
+  }
+  if (args->Has("metrics-listen")) {
+    if (absl::Status checked = CheckMetricsListen(args->Get("metrics-listen")); !checked.ok()) {
+      return Fail("coordinator", checked, 2);
+    }
   }
   config->seed = static_cast<uint64_t>(*seed);
   const absl::StatusOr<std::optional<CorrelateOptions>> leaderboard = LeaderboardOption(*args);
@@ -286,11 +291,11 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
   }
   const BuiltinModels builtins = SimBuiltinModels();
   WorkerMetrics metrics;
-  absl::StatusOr<std::unique_ptr<WorkerRuntime>> runtime = CreateWorkerRuntime(
-      *args, *threads, store.get(), redis_url, &builtins,
-      [&metrics](const std::string& provider, absl::Duration latency, bool ok) {
-        metrics.ObserveRequest(provider, latency, ok);
-      });
+  absl::StatusOr<std::unique_ptr<WorkerRuntime>> runtime =
+      CreateWorkerRuntime(*args, *threads, store.get(), redis_url, &builtins,
+                          [&metrics](const std::string& provider, absl::Duration latency, bool ok) {
+                            metrics.ObserveRequest(provider, latency, ok);
+                          });
   if (!runtime.ok()) return Fail("worker", runtime.status(), 2);
   (*runtime)->Wire(options);
   options.observer = &metrics;

@@ -8,6 +8,8 @@
 #   NOVELTYGRID_SETUP_BROWSER=1  also Debian's chromium, node/npm and tests/browser's packages (playwright-core),
 #                                for the report's browser test and scripts/report_screenshot.sh (scripts/test.sh
 #                                sets it)
+#   NOVELTYGRID_SETUP_K8S=1  also kubectl (Debian's kubernetes-client when none is on PATH), node/npm and
+#                            tests/k8s's packages, for scripts/validate_k8s.sh (scripts/test.sh sets it)
 #   NOVELTYGRID_SETUP_CLANG=1  also clang and its sanitizer/libFuzzer runtimes (the sanitizer stages of
 #                              scripts/test.sh)
 set -euo pipefail
@@ -16,9 +18,13 @@ cd "$(dirname "$0")/.."
 packages=(build-essential cmake pkg-config git
           libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
           libhiredis-dev redis-server libcurl4-openssl-dev nlohmann-json3-dev libyaml-cpp-dev zlib1g-dev
-          libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev clang-format
+          libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev clang-format prometheus-cpp-dev
           openssl)  # openssl: the TLS integration test makes its certificates with it
 if [ "${NOVELTYGRID_SETUP_CLANG:-0}" = 1 ]; then packages+=(clang libclang-rt-14-dev); fi
+# NOVELTYGRID_SETUP_K8S=1: kubectl (for `kubectl kustomize`) and node, to check deploy/k8s offline
+# (scripts/validate_k8s.sh); Debian's kubernetes-client only when no kubectl is on PATH.
+with_k8s=${NOVELTYGRID_SETUP_K8S:-0}
+if [ "$with_k8s" = 1 ] && ! command -v kubectl >/dev/null; then packages+=(kubernetes-client); fi
 with_browser=${NOVELTYGRID_SETUP_BROWSER:-0}
 if [ "$with_browser" = 1 ]; then packages+=(chromium); fi  # test-only: opens report.html headless
 missing=()
@@ -28,7 +34,7 @@ done
 # node + npm run the OpenAI SDK test (tests/sdk) and the report's browser test (tests/browser), set up
 # only for the tests (scripts/test.sh sets both flags); a node already on PATH (nvm, nodesource) is kept.
 with_sdk=${NOVELTYGRID_SETUP_SDK:-0}
-if [ "$with_sdk" = 1 ] || [ "$with_browser" = 1 ]; then command -v node >/dev/null || missing+=(nodejs npm); fi
+if [ "$with_sdk" = 1 ] || [ "$with_browser" = 1 ] || [ "$with_k8s" = 1 ]; then command -v node >/dev/null || missing+=(nodejs npm); fi
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}" >&2
   sudo=""
@@ -48,6 +54,7 @@ npm_ci() {
 }
 if [ "$with_sdk" = 1 ]; then npm_ci tests/sdk/openai_node "the OpenAI SDK test"; fi
 if [ "$with_browser" = 1 ]; then npm_ci tests/browser "the report's browser test"; fi
+if [ "$with_k8s" = 1 ]; then npm_ci tests/k8s "the manifest validation (scripts/validate_k8s.sh)"; fi
 
 build_dir=${BUILD_DIR:-build}
 jobs=$(nproc)

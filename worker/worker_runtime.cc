@@ -17,8 +17,10 @@ absl::StatusOr<std::unique_ptr<WorkerRuntime>> WorkerRuntime::Create(const Worke
     r->checkpoints_ = std::make_unique<CheckpointStore>(options.store);
   }
   r->pool_ = std::make_unique<ThreadPool>(std::max(1, options.threads));
-  r->providers_ = std::make_unique<ProviderHub>(ProviderHubOptions{
-      .executor = r->pool_.get(), .redis_url = options.redis_url, .env = options.env, .on_request = options.on_request});
+  r->providers_ = std::make_unique<ProviderHub>(ProviderHubOptions{.executor = r->pool_.get(),
+                                                                   .redis_url = options.redis_url,
+                                                                   .env = options.env,
+                                                                   .on_request = options.on_request});
   r->models_ = std::make_unique<ModelRegistry>(ModelContext{r->pool_.get(), r->providers_.get(), options.builtins},
                                                r->call_log_.get());
   r->activity_ = std::make_unique<UnitActivity>();

@@ -9,8 +9,7 @@
 
 namespace noveltygrid {
 
-absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(
-    const std::string& listen, std::vector<std::shared_ptr<prometheus::Collectable>> collectables) {
+absl::Status CheckMetricsListen(const std::string& listen) {
   const size_t colon = listen.rfind(':');
   int port = -1;
   if (colon == std::string::npos || colon == 0 || !absl::SimpleAtoi(listen.substr(colon + 1), &port) || port < 0 ||
@@ -18,6 +17,12 @@ absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(
     return absl::InvalidArgumentError(
         absl::StrCat("--metrics-listen expects HOST:PORT (e.g. 0.0.0.0:9464), got '", listen, "'"));
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(
+    const std::string& listen, std::vector<std::shared_ptr<prometheus::Collectable>> collectables) {
+  if (absl::Status checked = CheckMetricsListen(listen); !checked.ok()) return checked;
   std::unique_ptr<MetricsServer> server(new MetricsServer());
   try {
     // civetweb's own threads: two serve a scrape each, more than Prometheus and a person with curl need.

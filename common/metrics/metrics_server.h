@@ -18,6 +18,9 @@ class Exposer;
 
 namespace noveltygrid {
 
+// OK when `listen` has the HOST:PORT form Start takes; InvalidArgument naming --metrics-listen otherwise.
+absl::Status CheckMetricsListen(const std::string& listen);
+
 class MetricsServer {
  public:
   // Listens on `listen` ("HOST:PORT", "[V6]:PORT"; port 0 picks a free one). InvalidArgument for an

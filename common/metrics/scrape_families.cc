@@ -38,8 +38,8 @@ void AddCallFamilies(ScrapeFamilies& families, const std::string& prefix, const 
                      const CallStats& calls, const std::map<std::string, std::string>& provider_of,
                      const std::map<std::string, ModelPrice>* prices) {
   auto requests = families.Counter(prefix + "_requests_total", "Model calls " + what + ".");
-  auto hits = families.Counter(prefix + "_cache_hits_total", "Calls answered from a cache " + what +
-                                                                 " (role embed: the embedding cache).");
+  auto hits = families.Counter(prefix + "_cache_hits_total",
+                               "Calls answered from a cache " + what + " (role embed: the embedding cache).");
   auto retries = families.Counter(prefix + "_retries_total", "Retries of model calls " + what + ".");
   auto errors = families.Counter(prefix + "_errors_total", "Model calls that failed " + what + ".");
   auto tokens = families.Counter(prefix + "_tokens_total", "Tokens of model calls " + what + ".");

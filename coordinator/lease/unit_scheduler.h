@@ -233,7 +233,7 @@ class UnitScheduler {
   std::vector<ModelState> models_ ABSL_GUARDED_BY(mu_);                   // config order, then the others by name
   absl::flat_hash_map<std::string, size_t> leases_ ABSL_GUARDED_BY(mu_);  // current lease id -> slot
   std::map<std::string, WorkerEntry> workers_ ABSL_GUARDED_BY(mu_);       // by id, for Status
-  std::vector<CellCounts> cells_ ABSL_GUARDED_BY(mu_);  // by model index, then benchmark name
+  std::vector<CellCounts> cells_ ABSL_GUARDED_BY(mu_);                    // by model index, then benchmark name
   int64_t leases_expired_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t lease_seq_ ABSL_GUARDED_BY(mu_) = 0;
 };

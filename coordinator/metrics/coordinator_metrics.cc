@@ -21,16 +21,18 @@ std::vector<prometheus::MetricFamily> CoordinatorFamilies(const CoordinatorMetri
     committed.Add(labels, static_cast<double>(cell.done));
     failed.Add(labels, static_cast<double>(cell.failed));
   }
-  families.Counter("noveltygrid_leases_expired_total",
-                   "Leases taken back because their deadline passed or their worker fell silent.")
+  families
+      .Counter("noveltygrid_leases_expired_total",
+               "Leases taken back because their deadline passed or their worker fell silent.")
       .Add({}, static_cast<double>(status.leases_expired));
   families.Counter("noveltygrid_commits_accepted_total", "Results persisted by this coordinator.")
       .Add({}, static_cast<double>(commits.accepted));
   families.Counter("noveltygrid_commits_duplicate_total", "Commits of units already committed (acknowledged).")
       .Add({}, static_cast<double>(commits.duplicates));
-  families.Counter("noveltygrid_commits_refused_total",
-                   "Commits refused: stale_token, the lease was taken back and given again (fencing); "
-                   "unknown_lease, no such lease.")
+  families
+      .Counter("noveltygrid_commits_refused_total",
+               "Commits refused: stale_token, the lease was taken back and given again (fencing); "
+               "unknown_lease, no such lease.")
       .Add({{"reason", "stale_token"}}, static_cast<double>(commits.stale_tokens))
       .Add({{"reason", "unknown_lease"}}, static_cast<double>(commits.unknown_leases));
   families.Counter("noveltygrid_commit_errors_total", "Results that could not be persisted (the worker retries).")

@@ -49,12 +49,12 @@ struct CoordinatorServiceOptions {
 
 // What the commits so far came to (metrics).
 struct CommitCounts {
-  int64_t accepted = 0;       // results persisted by this coordinator
-  int64_t duplicates = 0;     // of units already committed (acknowledged, nothing changed)
-  int64_t stale_tokens = 0;   // refused: the lease was taken back and given to another worker
-  int64_t unknown_leases = 0; // refused: no such lease
-  int64_t unpersisted = 0;    // could not be persisted (the worker retries)
-  CallStats calls;            // of the committed units, those committed before this coordinator started included
+  int64_t accepted = 0;        // results persisted by this coordinator
+  int64_t duplicates = 0;      // of units already committed (acknowledged, nothing changed)
+  int64_t stale_tokens = 0;    // refused: the lease was taken back and given to another worker
+  int64_t unknown_leases = 0;  // refused: no such lease
+  int64_t unpersisted = 0;     // could not be persisted (the worker retries)
+  CallStats calls;             // of the committed units, those committed before this coordinator started included
 };
 
 class CoordinatorCore {

@@ -74,8 +74,7 @@ class FakeUnitRunner final : public UnitRunner {
     step.valid = true;
     u.steps.push_back(step);
     const Embedding embedding = {1.0f, static_cast<float>(step.answer_num)};
-    const CallStats calls;
-    return u.on_step(StepEvent{step, embedding, calls});
+    return u.on_step(StepEvent{step, embedding, CallsOf(u)});
   }
 
   // Unit i ends with `stop_reason` and every step it has.
@@ -86,9 +85,16 @@ class FakeUnitRunner final : public UnitRunner {
     result.answers = u.steps;
     result.stop_reason = stop_reason;
     u.finished = true;
+    CallStats calls = CallsOf(u);
+    calls["judge:j"].requests = 1;  // a call after the last step: only the end reports it
+    std::move(u.done)(std::move(result), std::move(calls));
+  }
+
+  // The unit's calls so far, cumulative (what engines report): one generate call per step.
+  static CallStats CallsOf(const Unit& u) {
     CallStats calls;
     calls["generate:m"].requests = static_cast<int64_t>(u.steps.size());
-    std::move(u.done)(std::move(result), std::move(calls));
+    return calls;
   }
 
   // Every unit not finished yet ends as cancelled (what aborting the model calls does).

@@ -57,6 +57,7 @@ class LeaseLoopTest : public ::testing::Test {
       return WaitingCall{.call = "generate by m", .since = waiting_since_, .timeout = absl::Seconds(1), .in_flight = 1};
     };
     options.log = false;
+    options.observer = observer_;
     options.abort_calls = [this] {
       ++aborts_;
       runner_.CancelAll();
@@ -91,7 +92,58 @@ class LeaseLoopTest : public ::testing::Test {
   std::atomic<int> aborts_{0};
   absl::Duration reconnect_window_ = absl::Minutes(5);
   absl::Time waiting_since_ = absl::UnixEpoch();
+  UnitObserver* observer_ = nullptr;
 };
+
+// Records what a UnitObserver is told.
+class RecordingObserver : public UnitObserver {
+ public:
+  void Leased(const v1::Lease& lease) override {
+    absl::MutexLock lock(&mu_);
+    leased_.push_back(lease.unit().id());
+  }
+  void Called(const CallStats& delta) override {
+    absl::MutexLock lock(&mu_);
+    deltas_.push_back(delta);
+  }
+  std::vector<std::string> leased() const {
+    absl::MutexLock lock(&mu_);
+    return leased_;
+  }
+  std::vector<CallStats> deltas() const {
+    absl::MutexLock lock(&mu_);
+    return deltas_;
+  }
+
+ private:
+  mutable absl::Mutex mu_;
+  std::vector<std::string> leased_ ABSL_GUARDED_BY(mu_);
+  std::vector<CallStats> deltas_ ABSL_GUARDED_BY(mu_);
+};
+
+// Metrics see each unit's calls as they happen -- what every step added, and at the end what came
+// after the last step -- whether the unit is committed or cancelled, and never twice.
+TEST_F(LeaseLoopTest, TellsTheObserverWhatEachStepAndEachEndAdded) {
+  RecordingObserver observer;
+  observer_ = &observer;
+  Start(/*units=*/2, /*concurrency=*/2);
+  runner_.AwaitStarted(2);
+  EXPECT_THAT(observer.leased(), ::testing::UnorderedElementsAre("u0", "u1"));
+  EXPECT_TRUE(runner_.Step(0));
+  EXPECT_TRUE(runner_.Step(0));
+  EXPECT_TRUE(runner_.Step(1));
+  runner_.Finish(0, kStopIncoherent);
+  runner_.Finish(1, kStopCancelled);
+  const std::vector<CallStats> deltas = observer.deltas();
+  ASSERT_THAT(deltas, SizeIs(5));  // three steps, two ends
+  CallStats total;
+  for (const CallStats& delta : deltas) {
+    ASSERT_THAT(delta, SizeIs(1)) << "each told only what was new";
+    MergeCallStats(delta, total);
+  }
+  EXPECT_EQ(total["generate:m"].requests, 3);
+  EXPECT_EQ(total["judge:j"].requests, 2);
+}
 
 TEST_F(LeaseLoopTest, LeasesReportsHeartbeatsAndCommitsAUnitOnce) {
   // Two slots for one unit: while it runs, the loop keeps asking for more every retry_after.

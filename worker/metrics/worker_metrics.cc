@@ -75,7 +75,8 @@ std::vector<prometheus::MetricFamily> WorkerMetrics::Collect() const {
   }
   if (sources.waits) {
     const CallWaits waits = sources.waits();
-    families.Gauge("noveltygrid_calls_waiting", "This worker's provider calls that have not ended, by what they wait for.")
+    families
+        .Gauge("noveltygrid_calls_waiting", "This worker's provider calls that have not ended, by what they wait for.")
         .Add({{"state", "in_flight"}}, static_cast<double>(waits.in_flight))
         .Add({{"state", "retrying"}}, static_cast<double>(waits.retrying))
         .Add({{"state", "limited"}}, static_cast<double>(waits.limited));

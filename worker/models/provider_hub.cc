@@ -72,9 +72,8 @@ absl::StatusOr<ProviderChannel*> ProviderHub::Channel(const ProviderConfig& prov
   limiter_options.slot_ttl = provider.timeout + absl::Seconds(30);
   absl::StatusOr<std::unique_ptr<ProviderLimiter>> limiter = MakeProviderLimiter(limiter_options);
   if (!limiter.ok()) return limiter.status();
-  absl::StatusOr<std::unique_ptr<ProviderChannel>> channel =
-      ProviderChannel::Create(provider, *http, limiter->get(), &gate_, options_.env, kDefaultMaxRetryHint,
-                              options_.on_request);
+  absl::StatusOr<std::unique_ptr<ProviderChannel>> channel = ProviderChannel::Create(
+      provider, *http, limiter->get(), &gate_, options_.env, kDefaultMaxRetryHint, options_.on_request);
   if (!channel.ok()) return channel.status();
   Entry& entry = providers_[key];
   entry.limiter = std::move(*limiter);
