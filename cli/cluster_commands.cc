@@ -47,6 +47,11 @@ FlagSpec MetricsFlag() {
   return {"metrics-listen", "HOST:PORT", "serve Prometheus metrics on http://HOST:PORT/metrics (README \"Metrics\")"};
 }
 
+// --metrics-listen's address, checked before anything starts (OK when the flag is not given).
+absl::Status CheckMetricsFlag(const ParsedArgs& args) {
+  return args.Has("metrics-listen") ? CheckMetricsListen(args.Get("metrics-listen")) : absl::OkStatus();
+}
+
 // --redis of the coordinator and the worker: `use` says what they keep there.
 FlagSpec RedisFlag(const std::string& use) {
   return {
@@ -135,11 +140,7 @@ int RunCoordinatorCommand(const std::vector<std::string>& raw) {
   if (args->Has("metrics-linger-ms") && !args->Has("metrics-listen")) {
     return Fail("coordinator", absl::InvalidArgumentError("--metrics-linger-ms needs --metrics-listen"), 2);
   }
-  if (args->Has("metrics-listen")) {
-    if (absl::Status checked = CheckMetricsListen(args->Get("metrics-listen")); !checked.ok()) {
-      return Fail("coordinator", checked, 2);
-    }
-  }
+  if (absl::Status checked = CheckMetricsFlag(*args); !checked.ok()) return Fail("coordinator", checked, 2);
   config->seed = static_cast<uint64_t>(*seed);
   const absl::StatusOr<std::optional<CorrelateOptions>> leaderboard = LeaderboardOption(*args);
   if (!leaderboard.ok()) return Fail("coordinator", leaderboard.status(), 2);
@@ -196,7 +197,9 @@ int RunCoordinatorCommand(const std::vector<std::string>& raw) {
       if (!stop.HasBeenNotified()) stop.Notify();
     });
     failed = c.Wait();
-    if (*metrics_linger > 0 && !stop.HasBeenNotified()) {
+    // Linger only over written results: those of a finished sweep, or of one its budget stopped.
+    const bool written = failed.ok() || absl::IsResourceExhausted(failed.status());
+    if (*metrics_linger > 0 && written && !stop.HasBeenNotified()) {
       std::printf("noveltygrid coordinator: results written; serving metrics for up to %lld ms more\n",
                   *metrics_linger);
       std::fflush(stdout);
@@ -254,6 +257,7 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
                     "--concurrency and --threads must be >= 1, --drain-grace-ms and --reconnect-window-ms >= 0"),
                 2);
   }
+  if (absl::Status checked = CheckMetricsFlag(*args); !checked.ok()) return Fail("worker", checked, 2);
   absl::StatusOr<std::string> token = LoadToken(args->Get("token-file"));
   if (!token.ok()) return Fail("worker", token.status(), 2);
 

@@ -99,6 +99,8 @@ struct CallCounters {
   int64_t completion_tokens = 0;
 
   CallCounters& operator+=(const CallCounters& other);
+  CallCounters& operator-=(const CallCounters& other);
+  bool IsZero() const;
 };
 using CallStats = std::map<std::string, CallCounters>;
 void MergeCallStats(const CallStats& from, CallStats& into);

@@ -277,22 +277,6 @@ bool LeaseLoop::StillLeased(const std::string& lease_id) const {
   return it != active_.end() && !it->second.lost;
 }
 
-void LeaseLoop::ObserveCalls(const std::string& lease_id, const CallStats& calls, bool ended) {
-  if (options_.observer == nullptr) return;
-  CallStats delta;
-  {
-    absl::MutexLock lock(&mu_);
-    auto it = active_.find(lease_id);
-    if (it == active_.end()) {
-      if (ended) delta = calls;  // a unit not (or no longer) tracked: told once, at its end
-    } else {
-      delta = CallStatsSince(calls, it->second.calls_seen);
-      it->second.calls_seen = calls;
-    }
-  }
-  if (!delta.empty()) options_.observer->Called(delta);
-}
-
 bool LeaseLoop::OnStep(const std::string& lease_id, const StepEvent& step) {
   ObserveCalls(lease_id, step.calls, /*ended=*/false);
   std::string unit_id;

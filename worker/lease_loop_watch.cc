@@ -1,5 +1,6 @@
 // LeaseLoop's watch over its own health, from the heartbeat thread: how long the coordinator has been
-// unreachable (the reconnect window) and which running units make no progress (stalls).
+// unreachable (the reconnect window) and which running units make no progress (stalls); and what it
+// tells its UnitObserver (metrics) of the units' calls.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -62,6 +63,22 @@ void LeaseLoop::CheckStalls(CallWaits& waits) {
                        absl::FormatDuration(timeout), ")"));
     }
   }
+}
+
+void LeaseLoop::ObserveCalls(const std::string& lease_id, const CallStats& calls, bool ended) {
+  if (options_.observer == nullptr) return;
+  CallStats delta;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = active_.find(lease_id);
+    if (it == active_.end()) {
+      if (ended) delta = calls;  // a unit not (or no longer) tracked: told once, at its end
+    } else {
+      delta = CallStatsSince(calls, it->second.calls_seen);
+      it->second.calls_seen = calls;
+    }
+  }
+  if (!delta.empty()) options_.observer->Called(delta);
 }
 
 }  // namespace noveltygrid

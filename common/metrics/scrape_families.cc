@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "common/call_cost.h"
+#include "common/storage/redis_store.h"
 
 namespace noveltygrid {
 
@@ -67,6 +68,11 @@ void AddCallFamilies(ScrapeFamilies& families, const std::string& prefix, const 
       if (usd) cost->Add(labels, *usd);
     }
   }
+}
+
+void AddRedisErrors(ScrapeFamilies& families) {
+  families.Counter("noveltygrid_redis_errors_total", "Redis attempts of this process that failed (each retry counted).")
+      .Add({}, static_cast<double>(RedisErrorCount()));
 }
 
 std::map<std::string, std::string> ProvidersOf(const std::map<std::string, ModelEndpoint>& endpoints) {

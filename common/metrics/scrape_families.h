@@ -1,6 +1,7 @@
 // ScrapeFamilies: Prometheus metric families built when /metrics is read, from whatever the process
 // knows at that moment (unit counts, calls so far, calls waiting) -- so that the code that keeps the
-// state never calls into a metrics library, and a scrape sees one consistent snapshot of it.
+// state never calls into a metrics library. Each source is read once per scrape (separate sources are
+// read one after the other, so two of them may be a commit apart).
 //
 //   ScrapeFamilies families;
 //   families.Gauge("noveltygrid_units_pending", "Units waiting for a worker.")
@@ -58,6 +59,9 @@ class ScrapeFamilies {
 void AddCallFamilies(ScrapeFamilies& families, const std::string& prefix, const std::string& what,
                      const CallStats& calls, const std::map<std::string, std::string>& provider_of,
                      const std::map<std::string, ModelPrice>* prices);
+
+// noveltygrid_redis_errors_total: this process's failed Redis attempts (RedisErrorCount).
+void AddRedisErrors(ScrapeFamilies& families);
 
 // The provider of each model of `endpoints` (ModelEndpoint::provider.name), by model name.
 std::map<std::string, std::string> ProvidersOf(const std::map<std::string, ModelEndpoint>& endpoints);

@@ -300,8 +300,6 @@ int UnitScheduler::PickModel(const std::vector<bool>& refused) const {
   return best;
 }
 
-// Mix64 is a bijection, so distinct sequence numbers give distinct ids for the scheduler's whole life;
-// the salt from the start time keeps them apart from ids a previous coordinator handed out.
 void UnitScheduler::SetState(UnitEntry& unit, UnitState to, bool failed) {
   CellCounts& cell = cells_[unit.cell];
   auto count = [&cell](UnitState state) -> int64_t& {
@@ -321,6 +319,8 @@ void UnitScheduler::SetState(UnitEntry& unit, UnitState to, bool failed) {
   unit.state = to;
 }
 
+// Mix64 is a bijection, so distinct sequence numbers give distinct ids for the scheduler's whole life;
+// the salt from the start time keeps them apart from ids a previous coordinator handed out.
 std::string UnitScheduler::NewLeaseId() { return HexId(Mix64(lease_salt_ + ++lease_seq_)); }
 
 UnitScheduler::WorkerEntry& UnitScheduler::Touch(const std::string& worker_id, absl::Time now) {

@@ -1,7 +1,6 @@
 #include "coordinator/metrics/coordinator_metrics.h"
 
 #include "common/metrics/scrape_families.h"
-#include "common/storage/redis_store.h"
 
 namespace noveltygrid {
 
@@ -31,10 +30,10 @@ std::vector<prometheus::MetricFamily> CoordinatorFamilies(const CoordinatorMetri
       .Add({}, static_cast<double>(commits.duplicates));
   families
       .Counter("noveltygrid_commits_refused_total",
-               "Commits refused: stale_token, the lease was taken back and given again (fencing); "
-               "unknown_lease, no such lease.")
+               "Commits refused: stale_token, not the unit's current lease (it was taken back and given "
+               "again: fencing); unknown_unit, no such unit in the plan.")
       .Add({{"reason", "stale_token"}}, static_cast<double>(commits.stale_tokens))
-      .Add({{"reason", "unknown_lease"}}, static_cast<double>(commits.unknown_leases));
+      .Add({{"reason", "unknown_unit"}}, static_cast<double>(commits.unknown_units));
   families.Counter("noveltygrid_commit_errors_total", "Results that could not be persisted (the worker retries).")
       .Add({}, static_cast<double>(commits.unpersisted));
   int64_t loops = 0, capacity = 0;
@@ -50,8 +49,7 @@ std::vector<prometheus::MetricFamily> CoordinatorFamilies(const CoordinatorMetri
       .Add({}, static_cast<double>(capacity));
   AddCallFamilies(families, "noveltygrid_committed", "of committed units", commits.calls, context.providers,
                   context.prices.empty() ? nullptr : &context.prices);
-  families.Counter("noveltygrid_redis_errors_total", "Redis attempts of this process that failed (each retry counted).")
-      .Add({}, static_cast<double>(RedisErrorCount()));
+  AddRedisErrors(families);
   return families.Take();
 }
 

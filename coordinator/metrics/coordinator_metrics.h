@@ -5,7 +5,7 @@
 //     counts every unit whose result is in, failed the committed ones that ended in an error)
 //   noveltygrid_leases_expired_total                  leases taken back at their deadline or their worker's silence
 //   noveltygrid_commits_accepted_total, noveltygrid_commits_duplicate_total,
-//   noveltygrid_commits_refused_total{reason="stale_token"|"unknown_lease"},
+//   noveltygrid_commits_refused_total{reason="stale_token"|"unknown_unit"},
 //   noveltygrid_commit_errors_total                   results that could not be persisted (retried)
 //   noveltygrid_workers, noveltygrid_cluster_loops_in_flight, noveltygrid_cluster_capacity   (gauges, from heartbeats)
 //   noveltygrid_committed_{requests,cache_hits,retries,errors,tokens,cost_usd}_total{provider,role,model}:

@@ -192,7 +192,7 @@ absl::Status CoordinatorCore::CommitLocked(const v1::CompleteRequest& request, v
       response->set_accepted(false);
       return absl::OkStatus();
     case CommitCheck::kUnknown:
-      Count(&CommitCounts::unknown_leases);
+      Count(&CommitCounts::unknown_units);
       return absl::NotFoundError(absl::StrCat("no lease ", request.lease_id(), " for unit ", request.unit_id()));
     case CommitCheck::kAccepted:
       break;

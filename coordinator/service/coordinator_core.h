@@ -49,13 +49,15 @@ struct CoordinatorServiceOptions {
 
 // What the commits so far came to (metrics).
 struct CommitCounts {
-  int64_t accepted = 0;        // results persisted by this coordinator
-  int64_t duplicates = 0;      // of units already committed (acknowledged, nothing changed)
-  int64_t stale_tokens = 0;    // refused: the lease was taken back and given to another worker
-  int64_t unknown_leases = 0;  // refused: no such lease
-  int64_t unpersisted = 0;     // could not be persisted (the worker retries)
-  CallStats calls;             // of the committed units, those committed before this coordinator started included
+  int64_t accepted = 0;       // results persisted by this coordinator
+  int64_t duplicates = 0;     // of units already committed (acknowledged, nothing changed)
+  int64_t stale_tokens = 0;   // refused: not the unit's current lease (taken back and given again: fencing)
+  int64_t unknown_units = 0;  // refused: no such unit in the plan
+  int64_t unpersisted = 0;    // could not be persisted (the worker retries)
+  CallStats calls;            // of the committed units, those committed before this coordinator started included
 };
+// (CoordinatorCore keeps the counters in commits_ and the calls in calls_, which Status reads too;
+// Commits() puts them together.)
 
 class CoordinatorCore {
  public:

@@ -3,7 +3,6 @@
 #include <utility>
 
 #include "common/metrics/scrape_families.h"
-#include "common/storage/redis_store.h"
 
 namespace noveltygrid {
 namespace {
@@ -82,8 +81,7 @@ std::vector<prometheus::MetricFamily> WorkerMetrics::Collect() const {
         .Add({{"state", "limited"}}, static_cast<double>(waits.limited));
   }
   AddCallFamilies(families, "noveltygrid_model", "made by this worker's units", calls, providers, nullptr);
-  families.Counter("noveltygrid_redis_errors_total", "Redis attempts of this process that failed (each retry counted).")
-      .Add({}, static_cast<double>(RedisErrorCount()));
+  AddRedisErrors(families);
   std::vector<prometheus::MetricFamily> out = families.Take();
   for (prometheus::MetricFamily& family : registry_->Collect()) out.push_back(std::move(family));
   return out;

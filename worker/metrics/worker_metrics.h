@@ -11,6 +11,7 @@
 // Calls are labelled with the provider the lease's endpoints name for their model ("in-process" for
 // models served in the worker, such as the simulated family).
 //
+// The collectables hold `this`: the WorkerMetrics must outlive the MetricsServer serving them.
 // Thread-safe. Fed by the LeaseLoop (UnitObserver) and the provider channels (ObserveRequest); the
 // gauges are read from their sources at scrape time.
 #ifndef NOVELTYGRID_WORKER_METRICS_WORKER_METRICS_H_

@@ -1,6 +1,10 @@
 // What the coordinator's metrics read from the scheduler (SchedulerStatus::cells, leases_expired) and
 // how CoordinatorFamilies turns it into Prometheus families.
+#include <fstream>
+#include <iterator>
 #include <map>
+#include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -92,6 +96,27 @@ TEST(SchedulerMetricsTest, CellsFollowEveryUnitThroughLeasesExpiriesAndCommits) 
   const CellCounts& first = Cell(status, grants[1].unit.model, grants[1].unit.benchmark);
   EXPECT_EQ(first.failed, 1);
 
+  // Handed back one by one (Release), or all at once by a worker leaving (Leave); restored leases.
+  std::vector<LeaseGrant> more = scheduler.Lease("w2", 3);
+  ASSERT_EQ(more.size(), 3u);
+  scheduler.Release(more[0].lease_id, more[0].fencing_token);
+  ExpectCellsAddUp(scheduler.Status());
+  scheduler.Leave("w2");
+  status = scheduler.Status();
+  ExpectCellsAddUp(status);
+  EXPECT_EQ(status.leased, 0);
+  const std::vector<RestoredLease> restored = scheduler.Restore(
+      {RestoredLease{.unit_id = more[1].unit.id, .lease_id = "old", .fencing_token = 99, .worker_id = "w3"}});
+  ASSERT_EQ(restored.size(), 1u);
+  status = scheduler.Status();
+  ExpectCellsAddUp(status);
+  EXPECT_EQ(Cell(status, more[1].unit.model, more[1].unit.benchmark).leased, 1);
+  // w3's first heartbeat does not list it: back to pending.
+  scheduler.Heartbeat("w3", {}, WorkerInfo{});
+  status = scheduler.Status();
+  ExpectCellsAddUp(status);
+  EXPECT_EQ(status.leased, 0);
+
   // A pending unit marked done (as at start-up, from the journal) leaves its cell's pending count.
   const int64_t before = Cell(status, "a", kAidanBench).pending;
   scheduler.MarkDone("a/aidanbench#2");
@@ -154,6 +179,26 @@ TEST(SchedulerMetricsTest, FamiliesCarryUnitsCommitsCallsAndDollars) {
       {"provider", "in-process"}, {"role", "embed"}, {"model", "lexical"}};
   EXPECT_EQ(Value(families, "noveltygrid_committed_cache_hits_total", lexical), 4);
   EXPECT_EQ(Value(families, "noveltygrid_committed_cost_usd_total", lexical), -1);
+}
+
+// The production overlay's autoscaler (KEDA) asks Prometheus for metrics by name: every
+// noveltygrid_* name in its query is one the coordinator serves.
+TEST(SchedulerMetricsTest, TheAutoscalerAsksForMetricsTheCoordinatorServes) {
+  SchedulerStatus status;
+  status.cells.push_back(CellCounts{.model = "m", .benchmark = "aidanbench"});
+  std::set<std::string> served;
+  for (const prometheus::MetricFamily& family : CoordinatorFamilies({}, status, {})) served.insert(family.name);
+  std::ifstream in(NOVELTYGRID_SOURCE_DIR "/deploy/k8s/overlays/production/autoscaling.yaml");
+  ASSERT_TRUE(in.good());
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::regex name("noveltygrid_[a-z_]+");
+  std::set<std::string> asked;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), name); it != std::sregex_iterator(); ++it) {
+    asked.insert(it->str());
+  }
+  EXPECT_TRUE(asked.count("noveltygrid_units_pending") == 1 && asked.count("noveltygrid_units_leased") == 1)
+      << "the query counts pending and leased units";
+  for (const std::string& metric : asked) EXPECT_TRUE(served.count(metric) == 1) << metric << " is not served";
 }
 
 }  // namespace
