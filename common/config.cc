@@ -145,11 +145,14 @@ class SweepParser : private ConfigReader {
       auto [it, inserted] = config.endpoints.emplace(ref.name, *endpoint);
       if (!inserted &&
           (it->second.remote_model != endpoint->remote_model || it->second.provider.name != endpoint->provider.name ||
-           it->second.extra_body_json != endpoint->extra_body_json)) {
+           it->second.extra_body_json != endpoint->extra_body_json ||
+           it->second.reasoning_effort != endpoint->reasoning_effort ||
+           it->second.omit_temperature != endpoint->omit_temperature)) {
         return fields_.Error(ref.key, absl::StrCat("'", ref.name, "' is routed two different ways"),
                              "one provider and model per model name");
       }
     }
+    RETURN_IF_ERROR(CheckOmittedTemperatures(config, model_refs));
     if (const YAML::Node* n = Find(entries, "prices")) {
       ASSIGN_OR_RETURN(config.prices, ParsePrices(fields_, *n, names));
     }
@@ -160,6 +163,30 @@ class SweepParser : private ConfigReader {
       ASSIGN_OR_RETURN(config.model_budgets_usd, Budgets(*n, config.models));
     }
     return config;
+  }
+
+  using Temps = std::vector<double>;
+
+  // A model that is never sent a temperature cannot be swept over temperatures: each of its rows would
+  // claim a setting the provider never saw.
+  absl::Status CheckOmittedTemperatures(const SweepConfig& config, const std::vector<ModelRef>& refs) {
+    const std::vector<std::string> omitted = ModelsWithoutTemperature(config);
+    for (const ModelRef& ref : refs) {
+      if (std::find(omitted.begin(), omitted.end(), ref.name) == omitted.end()) continue;
+      for (const auto& [section, temperatures] :
+           {std::pair{"aidanbench", config.aidanbench.has_value() ? config.aidanbench->temperatures : Temps()},
+            std::pair{"noveltybench", config.noveltybench.has_value() ? config.noveltybench->temperatures : Temps()}}) {
+        if (temperatures.size() <= 1) continue;
+        return fields_.Error(JoinKey(ref.key, "temperature"),
+                             absl::StrCat("'", ref.name, "' is declared temperature: omit, but ", section, " sweeps ",
+                                          temperatures.size(),
+                                          " temperatures; an ablation over a setting that is "
+                                          "never sent would report differences that are only sampling noise"),
+                             "one temperature for this model's benchmarks (e.g. temperatures: [1.0] in its section), "
+                             "or a separate sweep for it");
+      }
+    }
+    return absl::OkStatus();
   }
 
   // `budgets: {MODEL: USD}`, each MODEL one of `models:`.
@@ -196,6 +223,16 @@ class SweepParser : private ConfigReader {
 };
 
 }  // namespace
+
+std::vector<std::string> ModelsWithoutTemperature(const SweepConfig& config) {
+  std::vector<std::string> models;
+  for (const ModelSpec& m : config.models) {
+    if (const ModelEndpoint* e = FindEndpoint(config.endpoints, m.name); e != nullptr && e->omit_temperature) {
+      models.push_back(m.name);
+    }
+  }
+  return models;
+}
 
 absl::StatusOr<SweepConfig> ParseSweepConfig(const std::string& yaml_text, const std::string& path,
                                              const EnvLookup& env) {

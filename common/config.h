@@ -118,6 +118,9 @@ struct SweepConfig {
   std::map<std::string, double> model_budgets_usd;
 };
 
+// The models of `models:` declared `temperature: omit` (config order): never sent a temperature.
+std::vector<std::string> ModelsWithoutTemperature(const SweepConfig& config);
+
 // Reads, expands and validates a sweep file. A missing file is NotFound; every other problem is
 // InvalidArgument with a message of the form
 //   "<file>: <dotted.key>: <what is wrong>; expected <what is expected>"

@@ -36,8 +36,8 @@ std::string Fingerprint(const ProviderConfig& p) {
 }
 
 std::string Fingerprint(const ModelEndpoint& e) {
-  return absl::StrCat(e.name, "|", e.remote_model, "|", e.extra_body_json, "|", e.dimensions, "|",
-                      Fingerprint(e.provider));
+  return absl::StrCat(e.name, "|", e.remote_model, "|", e.extra_body_json, "|", e.dimensions, "|", e.reasoning_effort,
+                      "|", e.omit_temperature, "|", Fingerprint(e.provider));
 }
 
 }  // namespace noveltygrid

@@ -66,6 +66,12 @@ struct ModelEndpoint {
   ProviderConfig provider;
   std::string extra_body_json = "{}";  // the provider's extra_body with the model's merged over it
   int dimensions = 0;                  // embedders: requested size ("dimensions"); 0 = the model's own
+  // Reasoning models: "low", "medium" or "high" (sent as OpenAI's reasoning_effort, OpenRouter's
+  // reasoning: {effort}); empty = not sent.
+  std::string reasoning_effort;
+  // Models that reject `temperature` (`temperature: omit` in the config): the field is not sent, and
+  // results record the sweep's temperature as not applied.
+  bool omit_temperature = false;
 };
 
 // The endpoint of model `name` in `endpoints`, or null when it is served in process.
@@ -76,10 +82,11 @@ inline const ModelEndpoint* FindEndpoint(const std::map<std::string, ModelEndpoi
 }
 
 // Whether the endpoint changes what model `name` answers: another provider model name, extra body
-// fields or a requested size. Where a model is served from does not; unit ids and cache keys count
-// only these, and only when set, so plain endpoints keep the in-process ids.
+// fields, a requested size, a reasoning effort or an omitted temperature. Where a model is served from does not; unit
+// ids and cache keys count only these, and only when set, so plain endpoints keep the in-process ids.
 inline bool EndpointChangesAnswers(const std::string& name, const ModelEndpoint& endpoint) {
-  return endpoint.remote_model != name || endpoint.extra_body_json != "{}" || endpoint.dimensions != 0;
+  return endpoint.remote_model != name || endpoint.extra_body_json != "{}" || endpoint.dimensions != 0 ||
+         !endpoint.reasoning_effort.empty() || endpoint.omit_temperature;
 }
 
 // Every setting of a provider / an endpoint as one string: equal strings, same behaviour. Workers key

@@ -26,6 +26,18 @@ const std::vector<std::string>& ProviderKeys() {
   return *kKeys;
 }
 
+constexpr char kEfforts[] = "low, medium or high";
+
+bool IsEffort(std::string_view text) { return text == "low" || text == "medium" || text == "high"; }
+
+// The reasoning effort a remote model name ends with (":high"), or empty.
+std::string EffortSuffix(const std::string& remote) {
+  const size_t colon = remote.rfind(':');
+  if (colon == std::string::npos || colon == 0) return "";
+  const std::string suffix = remote.substr(colon + 1);
+  return IsEffort(suffix) ? suffix : "";
+}
+
 const YAML::Node* Find(const std::map<std::string, YAML::Node>& entries, const std::string& key) {
   auto it = entries.find(key);
   return it == entries.end() ? nullptr : &it->second;
@@ -201,7 +213,24 @@ absl::StatusOr<ModelRef> ParseModelRef(const YamlFields& fields, const YAML::Nod
                                              "or a map {name, provider, model}"));
     return ref;
   }
-  ASSIGN_OR_RETURN(auto entries, fields.Entries(node, key, {"name", "provider", "model", "extra_body", "dimensions"}));
+  ASSIGN_OR_RETURN(auto entries, fields.Entries(node, key,
+                                                {"name", "provider", "model", "extra_body", "dimensions",
+                                                 "reasoning_effort", "temperature"}));
+  if (const YAML::Node* n = Find(entries, "reasoning_effort")) {
+    ASSIGN_OR_RETURN(ref.reasoning_effort, fields.String(*n, JoinKey(key, "reasoning_effort"), kEfforts));
+    if (!IsEffort(ref.reasoning_effort)) {
+      return fields.Error(JoinKey(key, "reasoning_effort"), absl::StrCat("'", ref.reasoning_effort, "'"), kEfforts);
+    }
+  }
+  if (const YAML::Node* n = Find(entries, "temperature")) {
+    ASSIGN_OR_RETURN(std::string value, fields.String(*n, JoinKey(key, "temperature"), "omit"));
+    if (value != "omit") {
+      return fields.Error(JoinKey(key, "temperature"), absl::StrCat("'", value, "'"),
+                          "omit (for models that reject the field; temperatures come from the sweep's "
+                          "temperatures: list)");
+    }
+    ref.omit_temperature = true;
+  }
   if (const YAML::Node* n = Find(entries, "dimensions")) {
     ASSIGN_OR_RETURN(int64_t dimensions, fields.Integer(*n, JoinKey(key, "dimensions"), 1, 65536));
     ref.dimensions = static_cast<int>(dimensions);
@@ -252,10 +281,13 @@ absl::StatusOr<std::optional<ModelEndpoint>> RouteModel(const YamlFields& fields
   if (provider_name.empty()) {
     if (IsBuiltinModelName(ref.name)) {
       if (providers.count("sim") == 0) {
-        if (!ref.extra_body_json.empty() || ref.dimensions > 0) {
-          return fields.Error(
-              ref.key, absl::StrCat("'", ref.name, "' runs in-process, where extra_body and dimensions mean nothing"),
-              "those settings only on models served over HTTP");
+        if (!ref.extra_body_json.empty() || ref.dimensions > 0 || !ref.reasoning_effort.empty() ||
+            ref.omit_temperature) {
+          return fields.Error(ref.key,
+                              absl::StrCat("'", ref.name,
+                                           "' runs in-process, where extra_body, dimensions, reasoning_effort "
+                                           "and temperature: omit mean nothing"),
+                              "those settings only on models served over HTTP");
         }
         return std::optional<ModelEndpoint>();
       }
@@ -273,7 +305,6 @@ absl::StatusOr<std::optional<ModelEndpoint>> RouteModel(const YamlFields& fields
   }
   ModelEndpoint endpoint;
   endpoint.name = ref.name;
-  endpoint.remote_model = remote;
   if (auto it = providers.find(provider_name); it != providers.end()) {
     endpoint.provider = it->second;
   } else if (std::optional<ProviderConfig> known = KnownProviderDefaults(provider_name); known.has_value()) {
@@ -282,13 +313,30 @@ absl::StatusOr<std::optional<ModelEndpoint>> RouteModel(const YamlFields& fields
     return fields.Error(ref.key, absl::StrCat("unknown provider '", provider_name, "' (model '", ref.name, "')"),
                         absl::StrCat("a provider declared under providers:, or one of ", kKnownProviders));
   }
+  std::string effort = ref.reasoning_effort;
+  if (const std::string suffix = EffortSuffix(remote); !suffix.empty()) {
+    if (!effort.empty() && effort != suffix) {
+      return fields.Error(ref.key,
+                          absl::StrCat("'", ref.name, "' ends in :", suffix, " but reasoning_effort is ", effort),
+                          "one reasoning effort: the name's suffix or reasoning_effort");
+    }
+    effort = suffix;
+    remote.resize(remote.size() - suffix.size() - 1);
+  }
   if (remote.empty()) {
     return fields.Error(ref.key, absl::StrCat("'", ref.name, "' names no model"), "PROVIDER:MODEL");
   }
+  endpoint.remote_model = remote;
   Json extra = Json::parse(endpoint.provider.extra_body_json);
   if (!ref.extra_body_json.empty()) extra.update(Json::parse(ref.extra_body_json));
+  if (!effort.empty() && (extra.contains("reasoning_effort") || extra.contains("reasoning"))) {
+    return fields.Error(ref.key, absl::StrCat("'", ref.name, "' has a reasoning effort and extra_body sets one too"),
+                        "the effort in one place: reasoning_effort (or the name's :EFFORT suffix)");
+  }
   endpoint.extra_body_json = DumpJson(extra);
   endpoint.dimensions = ref.dimensions;
+  endpoint.reasoning_effort = effort;
+  endpoint.omit_temperature = ref.omit_temperature;
   return std::optional<ModelEndpoint>(std::move(endpoint));
 }
 

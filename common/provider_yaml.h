@@ -10,6 +10,9 @@
 //   PROVIDER:MODEL                 MODEL at PROVIDER, declared under providers: or a known name
 //                                  (openai, openrouter, vllm, llamacpp, ollama)
 //   {name: N, provider: P, model: M, extra_body: {...}}   explicit; results show N
+//   PROVIDER:MODEL:EFFORT          EFFORT (low, medium, high) is the model's reasoning effort, as the
+//                                  AidanBench reference reads it; the provider gets MODEL (results keep
+//                                  the whole name); the same as reasoning_effort: EFFORT in a map
 #ifndef NOVELTYGRID_COMMON_PROVIDER_YAML_H_
 #define NOVELTYGRID_COMMON_PROVIDER_YAML_H_
 
@@ -29,13 +32,15 @@ namespace noveltygrid {
 struct ModelRef {
   std::string key;  // where it was written, for messages: "models[2]", "judge"
   std::string name;
-  std::string provider;         // empty unless given explicitly
-  std::string remote_model;     // empty unless given explicitly
-  std::string extra_body_json;  // empty unless given
-  int dimensions = 0;           // embedders: requested vector size, 0 = the model's own
+  std::string provider;           // empty unless given explicitly
+  std::string remote_model;       // empty unless given explicitly
+  std::string extra_body_json;    // empty unless given
+  int dimensions = 0;             // embedders: requested vector size, 0 = the model's own
+  std::string reasoning_effort;   // low | medium | high, empty unless given
+  bool omit_temperature = false;  // `temperature: omit`
 };
 
-// A string, or a map {name, provider, model, extra_body, dimensions}.
+// A string, or a map {name, provider, model, extra_body, dimensions, reasoning_effort, temperature: omit}.
 absl::StatusOr<ModelRef> ParseModelRef(const YamlFields& fields, const YAML::Node& node, const std::string& key);
 
 // The `providers:` map (null node: none declared).

@@ -9,6 +9,7 @@ CallCounters& CallCounters::operator+=(const CallCounters& other) {
   errors += other.errors;
   prompt_tokens += other.prompt_tokens;
   completion_tokens += other.completion_tokens;
+  reasoning_tokens += other.reasoning_tokens;
   return *this;
 }
 
@@ -19,12 +20,13 @@ CallCounters& CallCounters::operator-=(const CallCounters& other) {
   errors -= other.errors;
   prompt_tokens -= other.prompt_tokens;
   completion_tokens -= other.completion_tokens;
+  reasoning_tokens -= other.reasoning_tokens;
   return *this;
 }
 
 bool CallCounters::IsZero() const {
   return requests == 0 && cache_hits == 0 && retries == 0 && errors == 0 && prompt_tokens == 0 &&
-         completion_tokens == 0;
+         completion_tokens == 0 && reasoning_tokens == 0;
 }
 
 void MergeCallStats(const CallStats& from, CallStats& into) {

@@ -58,6 +58,9 @@ struct StepRecord {
   std::optional<double> llm_novelty;
   bool valid = false;  // counted by the scorer (see AidanPreset)
   std::string error;   // set when this step failed (e.g. judge unparseable after retries)
+  // Tokens the model spent reasoning on this answer, as the provider reported them (0: none reported).
+  // A reply of n samples reports one total: each sample gets an even share, the first the remainder.
+  int64_t reasoning_tokens = 0;
 };
 
 // Why a loop ended.
@@ -97,6 +100,7 @@ struct CallCounters {
   int64_t errors = 0;
   int64_t prompt_tokens = 0;
   int64_t completion_tokens = 0;
+  int64_t reasoning_tokens = 0;  // of completion_tokens, as providers report them (priced as completion)
 
   CallCounters& operator+=(const CallCounters& other);
   CallCounters& operator-=(const CallCounters& other);

@@ -73,6 +73,7 @@ Json StepToJson(const StepRecord& a) {
          {"valid", a.valid}};
   if (a.llm_novelty.has_value()) j["llm_novelty"] = *a.llm_novelty;
   if (!a.error.empty()) j["error"] = a.error;
+  if (a.reasoning_tokens != 0) j["reasoning_tokens"] = a.reasoning_tokens;  // only when reported
   return j;
 }
 
@@ -86,6 +87,7 @@ absl::StatusOr<StepRecord> StepFromJson(const Json& j) {
     a.valid = j.at("valid").get<bool>();
     if (j.contains("llm_novelty")) a.llm_novelty = j.at("llm_novelty").get<double>();
     if (j.contains("error")) a.error = j.at("error").get<std::string>();
+    if (j.contains("reasoning_tokens")) a.reasoning_tokens = j.at("reasoning_tokens").get<int64_t>();
     return a;
   });
 }
@@ -149,9 +151,11 @@ absl::StatusOr<UnitResult> UnitResultFromJson(const Json& j) {
 Json CallStatsToJson(const CallStats& calls) {
   Json j = Json::object();
   for (const auto& [key, c] : calls) {
-    j[key] =
+    Json& entry = j[key] =
         Json{{"requests", c.requests}, {"cache_hits", c.cache_hits},       {"retries", c.retries},
              {"errors", c.errors},     {"prompt_tokens", c.prompt_tokens}, {"completion_tokens", c.completion_tokens}};
+    // Only where a provider reported any, so summaries of models without reasoning are unchanged.
+    if (c.reasoning_tokens != 0) entry["reasoning_tokens"] = c.reasoning_tokens;
   }
   return j;
 }
@@ -178,6 +182,7 @@ CallStats CallStatsFromJson(const Json& j) {
     out.errors = CounterAt(c, "errors");
     out.prompt_tokens = CounterAt(c, "prompt_tokens");
     out.completion_tokens = CounterAt(c, "completion_tokens");
+    out.reasoning_tokens = CounterAt(c, "reasoning_tokens");
   }
   return calls;
 }

@@ -95,6 +95,9 @@ void AddEndpoints(const std::map<std::string, ModelEndpoint>& endpoints, StableH
         .Add(endpoint.remote_model)
         .Add(endpoint.extra_body_json)
         .Add(static_cast<uint64_t>(endpoint.dimensions));
+    // Added later: hashed only when set, so the ids of earlier sweeps stay what they were.
+    if (!endpoint.reasoning_effort.empty()) hasher.Add("reasoning_effort").Add(endpoint.reasoning_effort);
+    if (endpoint.omit_temperature) hasher.Add("omit_temperature");
   }
 }
 

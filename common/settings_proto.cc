@@ -26,6 +26,8 @@ void ToProto(const ModelEndpoint& e, v1::ModelEndpoint* out) {
   out->set_dimensions(e.dimensions);
   out->set_max_tokens_field(p.max_tokens_field);
   out->set_embed_encoding(p.embed_encoding);
+  out->set_reasoning_effort(e.reasoning_effort);
+  out->set_omit_temperature(e.omit_temperature);
 }
 
 ModelEndpoint FromProto(const v1::ModelEndpoint& e) {
@@ -51,6 +53,8 @@ ModelEndpoint FromProto(const v1::ModelEndpoint& e) {
   out.dimensions = e.dimensions();
   p.max_tokens_field = e.max_tokens_field();
   p.embed_encoding = e.embed_encoding();
+  out.reasoning_effort = e.reasoning_effort();
+  out.omit_temperature = e.omit_temperature();
   return out;
 }
 

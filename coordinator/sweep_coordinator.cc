@@ -38,6 +38,7 @@ SweepCoordinator::SweepCoordinator(const SweepConfig& config, CoordinatorOptions
     : options_(std::move(options)),
       plan_(PlanSweep(config)),
       simulated_(SimulatedModelIds(plan_.models, PlanHelperModels(plan_))),
+      temperature_not_applied_(ModelsWithoutTemperature(config)),
       prices_(config.prices),
       sweep_name_(config.name),
       started_(clock_.Now()) {}
@@ -319,6 +320,7 @@ std::string SweepCoordinator::RowsKey() const {
 ResultsOptions SweepCoordinator::ResultsOptionsOf() const {
   ResultsOptions options;
   options.simulated_models = simulated_;
+  options.temperature_not_applied = temperature_not_applied_;
   options.prices = prices_;
   options.correlate = options_.correlate;
   return options;

@@ -117,6 +117,7 @@ class SweepCoordinator {
   const CoordinatorOptions options_;
   const Plan plan_;
   const std::vector<std::string> simulated_;
+  const std::vector<std::string> temperature_not_applied_;  // ResultsOptions::temperature_not_applied
   const std::map<std::string, ModelPrice> prices_;
   const std::string sweep_name_;  // the config's name:, recorded in summary.json "run"
   SystemClock clock_;

@@ -59,6 +59,7 @@ void ToProto(const StepRecord& a, const Embedding* embedding, v1::Step* out) {
   if (a.llm_novelty.has_value()) out->set_llm_novelty(*a.llm_novelty);
   out->set_valid(a.valid);
   out->set_error(a.error);
+  out->set_reasoning_tokens(a.reasoning_tokens);
   if (embedding != nullptr) out->mutable_embedding()->Add(embedding->begin(), embedding->end());
 }
 
@@ -71,6 +72,7 @@ StepRecord FromProto(const v1::Step& a) {
   if (a.has_llm_novelty()) out.llm_novelty = a.llm_novelty();
   out.valid = a.valid();
   out.error = a.error();
+  out.reasoning_tokens = a.reasoning_tokens();
   return out;
 }
 
@@ -86,6 +88,7 @@ void ToProto(const CallStats& calls, google::protobuf::RepeatedPtrField<v1::Call
     p->set_errors(c.errors);
     p->set_prompt_tokens(c.prompt_tokens);
     p->set_completion_tokens(c.completion_tokens);
+    p->set_reasoning_tokens(c.reasoning_tokens);
   }
 }
 
@@ -99,6 +102,7 @@ CallStats FromProto(const google::protobuf::RepeatedPtrField<v1::CallCounter>& c
     c.errors += p.errors();
     c.prompt_tokens += p.prompt_tokens();
     c.completion_tokens += p.completion_tokens();
+    c.reasoning_tokens += p.reasoning_tokens();
   }
   return out;
 }

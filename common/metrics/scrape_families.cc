@@ -44,6 +44,8 @@ void AddCallFamilies(ScrapeFamilies& families, const std::string& prefix, const 
   auto retries = families.Counter(prefix + "_retries_total", "Retries of model calls " + what + ".");
   auto errors = families.Counter(prefix + "_errors_total", "Model calls that failed " + what + ".");
   auto tokens = families.Counter(prefix + "_tokens_total", "Tokens of model calls " + what + ".");
+  auto reasoning = families.Counter(prefix + "_reasoning_tokens_total",
+                                    "Of the completion tokens " + what + ", those the model spent reasoning.");
   std::optional<ScrapeFamilies::Family> cost;
   if (prices != nullptr) cost = families.Counter(prefix + "_cost_usd_total", "US dollars " + what + " at prices:.");
   for (const auto& [key, counters] : calls) {
@@ -62,6 +64,7 @@ void AddCallFamilies(ScrapeFamilies& families, const std::string& prefix, const 
     completion.emplace_back("kind", "completion");
     tokens.Add(prompt, static_cast<double>(counters.prompt_tokens));
     tokens.Add(completion, static_cast<double>(counters.completion_tokens));
+    reasoning.Add(labels, static_cast<double>(counters.reasoning_tokens));
     if (cost) {
       const std::optional<double> usd = CallCostUsd(key, static_cast<double>(counters.prompt_tokens),
                                                     static_cast<double>(counters.completion_tokens), *prices);

@@ -16,15 +16,26 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::optional<std::vector<std::string>> SimulatedModelsOf(const Json& summary) {
-  if (!summary.is_object()) return std::nullopt;
-  auto sim = summary.find("simulated_models");
-  if (sim == summary.end() || !sim->is_array()) return std::nullopt;
+// The strings of the array `list` (nullopt when it is not an array).
+std::optional<std::vector<std::string>> StringsOf(const Json& list) {
+  if (!list.is_array()) return std::nullopt;
   std::vector<std::string> models;
-  for (const Json& m : *sim) {
+  for (const Json& m : list) {
     if (m.is_string()) models.push_back(m.get<std::string>());
   }
   return models;
+}
+
+std::optional<std::vector<std::string>> SimulatedModelsOf(const Json& summary) {
+  if (!summary.is_object() || !summary.contains("simulated_models")) return std::nullopt;
+  return StringsOf(summary.at("simulated_models"));
+}
+
+std::vector<std::string> TemperatureNotAppliedOf(const Json& summary) {
+  if (!summary.is_object()) return {};
+  auto it = summary.find("temperature_not_applied");
+  if (it == summary.end() || !it->is_object() || !it->contains("models")) return {};
+  return StringsOf(it->at("models")).value_or(std::vector<std::string>());
 }
 
 }  // namespace
@@ -69,6 +80,7 @@ absl::StatusOr<RebuildOutcome> RebuildResultsFolder(const std::string& dir, cons
   std::optional<std::vector<std::string>> recorded =
       old_summary.has_value() ? SimulatedModelsOf(*old_summary) : std::nullopt;
   out.options.simulated_models = recorded.value_or(SimulatedModelIds(models, helpers));
+  if (old_summary.has_value()) out.options.temperature_not_applied = TemperatureNotAppliedOf(*old_summary);
   out.options.correlate = correlate;
   const ResultsParts parts = PartsOf(out.parts);
   RETURN_IF_ERROR(WriteSweepSummaryFiles(dir, parts, out.options));

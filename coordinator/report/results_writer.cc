@@ -8,6 +8,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "common/call_cost.h"
 #include "common/hashing.h"
@@ -57,6 +58,10 @@ std::string LeaderboardText(const ResultsParts& parts, const ResultsOptions& opt
     if (!out.empty()) out += "\n";
     out += part->LeaderboardText(simulated);
   }
+  if (!options.temperature_not_applied.empty()) {
+    absl::StrAppend(&out, "\nTemperature not applied to ", absl::StrJoin(options.temperature_not_applied, ", "), ": ",
+                    kTemperatureNotAppliedNote, "\n");
+  }
   return out;
 }
 
@@ -74,6 +79,10 @@ Json SummaryWithoutQuestions(const ResultsParts& parts, const ResultsOptions& op
     summary["simulated"] = true;
     summary["notice"] = kSimulatedNotice;
     summary["simulated_models"] = options.simulated_models;
+  }
+  if (!options.temperature_not_applied.empty()) {
+    summary["temperature_not_applied"] =
+        Json{{"models", options.temperature_not_applied}, {"note", kTemperatureNotAppliedNote}};
   }
   Json leaderboard = Json::object();
   for (const BenchmarkResults* part : parts) {

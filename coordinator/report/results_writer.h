@@ -3,7 +3,8 @@
 //
 //   <rows files>     each benchmark's own (answers.jsonl, samples.jsonl; see its folder under
 //                    coordinator/benchmarks/)
-//   summary.json     ["simulated","notice","simulated_models"], one section per benchmark,
+//   summary.json     ["simulated","notice","simulated_models"], ["temperature_not_applied"], one section
+//                    per benchmark,
 //                    "leaderboard" {one list per benchmark}, ["questions" {per-item tables}],
 //                    "calls" (every benchmark's merged), "run" -- in that order; a benchmark absent from
 //                    the sweep is absent from the file; only "calls" and "run" depend on how the run went
@@ -33,12 +34,18 @@
 
 namespace noveltygrid {
 
+inline constexpr char kTemperatureNotAppliedNote[] =
+    "These models reject the temperature parameter (temperature: omit): it was not sent, and their rows show "
+    "the sweep's temperature only as a label.";
 inline constexpr char kSimulatedNotice[] = "Simulated models: numbers measure the built-in simulator, not a real LLM.";
 
 struct ResultsOptions {
   // Models whose numbers come from the built-in simulator; non-empty marks summary.json
   // ("simulated": true, "notice", "simulated_models") and the leaderboard.
   std::vector<std::string> simulated_models;
+  // Models declared `temperature: omit`: their rows carry the sweep's temperature, which was never sent.
+  // Non-empty: summary.json "temperature_not_applied" {"models", "note"} and a leaderboard line.
+  std::vector<std::string> temperature_not_applied;
   // Prices per model (USD per million tokens): priced models' "calls" entries get "cost_usd", and
   // "run" gets "cost_usd" {MODEL: dollars, ..., "total": dollars}.
   std::map<std::string, ModelPrice> prices;

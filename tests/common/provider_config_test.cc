@@ -2,6 +2,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/config.h"
 #include "common/unit_settings.h"
@@ -143,7 +144,7 @@ TEST(ProviderConfigTest, BadProviderSectionsAreRefusedClearly) {
   EXPECT_THAT(Error(Config("[{name: openai:gpt-4o, dimensions: 8}]", "")),
               HasSubstr("models[0].dimensions: applies to embedders only"));
   EXPECT_THAT(Error(Config("[sim:explorer]", "", "embedder: {name: lexical, dimensions: 64}\n")),
-              HasSubstr("runs in-process, where extra_body and dimensions mean nothing"));
+              HasSubstr("runs in-process, where extra_body, dimensions"));
   EXPECT_THAT(Error(Config("[sim:explorer]", "", "embedder: {name: openai:e3, extra_body: {user: x}}\n")),
               HasSubstr("embedder.extra_body: applies to chat models only"));
 }
@@ -158,6 +159,61 @@ TEST(ProviderConfigTest, JudgeAndEmbedderAcceptTheMapForm) {
   EXPECT_EQ(config->endpoints.at("openai:text-embedding-3-large").dimensions, 1024);
   EXPECT_EQ(config->endpoints.at("openai:text-embedding-3-large").remote_model, "text-embedding-3-large");
   EXPECT_EQ(config->endpoints.count("sim:explorer"), 0u);
+}
+
+TEST(ProviderConfigTest, ReasoningEffortFromTheMapOrTheReferenceSuffix) {
+  auto config =
+      Parse(Config("['openrouter:openai/o3-mini:high', {name: o4, provider: openai, model: o4-mini, "
+                   "reasoning_effort: low, temperature: omit}, openai:gpt-4o]",
+                   ""));
+  ASSERT_TRUE(config.ok()) << config.status();
+  const ModelEndpoint& suffixed = config->endpoints.at("openrouter:openai/o3-mini:high");
+  EXPECT_EQ(suffixed.remote_model, "openai/o3-mini");  // the suffix is not sent as part of the model name
+  EXPECT_EQ(suffixed.reasoning_effort, "high");
+  EXPECT_FALSE(suffixed.omit_temperature);
+  const ModelEndpoint& mapped = config->endpoints.at("o4");
+  EXPECT_EQ(mapped.reasoning_effort, "low");
+  EXPECT_TRUE(mapped.omit_temperature);
+  EXPECT_EQ(config->endpoints.at("openai:gpt-4o").reasoning_effort, "");
+  EXPECT_EQ(ModelsWithoutTemperature(*config), (std::vector<std::string>{"o4"}));
+  // A tag that is not an effort stays part of the model name.
+  auto ollama = Parse(Config("['ollama:llama3:8b']", ""));
+  ASSERT_TRUE(ollama.ok());
+  EXPECT_EQ(ollama->endpoints.at("ollama:llama3:8b").remote_model, "llama3:8b");
+  EXPECT_EQ(ollama->endpoints.at("ollama:llama3:8b").reasoning_effort, "");
+
+  // The effort and an omitted temperature are settings of the unit: they change its id, and only then.
+  auto plain = Parse(Config("[openai:o3]", ""));
+  auto high = Parse(Config("['openai:o3:high']", ""));
+  auto omitted = Parse(Config("[{name: openai:o3, temperature: omit}]", ""));
+  ASSERT_TRUE(plain.ok() && high.ok() && omitted.ok()) << omitted.status();
+  EXPECT_NE(AidanSettingsHash(MakeAidanSettings(*plain)), AidanSettingsHash(MakeAidanSettings(*high)));
+  EXPECT_NE(AidanSettingsHash(MakeAidanSettings(*plain)), AidanSettingsHash(MakeAidanSettings(*omitted)));
+}
+
+TEST(ProviderConfigTest, ReasoningSettingsThatWouldMisreportARunAreRefused) {
+  EXPECT_THAT(Error(Config("[{name: openai:o3, reasoning_effort: extreme}]", "")),
+              AllOf(HasSubstr("models[0].reasoning_effort: 'extreme'"), HasSubstr("low, medium or high")));
+  EXPECT_THAT(Error(Config("[{name: 'openai:o3:high', reasoning_effort: low}]", "")),
+              HasSubstr("ends in :high but reasoning_effort is low"));
+  EXPECT_THAT(Error(Config("['openai:o3:high']", "providers:\n  openai: {extra_body: {reasoning_effort: low}}\n")),
+              HasSubstr("extra_body sets one too"));
+  EXPECT_THAT(Error(Config("[{name: openai:o3, temperature: 0}]", "")),
+              AllOf(HasSubstr("models[0].temperature: '0'"), HasSubstr("expected omit")));
+  EXPECT_THAT(Error(Config("[{name: sim:explorer, reasoning_effort: high}]", "")),
+              HasSubstr("runs in-process, where extra_body, dimensions, reasoning_effort"));
+  // Several temperatures for a model that is never sent one: the ablation would be noise, so it is refused.
+  const std::string ablation =
+      "models: [{name: openai:o3, temperature: omit}, openai:gpt-4o]\n"
+      "temperatures: [0.3, 0.7, 1.0]\naidanbench:\n  questions: " +
+      kPaperQuestions + "\n";
+  EXPECT_THAT(Error(ablation), AllOf(HasSubstr("models[0].temperature: 'openai:o3' is declared temperature: omit"),
+                                     HasSubstr("aidanbench sweeps 3 temperatures")));
+  const std::string one_temperature =
+      "models: [{name: openai:o3, temperature: omit}]\ntemperatures: [1.0]\n"
+      "aidanbench:\n  questions: " +
+      kPaperQuestions + "\n";
+  EXPECT_TRUE(Parse(one_temperature).ok()) << Parse(one_temperature).status();
 }
 
 }  // namespace

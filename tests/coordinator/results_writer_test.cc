@@ -426,5 +426,49 @@ TEST(ResultsWriterTest, TheReportIsDrawnAgainWhenWhatItShowsChanges) {
   EXPECT_FALSE(write(options));
 }
 
+// Reasoning tokens and an omitted temperature are recorded where they happened, read back by `report`, and
+// leave every other line as it was.
+TEST(ResultsWriterTest, ReasoningTokensAndAnOmittedTemperatureAreRecordedAndSurviveARebuild) {
+  AidanReducer reducer(Preset("reference-2025"), {"openai:o3", "openai:gpt-4o"}, {1.0});
+  UnitResult reasoning = MakeUnit("openai:o3", 1.0, 0, {{80, 1.0}, {70, 0.5}});
+  reasoning.answers[0].reasoning_tokens = 1200;
+  reducer.Add(std::move(reasoning),
+              {{"generate:openai:o3", {.requests = 2, .completion_tokens = 1500, .reasoning_tokens = 1200}}});
+  reducer.Add(MakeUnit("openai:gpt-4o", 1.0, 1, {{80, 1.0}}), {{"generate:openai:gpt-4o", {.requests = 1}}});
+  ResultsOptions options;
+  options.temperature_not_applied = {"openai:o3"};
+  TempDir dir;
+  ASSERT_TRUE(WriteResultsFolder(dir.path().string(), reducer.Snapshot(), options).ok());
+  const Json summary = SummaryOf(dir.path());
+  EXPECT_EQ(Keys(summary).front(), "temperature_not_applied");
+  EXPECT_EQ(summary["temperature_not_applied"]["models"], (Json{"openai:o3"}));
+  EXPECT_EQ(summary["calls"]["generate:openai:o3"]["reasoning_tokens"], 1200);
+  EXPECT_FALSE(summary["calls"]["generate:openai:gpt-4o"].contains("reasoning_tokens"));
+  const std::string leaderboard = Slurp(dir.path() / kLeaderboardFileName);
+  EXPECT_THAT(leaderboard, HasSubstr("Temperature not applied to openai:o3"));
+  const std::string answers = Slurp(dir.path() / kAnswersFileName);
+  std::vector<Json> lines;
+  for (size_t start = 0, end; (end = answers.find('\n', start)) != std::string::npos; start = end + 1) {
+    lines.push_back(Json::parse(answers.substr(start, end - start)));
+  }
+  ASSERT_EQ(lines.size(), 3u);
+  int with_reasoning = 0;
+  for (const Json& line : lines) {
+    if (line.contains("reasoning_tokens")) {
+      ++with_reasoning;
+      EXPECT_EQ(line["reasoning_tokens"], 1200);
+      EXPECT_EQ(line["answer_num"], 1);
+      EXPECT_EQ(line["model"], "openai:o3");
+    }
+  }
+  EXPECT_EQ(with_reasoning, 1);  // only the answer the provider reported reasoning for
+
+  absl::StatusOr<RebuildOutcome> rebuilt = RebuildResultsFolder(dir.path().string(), std::nullopt);
+  ASSERT_TRUE(rebuilt.ok()) << rebuilt.status();
+  EXPECT_EQ(SummaryOf(dir.path()), summary);
+  EXPECT_EQ(Slurp(dir.path() / kLeaderboardFileName), leaderboard);
+  EXPECT_EQ(Slurp(dir.path() / kAnswersFileName), answers);
+}
+
 }  // namespace
 }  // namespace noveltygrid::testing_units

@@ -78,12 +78,7 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
   std::string Key(const char* role, const std::string& model) const { return absl::StrCat(role, ":", model); }
 
   // Tokens and transport retries of a successful chat reply (callers hold mu_ where calls race).
-  void CountReply(const std::string& key, const ChatReply& reply) {
-    CallCounters& c = calls_[key];
-    c.prompt_tokens += reply.prompt_tokens;
-    c.completion_tokens += reply.completion_tokens;
-    c.retries += reply.retries;
-  }
+  void CountReply(const std::string& key, const ChatReply& reply) { noveltygrid::CountReply(reply, calls_[key]); }
 
   void NextIteration() {
     if (options_.max_iterations > 0 && static_cast<int>(result_.answers.size()) >= options_.max_iterations) {
@@ -119,6 +114,7 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
     auto pending = std::make_shared<Pending>();
     pending->answer.answer_num = static_cast<int>(result_.answers.size()) + 1;
     pending->answer.answer = ExtractAnswer(reply->choices.front());
+    pending->answer.reasoning_tokens = reply->reasoning_tokens;
     if (pending->answer.answer.empty()) {
       // Nothing to judge or embed: an empty answer is incoherent by definition and ends the loop.
       pending->answer.coherence = 0;

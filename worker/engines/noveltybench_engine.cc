@@ -237,10 +237,10 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
                                  reply.ok() ? absl::StrCat("asked for ", n, " choices, got ", reply->choices.size())
                                             : reply.status().ToString()));
     }
-    counters.prompt_tokens += reply->prompt_tokens;
-    counters.completion_tokens += reply->completion_tokens;
-    counters.retries += reply->retries;
-    for (int j = keep_from; j < n; ++j) ready_[first + j] = SanitizeUtf8(reply->choices[j]);
+    CountReply(*reply, counters);
+    for (int j = keep_from; j < n; ++j) {
+      ready_[first + j] = Ready{SanitizeUtf8(reply->choices[j]), ReasoningShare(*reply, j, n)};
+    }
     ReportReady();
   }
 
@@ -250,7 +250,8 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
          it = ready_.erase(it)) {
       StepRecord sample;
       sample.answer_num = it->first + 1;
-      sample.answer = std::move(it->second);
+      sample.answer = std::move(it->second.text);
+      sample.reasoning_tokens = it->second.reasoning_tokens;
       result_.answers.push_back(std::move(sample));
       if (on_sample_ && !on_sample_(result_.answers.back(), calls_)) return Finish(kStopCancelled, "");
     }
@@ -358,9 +359,7 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
     if (!reply.ok()) {
       why = reply.status().ToString();
     } else {
-      counters.prompt_tokens += reply->prompt_tokens;
-      counters.completion_tokens += reply->completion_tokens;
-      counters.retries += reply->retries;
+      CountReply(*reply, counters);
       if (reply->choices.empty()) {
         why = "the reply had no choices";
       } else {
@@ -415,8 +414,12 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
   // Touched only by the running event.
   std::vector<StepRecord> checkpoint_;  // until Prepare takes it
   std::unique_ptr<EquivalenceDecider> decider_;
-  UnitResult result_;                 // answers: the generations reported so far
-  std::map<int, std::string> ready_;  // generations received but not yet reported, by index
+  UnitResult result_;  // answers: the generations reported so far
+  struct Ready {
+    std::string text;
+    int64_t reasoning_tokens = 0;
+  };
+  std::map<int, Ready> ready_;  // generations received but not yet reported, by index
   NoveltyOutcome novelty_;
   int judging_ = 0;  // quality judge calls outstanding
   bool finished_ = false;

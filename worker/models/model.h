@@ -14,6 +14,7 @@
 #include "absl/functional/any_invocable.h"
 #include "absl/status/statusor.h"
 #include "common/embedding.h"
+#include "common/records.h"
 
 namespace noveltygrid {
 
@@ -36,8 +37,23 @@ struct ChatReply {
   std::vector<std::string> choices;  // exactly n entries on success
   int64_t prompt_tokens = 0;
   int64_t completion_tokens = 0;
-  int retries = 0;  // extra HTTP attempts this reply took (0 for in-process models)
+  int64_t reasoning_tokens = 0;  // of completion_tokens, those the model spent reasoning (where reported)
+  int retries = 0;               // extra HTTP attempts this reply took (0 for in-process models)
 };
+
+// Adds a successful reply's tokens (reasoning ones too) and transport retries to `counters`.
+inline void CountReply(const ChatReply& reply, CallCounters& counters) {
+  counters.prompt_tokens += reply.prompt_tokens;
+  counters.completion_tokens += reply.completion_tokens;
+  counters.reasoning_tokens += reply.reasoning_tokens;
+  counters.retries += reply.retries;
+}
+
+// Sample `index` of a reply of `n`'s share of its reasoning tokens: even shares, the remainder to the first.
+inline int64_t ReasoningShare(const ChatReply& reply, int index, int n) {
+  if (n <= 1) return reply.reasoning_tokens;
+  return reply.reasoning_tokens / n + (index == 0 ? reply.reasoning_tokens % n : 0);
+}
 
 using ChatCallback = absl::AnyInvocable<void(absl::StatusOr<ChatReply>) &&>;
 

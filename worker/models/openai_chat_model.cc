@@ -4,6 +4,7 @@
 #include <optional>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "worker/http/json_reader.h"
 #include "worker/models/openai_models.h"
@@ -16,6 +17,10 @@ using openai_reply::BadReply;
 using openai_reply::ReadInteger;
 using openai_reply::ReadStringMember;
 using openai_reply::ReadTokenCount;
+
+bool IsOpenRouter(const ProviderConfig& provider) {
+  return provider.name == "openrouter" || absl::StrContains(provider.base_url, "openrouter.ai");
+}
 
 // The number as JSON writes it (nlohmann writes non-finite doubles as null).
 void AppendDouble(double value, std::string* out) {
@@ -77,12 +82,20 @@ std::string OpenAiChatModel::RequestBody(const ChatRequest& request) const {
     }
     body.push_back(']');
   });
-  field("temperature", [&] { AppendDouble(request.temperature, &body); });
+  if (!endpoint_.omit_temperature) field("temperature", [&] { AppendDouble(request.temperature, &body); });
   const std::string& max_tokens =
       endpoint_.provider.max_tokens_field.empty() ? std::string("max_tokens") : endpoint_.provider.max_tokens_field;
   field(max_tokens, [&] { absl::StrAppend(&body, request.max_tokens); });
   field("seed", [&] { absl::StrAppend(&body, request.seed); });
   if (request.n != 1) field("n", [&] { absl::StrAppend(&body, request.n); });
+  if (!endpoint_.reasoning_effort.empty()) {
+    // OpenRouter normalises reasoning settings into one object; OpenAI takes a top-level field.
+    if (IsOpenRouter(endpoint_.provider)) {
+      field("reasoning", [&] { absl::StrAppend(&body, "{\"effort\":\"", endpoint_.reasoning_effort, "\"}"); });
+    } else {
+      field("reasoning_effort", [&] { AppendJsonString(endpoint_.reasoning_effort, &body); });
+    }
+  }
   for (size_t i = 0; i < extra_.size(); ++i) {
     if (!used[i]) field(extra_[i].first, [] {});
   }
@@ -100,7 +113,7 @@ absl::StatusOr<ChatReply> OpenAiChatModel::ParseReply(absl::string_view body, in
   };
   JsonReader r(body);
   std::optional<std::vector<Choice>> choices;  // nullopt: no "choices" array
-  int64_t prompt_tokens = 0, completion_tokens = 0;
+  int64_t prompt_tokens = 0, completion_tokens = 0, reasoning_tokens = 0;
   if (r.Peek() == JsonReader::Type::kObject) {
     r.BeginObject();
     absl::string_view key;
@@ -152,7 +165,7 @@ absl::StatusOr<ChatReply> OpenAiChatModel::ParseReply(absl::string_view body, in
         }
       } else if (key == "usage") {
         // Two members of one object: read it once, both counts.
-        prompt_tokens = completion_tokens = 0;
+        prompt_tokens = completion_tokens = reasoning_tokens = 0;
         if (r.Peek() != JsonReader::Type::kObject) {
           r.Skip();
           continue;
@@ -164,6 +177,10 @@ absl::StatusOr<ChatReply> OpenAiChatModel::ParseReply(absl::string_view body, in
             prompt_tokens = ReadTokenCount(r);
           } else if (field == "completion_tokens") {
             completion_tokens = ReadTokenCount(r);
+          } else if (field == "completion_tokens_details") {  // OpenAI, and OpenRouter's normalised usage
+            reasoning_tokens = openai_reply::ReadUsage(r, "reasoning_tokens");
+          } else if (field == "reasoning_tokens") {  // some OpenAI-compatible servers put it here
+            reasoning_tokens = ReadTokenCount(r);
           } else {
             r.Skip();
           }
@@ -208,6 +225,7 @@ absl::StatusOr<ChatReply> OpenAiChatModel::ParseReply(absl::string_view body, in
   }
   reply.prompt_tokens = prompt_tokens;
   reply.completion_tokens = completion_tokens;
+  reply.reasoning_tokens = reasoning_tokens;
   return reply;
 }
 

@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <utility>
@@ -74,7 +75,7 @@ OpenAiEmbedder::OpenAiEmbedder(ModelEndpoint endpoint, ProviderChannel* channel,
 OpenAiEmbedder::~OpenAiEmbedder() = default;
 
 absl::StatusOr<std::vector<Embedding>> OpenAiEmbedder::ParseReply(absl::string_view body, size_t count,
-                                                                  int64_t* prompt_tokens) {
+                                                                  int64_t* prompt_tokens, size_t* item_count) {
   // Items are judged one by one as they are read, in the order a tree walk judged them; the first
   // problem is kept and reported once the count is known to match (the count is checked first).
   std::vector<Embedding> vectors(count);
@@ -210,6 +211,7 @@ absl::StatusOr<std::vector<Embedding>> OpenAiEmbedder::ParseReply(absl::string_v
   }
   if (!r.AtEnd()) return BadReply("embeddings", "malformed JSON");
   if (!has_items) return BadReply("embeddings", "no \"data\" array");
+  if (item_count != nullptr) *item_count = items;
   if (items != count) return BadReply("embeddings", absl::StrCat(items, " vectors for ", count, " inputs"));
   if (problem.has_value()) return *problem;
   if (prompt_tokens != nullptr) *prompt_tokens = tokens;
@@ -275,35 +277,96 @@ void OpenAiEmbedder::FlushIfCurrent(uint64_t generation) {
 }
 
 void OpenAiEmbedder::Send(Batch batch) {
-  const size_t count = batch.texts.size();
-  std::string body = RequestBody(batch.texts);
   auto waiters = std::make_shared<std::vector<Waiter>>(std::move(batch.waiters));
-  channel_->PostText(
-      "/embeddings", std::move(body), [count, waiters](absl::StatusOr<std::string> reply, CallInfo info) mutable {
-        int64_t tokens = 0;
-        absl::StatusOr<std::vector<Embedding>> vectors =
-            reply.ok() ? ParseReply(*reply, count, &tokens) : absl::StatusOr<std::vector<Embedding>>(reply.status());
-        // Hand each caller its slice; tokens split by share of the texts (remainder to the last).
-        size_t offset = 0;
-        int64_t given = 0;
-        for (size_t w = 0; w < waiters->size(); ++w) {
-          Waiter& waiter = (*waiters)[w];
-          if (!vectors.ok()) {
-            std::move(waiter.done)(vectors.status());
-            continue;
+  const size_t count = batch.texts.size();
+  if (count > 1 && single_input_.load(std::memory_order_relaxed)) return SendSingly(std::move(batch.texts), waiters);
+  // Kept for a fallback only when the batch could be miscounted.
+  auto texts = count > 1 ? std::make_shared<std::vector<std::string>>(batch.texts) : nullptr;
+  channel_->PostText("/embeddings", RequestBody(batch.texts),
+                     [this, weak = std::weak_ptr<OpenAiEmbedder*>(self_), count, waiters, texts](
+                         absl::StatusOr<std::string> reply, CallInfo info) mutable {
+                       int64_t tokens = 0;
+                       size_t items = count;
+                       absl::StatusOr<std::vector<Embedding>> vectors =
+                           reply.ok() ? ParseReply(*reply, count, &tokens, &items)
+                                      : absl::StatusOr<std::vector<Embedding>>(reply.status());
+                       const std::shared_ptr<OpenAiEmbedder*> alive = weak.lock();
+                       if (!vectors.ok() && items != count && texts != nullptr && alive != nullptr) {
+                         if (!single_input_.exchange(true)) {
+                           std::fprintf(stderr,
+                                        "noveltygrid: embedder %s: the server answered %zu inputs with %zu "
+                                        "vectors; sending one input per request from now on\n",
+                                        endpoint_.name.c_str(), count, items);
+                         }
+                         return SendSingly(std::move(*texts), waiters);
+                       }
+                       Deliver(*waiters, std::move(vectors), tokens, info.retries());
+                     });
+}
+
+void OpenAiEmbedder::SendSingly(std::vector<std::string> texts, std::shared_ptr<std::vector<Waiter>> waiters) {
+  struct Gather {
+    absl::Mutex mu;
+    std::vector<Embedding> vectors ABSL_GUARDED_BY(mu);
+    absl::Status error ABSL_GUARDED_BY(mu);
+    int64_t tokens ABSL_GUARDED_BY(mu) = 0;
+    int retries ABSL_GUARDED_BY(mu) = 0;
+    size_t left ABSL_GUARDED_BY(mu) = 0;
+  };
+  auto gather = std::make_shared<Gather>();
+  {
+    absl::MutexLock lock(&gather->mu);
+    gather->vectors.resize(texts.size());
+    gather->left = texts.size();
+  }
+  for (size_t i = 0; i < texts.size(); ++i) {
+    channel_->PostText(
+        "/embeddings", RequestBody({texts[i]}), [gather, waiters, i](absl::StatusOr<std::string> reply, CallInfo info) {
+          int64_t tokens = 0;
+          absl::StatusOr<std::vector<Embedding>> one =
+              reply.ok() ? ParseReply(*reply, 1, &tokens) : absl::StatusOr<std::vector<Embedding>>(reply.status());
+          absl::ReleasableMutexLock lock(&gather->mu);
+          if (one.ok()) {
+            gather->vectors[i] = std::move(one->front());
+          } else if (gather->error.ok()) {
+            gather->error = one.status();
           }
-          EmbedReply out;
-          out.vectors.assign(std::make_move_iterator(vectors->begin() + offset),
-                             std::make_move_iterator(vectors->begin() + offset + waiter.texts));
-          offset += waiter.texts;
-          out.prompt_tokens =
-              count == 0 ? 0 : tokens * static_cast<int64_t>(waiter.texts) / static_cast<int64_t>(count);
-          given += out.prompt_tokens;
-          if (w + 1 == waiters->size()) out.prompt_tokens += tokens - given;
-          out.retries = info.retries();
-          std::move(waiter.done)(std::move(out));
-        }
-      });
+          gather->tokens += tokens;
+          gather->retries += info.retries();
+          if (--gather->left > 0) return;
+          absl::StatusOr<std::vector<Embedding>> all = std::move(gather->vectors);
+          if (!gather->error.ok()) all = gather->error;
+          const int64_t total = gather->tokens;
+          const int retries = gather->retries;
+          lock.Release();
+          Deliver(*waiters, std::move(all), total, retries);
+        });
+  }
+}
+
+void OpenAiEmbedder::Deliver(std::vector<Waiter>& waiters, absl::StatusOr<std::vector<Embedding>> vectors,
+                             int64_t tokens, int retries) {
+  size_t count = 0;
+  for (const Waiter& w : waiters) count += w.texts;
+  // Each caller gets its slice; tokens split by share of the texts (remainder to the last).
+  size_t offset = 0;
+  int64_t given = 0;
+  for (size_t w = 0; w < waiters.size(); ++w) {
+    Waiter& waiter = waiters[w];
+    if (!vectors.ok()) {
+      std::move(waiter.done)(vectors.status());
+      continue;
+    }
+    EmbedReply out;
+    out.vectors.assign(std::make_move_iterator(vectors->begin() + offset),
+                       std::make_move_iterator(vectors->begin() + offset + waiter.texts));
+    offset += waiter.texts;
+    out.prompt_tokens = count == 0 ? 0 : tokens * static_cast<int64_t>(waiter.texts) / static_cast<int64_t>(count);
+    given += out.prompt_tokens;
+    if (w + 1 == waiters.size()) out.prompt_tokens += tokens - given;
+    out.retries = retries;
+    std::move(waiter.done)(std::move(out));
+  }
 }
 
 }  // namespace noveltygrid

@@ -16,6 +16,7 @@
 #ifndef NOVELTYGRID_WORKER_MODELS_OPENAI_MODELS_H_
 #define NOVELTYGRID_WORKER_MODELS_OPENAI_MODELS_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -76,9 +77,10 @@ class OpenAiEmbedder : public Embedder {
   void Embed(std::vector<std::string> texts, EmbedCallback done) override;
 
   // Parses the text of an embeddings reply holding `count` vectors (float arrays or base64 float32);
-  // `prompt_tokens` (if not null) receives usage.prompt_tokens (0 when absent).
+  // `prompt_tokens` (if not null) receives usage.prompt_tokens (0 when absent); `items` (if not null)
+  // the number of vectors the reply held, when it had a "data" array (else it is left alone).
   static absl::StatusOr<std::vector<Embedding>> ParseReply(absl::string_view body, size_t count,
-                                                           int64_t* prompt_tokens = nullptr);
+                                                           int64_t* prompt_tokens = nullptr, size_t* items = nullptr);
   // The request body for `texts`, JSON text written directly (exposed for tests).
   std::string RequestBody(const std::vector<std::string>& texts) const;
 
@@ -93,6 +95,12 @@ class OpenAiEmbedder : public Embedder {
   };
   void FlushIfCurrent(uint64_t generation);
   void Send(Batch batch);
+  // One request per text: for servers that answer a batched request with the wrong number of vectors
+  // (some OpenAI-compatible servers embed only the first input). Every later batch goes this way too.
+  void SendSingly(std::vector<std::string> texts, std::shared_ptr<std::vector<Waiter>> waiters);
+  // Hands each waiter its slice of `vectors` (in waiter order), tokens split by share of the texts.
+  static void Deliver(std::vector<Waiter>& waiters, absl::StatusOr<std::vector<Embedding>> vectors, int64_t tokens,
+                      int retries);
 
   const ModelEndpoint endpoint_;
   ProviderChannel* const channel_;
@@ -100,6 +108,7 @@ class OpenAiEmbedder : public Embedder {
   absl::Mutex mu_;
   Batch pending_ ABSL_GUARDED_BY(mu_);
   uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;  // bumped at every flush; stale timers do nothing
+  std::atomic<bool> single_input_{false};         // set (with a warning) by the first miscounted batch
   // Shared with timer tasks so that a timer firing after destruction finds the embedder gone.
   std::shared_ptr<OpenAiEmbedder*> self_;
 };

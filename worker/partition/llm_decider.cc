@@ -95,9 +95,7 @@ void LlmDecider::Ask(std::shared_ptr<Batch> batch, size_t index, int attempt) {
     }
     absl::ReleasableMutexLock lock(&batch->mu);
     if (reply.ok()) {
-      batch->calls.prompt_tokens += reply->prompt_tokens;
-      batch->calls.completion_tokens += reply->completion_tokens;
-      batch->calls.retries += reply->retries;
+      CountReply(*reply, batch->calls);
     }
     if (!score.has_value() && reply.ok() && attempt < judge_retries_ && batch->error.empty()) {
       lock.Release();

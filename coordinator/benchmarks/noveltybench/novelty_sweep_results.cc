@@ -57,6 +57,11 @@ Json SampleLine(const NoveltyRowResult& row, const UnitResult& whole) {
   line["dataset"] = u.dataset;
   if (u.repeat != 0) line["repeat"] = u.repeat;  // lines of repeat 0 keep the form of sweeps without repeats
   line["unit_id"] = u.id;
+  if (std::any_of(whole.answers.begin(), whole.answers.end(), [](const StepRecord& a) { return a.reasoning_tokens; })) {
+    Json reasoning = Json::array();  // only when the provider reported any: other sweeps' lines are unchanged
+    for (const StepRecord& a : whole.answers) reasoning.push_back(a.reasoning_tokens);
+    line["reasoning_tokens"] = std::move(reasoning);
+  }
   if (row.score.has_value() &&
       std::any_of(outcome->reward.begin(), outcome->reward.end(), [](const auto& r) { return r.has_value(); })) {
     line["reward"] = OptionalArray(outcome->reward);
@@ -95,6 +100,9 @@ absl::StatusOr<UnitResult> UnitFromSampleLine(const Json& j, const std::string& 
       StepRecord a;
       a.answer_num = static_cast<int>(i) + 1;
       a.answer = generations[i];
+      if (auto reasoning = j.find("reasoning_tokens"); reasoning != j.end() && i < reasoning->size()) {
+        a.reasoning_tokens = reasoning->at(i).get<int64_t>();
+      }
       r.answers.push_back(std::move(a));
     }
     if (j.contains("error")) {

@@ -270,5 +270,105 @@ TEST(OpenAiEmbedderTest, ConcurrentCallsAreCoalescedIntoBoundedBatches) {
   EXPECT_EQ(got[4]->status().code(), absl::StatusCode::kUnavailable);
 }
 
+TEST(OpenAiChatModelTest, ReasoningEffortIsSentAsEachProviderExpectsAndTemperatureCanBeOmitted) {
+  ScriptedChannel channel;
+  ChatRequest request;
+  request.messages = {{"user", "list uses of a brick"}};
+  request.temperature = 0.7;
+  ModelEndpoint openai = Endpoint();
+  openai.reasoning_effort = "high";
+  openai.omit_temperature = true;
+  auto model = OpenAiChatModel::Create(openai, &channel);
+  ASSERT_TRUE(model.ok()) << model.status();
+  Json body = Json::parse((*model)->RequestBody(request));
+  EXPECT_EQ(body["reasoning_effort"], "high");
+  EXPECT_FALSE(body.contains("reasoning"));
+  EXPECT_FALSE(body.contains("temperature"));
+
+  ModelEndpoint openrouter = Endpoint();
+  openrouter.provider.name = "router";
+  openrouter.provider.base_url = "https://openrouter.ai/api/v1";
+  openrouter.reasoning_effort = "low";
+  model = OpenAiChatModel::Create(openrouter, &channel);
+  ASSERT_TRUE(model.ok()) << model.status();
+  body = Json::parse((*model)->RequestBody(request));
+  EXPECT_EQ(body["reasoning"], (Json{{"effort", "low"}}));
+  EXPECT_FALSE(body.contains("reasoning_effort"));
+  EXPECT_EQ(body["temperature"].get<double>(), 0.7);
+
+  model = OpenAiChatModel::Create(Endpoint(), &channel);  // no effort: neither field
+  body = Json::parse((*model)->RequestBody(request));
+  EXPECT_FALSE(body.contains("reasoning") || body.contains("reasoning_effort"));
+}
+
+TEST(OpenAiChatModelTest, ReasoningTokensAreReadFromEitherPlace) {
+  Json reply = Completion({{0, "a"}});
+  reply["usage"]["completion_tokens_details"] = {{"reasoning_tokens", 5}, {"audio_tokens", 0}};
+  absl::StatusOr<ChatReply> parsed = OpenAiChatModel::ParseReply(reply.dump(), 1);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->reasoning_tokens, 5);
+  EXPECT_EQ(parsed->completion_tokens, 7);
+  reply["usage"].erase("completion_tokens_details");
+  reply["usage"]["reasoning_tokens"] = 3;
+  EXPECT_EQ(OpenAiChatModel::ParseReply(reply.dump(), 1)->reasoning_tokens, 3);
+  reply["usage"]["reasoning_tokens"] = -3;
+  EXPECT_EQ(OpenAiChatModel::ParseReply(reply.dump(), 1)->reasoning_tokens, 0);
+  EXPECT_EQ(OpenAiChatModel::ParseReply(Completion({{0, "a"}}).dump(), 1)->reasoning_tokens, 0);
+
+  CallCounters counters;
+  ChatReply counted;
+  counted.prompt_tokens = 2;
+  counted.completion_tokens = 9;
+  counted.reasoning_tokens = 7;
+  counted.retries = 1;
+  CountReply(counted, counters);
+  EXPECT_EQ(counters.reasoning_tokens, 7);
+  EXPECT_EQ(counters.completion_tokens, 9);
+  EXPECT_EQ(ReasoningShare(counted, 0, 3) + ReasoningShare(counted, 1, 3) + ReasoningShare(counted, 2, 3), 7);
+  EXPECT_EQ(ReasoningShare(counted, 0, 3), 3);
+}
+
+// Some OpenAI-compatible servers embed only the first input of a batch. The embedder then asks again one
+// input per request, for this batch and every later one, instead of failing the units.
+TEST(OpenAiEmbedderTest, AServerThatMiscountsABatchIsAskedOneInputAtATime) {
+  ScriptedChannel channel;
+  ManualTimers timers;
+  ModelEndpoint endpoint = Endpoint();
+  endpoint.provider.embed_batch = 3;
+  OpenAiEmbedder embedder(endpoint, &channel, &timers);
+  std::vector<std::optional<absl::StatusOr<EmbedReply>>> got(3);
+  auto collect = [&got](int i) { return [&got, i](absl::StatusOr<EmbedReply> r) { got[i] = std::move(r); }; };
+  embedder.Embed({"a"}, collect(0));
+  embedder.Embed({"b", "c"}, collect(1));
+  ASSERT_EQ(channel.calls.size(), 1u);
+  const auto vector_reply = [](float x, int tokens) {
+    return Json{{"data", {Json{{"index", 0}, {"embedding", {x, 1.0}}}}}, {"usage", {{"prompt_tokens", tokens}}}};
+  };
+  std::move(channel.calls[0].done)(vector_reply(9, 4), CallInfo{1});  // one vector for three inputs
+  ASSERT_EQ(channel.calls.size(), 4u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(channel.calls[1 + i].body["input"], (Json{std::string(1, static_cast<char>('a' + i))}));
+  }
+  EXPECT_FALSE(got[0].has_value());  // nothing is delivered until every single answer is in
+  for (int i = 2; i >= 0; --i)
+    std::move(channel.calls[1 + i].done)(vector_reply(static_cast<float>(i), 2), CallInfo{1});
+  ASSERT_TRUE(got[0].has_value() && got[0]->ok()) << (got[0] ? got[0]->status().ToString() : "none");
+  ASSERT_TRUE(got[1].has_value() && got[1]->ok());
+  EXPECT_EQ((*got[0])->vectors, (std::vector<Embedding>{{0.0f, 1.0f}}));
+  EXPECT_EQ((*got[1])->vectors, (std::vector<Embedding>{{1.0f, 1.0f}, {2.0f, 1.0f}}));
+  EXPECT_EQ((*got[0])->prompt_tokens + (*got[1])->prompt_tokens, 6);
+
+  // Later batches go one input per request from the start; a failed single request fails its batch.
+  embedder.Embed({"d", "e", "f"}, collect(2));
+  ASSERT_EQ(channel.calls.size(), 7u);
+  EXPECT_EQ(channel.calls[4].body["input"], (Json{"d"}));
+  std::move(channel.calls[4].done)(vector_reply(1, 1), CallInfo{1});
+  std::move(channel.calls[5].done)(absl::InvalidArgumentError("provider 'local': HTTP 400"), CallInfo{1});
+  EXPECT_FALSE(got[2].has_value());
+  std::move(channel.calls[6].done)(vector_reply(1, 1), CallInfo{1});
+  ASSERT_TRUE(got[2].has_value());
+  EXPECT_EQ(got[2]->status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace noveltygrid
