@@ -12,14 +12,16 @@ namespace noveltygrid::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "serve-sim --listen HOST:PORT [--latency-ms N] [--jitter-ms N] [--fault-rate F] [--faults LIST] [--seed N]";
+    "serve-sim --listen HOST:PORT [--latency-ms N] [--jitter-ms N] [--fault-rate F] [--faults LIST] [--seed N] "
+    "[--requests-per-minute N] [--tokens-per-minute N]";
 constexpr char kSummary[] =
     "Serves the simulated model family over HTTP, OpenAI-compatible: POST /v1/chat/completions\n"
     "(sim:explorer, sim:steady, sim:collapse, sim:chaotic, sim:judge, ...), /v1/embeddings (lexical,\n"
-    "lexical-D), /predict (simulated pair classifier), /v1/reward (simulated reward model); GET /stats\n"
-    "and /health. Same request, same response. When NOVELTYGRID_SIM_API_KEY is set, model endpoints\n"
-    "require 'Authorization: Bearer <key>'. Prints 'noveltygrid serve-sim: listening on HOST:PORT',\n"
-    "serves until SIGTERM/SIGINT.";
+    "lexical-D), /predict (simulated pair classifier), /v1/reward (simulated reward model); Anthropic's\n"
+    "POST /v1/messages on the same models; GET /stats and /health. Same request, same response. When\n"
+    "NOVELTYGRID_SIM_API_KEY is set, model endpoints require 'Authorization: Bearer <key>' (or, on\n"
+    "/v1/messages, 'x-api-key: <key>'). Prints 'noveltygrid serve-sim: listening on HOST:PORT', serves\n"
+    "until SIGTERM/SIGINT.";
 
 int Fail(const std::string& message, int code) {
   std::fprintf(stderr, "noveltygrid serve-sim: %s\n", message.c_str());
@@ -34,11 +36,16 @@ int RunServeSimCommand(const std::vector<std::string>& raw) {
       {"latency-ms", "N", "delay every model response by N ms (default 0)"},
       {"jitter-ms", "N", "plus a uniform extra delay in [0, N] ms (default 0)"},
       {"fault-rate", "F", "probability in [0, 1] that a model request gets a fault (default 0)"},
-      {"faults", "LIST", "faults to draw from: 429,500,timeout,malformed,truncated (default all)"},
+      {"faults", "LIST",
+       "faults to draw from: 429,500,529,timeout,malformed,truncated (default all: every one but 529)"},
       {"seed", "N", "seed of the fault and jitter draws (default 0)"},
       {"threads", "N",
        "event-loop threads, capped at the CPUs available (default 1); requests in flight are not limited by it"},
       {"timeout-hold-ms", "N", "how long a 'timeout' fault holds the request before dropping it (default 30000)"},
+      {"requests-per-minute", "N",
+       "simulated rate limit on chat, embeddings and messages requests, a token bucket (default 0: none)"},
+      {"tokens-per-minute", "N",
+       "simulated rate limit on their tokens: prompt plus max_tokens, charged on arrival (default 0: none)"},
   };
   int exit = 0;
   const std::optional<ParsedArgs> args = ParseOrHelp(
@@ -68,9 +75,14 @@ int RunServeSimCommand(const std::vector<std::string>& raw) {
   absl::StatusOr<long long> seed = args->GetInt("seed", 0);
   absl::StatusOr<long long> threads = args->GetInt("threads", 1);
   absl::StatusOr<long long> hold = args->GetInt("timeout-hold-ms", 30'000);
-  for (const auto* v : {&latency, &jitter, &seed, &threads, &hold}) {
+  absl::StatusOr<long long> rpm = args->GetInt("requests-per-minute", 0);
+  absl::StatusOr<long long> tpm = args->GetInt("tokens-per-minute", 0);
+  for (const auto* v : {&latency, &jitter, &seed, &threads, &hold, &rpm, &tpm}) {
     if (!v->ok()) return Fail(std::string(v->status().message()), 2);
   }
+  if (*rpm < 0 || *tpm < 0) return Fail("--requests-per-minute and --tokens-per-minute must be >= 0 (0: no limit)", 2);
+  options.rate_limits.requests_per_minute = *rpm;
+  options.rate_limits.tokens_per_minute = *tpm;
   if (*latency < 0 || *jitter < 0 || *seed < 0 || *threads < 1 || *latency > 3'600'000 || *jitter > 3'600'000 ||
       *threads > 4096 || *hold < 0 || *hold > 3'600'000) {
     return Fail(

@@ -11,6 +11,7 @@
 #include <set>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/config_reader.h"
@@ -153,6 +154,7 @@ class SweepParser : private ConfigReader {
       }
     }
     RETURN_IF_ERROR(CheckOmittedTemperatures(config, model_refs));
+    RETURN_IF_ERROR(CheckAnthropicRoles(config, model_refs));
     if (const YAML::Node* n = Find(entries, "prices")) {
       ASSIGN_OR_RETURN(config.prices, ParsePrices(fields_, *n, names));
     }
@@ -166,6 +168,55 @@ class SweepParser : private ConfigReader {
   }
 
   using Temps = std::vector<double>;
+
+  // The Messages API has no embeddings and no `n`: an embedder there, or NoveltyBench asking one request
+  // for all k samples, cannot be served.
+  absl::Status CheckAnthropicRoles(const SweepConfig& config, const std::vector<ModelRef>& refs) {
+    const auto anthropic = [&](const std::string& name) {
+      const ModelEndpoint* e = FindEndpoint(config.endpoints, name);
+      return e != nullptr && e->provider.api == kApiAnthropic;
+    };
+    if (config.aidanbench.has_value() && anthropic(config.embedder)) {
+      return fields_.Error("embedder",
+                           absl::StrCat("'", config.embedder, "' is served by the Messages API (api: ", kApiAnthropic,
+                                        "), which has no embeddings"),
+                           "an embedder at an OpenAI-compatible provider, or lexical");
+    }
+    for (const ModelRef& ref : refs) {
+      const ModelEndpoint* e = FindEndpoint(config.endpoints, ref.name);
+      if (!anthropic(ref.name) || e->omit_temperature || !absl::StartsWith(ref.key, "models")) continue;
+      for (const Temps* temperatures :
+           {config.aidanbench.has_value() ? &config.aidanbench->temperatures : nullptr,
+            config.noveltybench.has_value() ? &config.noveltybench->temperatures : nullptr}) {
+        if (temperatures == nullptr) continue;
+        for (double t : *temperatures) {
+          if (t <= 1.0) continue;
+          return fields_.Error(ref.key,
+                               absl::StrCat("'", ref.name,
+                                            "' is served by the Messages API, whose temperature ends "
+                                            "at 1, and the sweep asks for ",
+                                            FormatTemperature(t)),
+                               "temperatures between 0 and 1 for this model (a separate sweep, or the section's "
+                               "temperatures: list)");
+        }
+      }
+    }
+    if (!config.noveltybench.has_value() || !config.noveltybench->settings.ask_n() ||
+        config.noveltybench->settings.k() <= 1) {
+      return absl::OkStatus();
+    }
+    for (const ModelRef& ref : refs) {
+      if (!anthropic(ref.name) || absl::StartsWith(ref.key, "noveltybench") || !absl::StartsWith(ref.key, "models")) {
+        continue;
+      }
+      return fields_.Error(ref.key,
+                           absl::StrCat("'", ref.name,
+                                        "' is served by the Messages API, which has no n, and "
+                                        "noveltybench.ask_n asks for all k samples in one request"),
+                           "noveltybench: {ask_n: false} (one request per sample)");
+    }
+    return absl::OkStatus();
+  }
 
   // A model that is never sent a temperature cannot be swept over temperatures: each of its rows would
   // claim a setting the provider never saw.

@@ -14,6 +14,10 @@ std::optional<ProviderConfig> KnownProviderDefaults(const std::string& name) {
   } else if (name == "openrouter") {
     config.base_url = "https://openrouter.ai/api/v1";
     config.api_key_env = "OPENROUTER_API_KEY";
+  } else if (name == "anthropic") {
+    config.base_url = "https://api.anthropic.com/v1";
+    config.api_key_env = "ANTHROPIC_API_KEY";
+    config.api = kApiAnthropic;
   } else if (name == "vllm") {
     config.base_url = "http://127.0.0.1:8000/v1";
   } else if (name == "llamacpp") {
@@ -32,7 +36,7 @@ std::string Fingerprint(const ProviderConfig& p) {
                       absl::FormatDuration(p.timeout), "|", p.max_retries, "|", absl::FormatDuration(p.initial_backoff),
                       "|", absl::FormatDuration(p.max_backoff), "|", p.embed_batch, "|",
                       absl::FormatDuration(p.embed_wait), "|", p.extra_body_json, "|", p.max_tokens_field, "|",
-                      p.embed_encoding);
+                      p.embed_encoding, "|", p.api, "|", p.prompt_cache);
 }
 
 std::string Fingerprint(const ModelEndpoint& e) {

@@ -16,8 +16,11 @@
 //       max_tokens_field: max_tokens       # or max_completion_tokens (default for openai)
 //       embed_encoding: base64             # or float
 //
-// Known names come with defaults: openai, openrouter (key from OPENAI_API_KEY / OPENROUTER_API_KEY),
-// vllm, llamacpp, ollama (local base URLs, no key).
+//       api: anthropic                     # the Messages API (default openai: chat completions)
+//       prompt_cache: true                 # anthropic: cache_control on the prompts' stable prefix
+//
+// Known names come with defaults: openai, openrouter, anthropic (keys from OPENAI_API_KEY /
+// OPENROUTER_API_KEY / ANTHROPIC_API_KEY), vllm, llamacpp, ollama (local base URLs, no key).
 #ifndef NOVELTYGRID_COMMON_PROVIDER_CONFIG_H_
 #define NOVELTYGRID_COMMON_PROVIDER_CONFIG_H_
 
@@ -53,7 +56,17 @@ struct ProviderConfig {
   // "max_tokens" or "max_completion_tokens" (OpenAI's current name, which its reasoning models require).
   std::string max_tokens_field = "max_tokens";
   std::string embed_encoding = "base64";  // or "float", for servers without base64 embeddings
+  // The API the provider speaks: kApiOpenAi (chat completions, embeddings) or kApiAnthropic (Messages:
+  // x-api-key and anthropic-version headers; chat models only).
+  std::string api = "openai";
+  // Anthropic: mark the stable prefix of prompts that have one (AidanBench's question and instructions)
+  // with cache_control, so the provider caches it across a loop's iterations.
+  bool prompt_cache = false;
 };
+
+inline constexpr char kApiOpenAi[] = "openai";
+inline constexpr char kApiAnthropic[] = "anthropic";
+inline constexpr char kAnthropicVersion[] = "2023-06-01";
 
 // The defaults of a known provider name (openai, openrouter, vllm, llamacpp, ollama); nullopt for any
 // other name, which must then be declared with a base_url.

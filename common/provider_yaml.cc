@@ -16,13 +16,16 @@ namespace noveltygrid {
 
 namespace {
 
-constexpr char kKnownProviders[] = "openai, openrouter, vllm, llamacpp, ollama";
+constexpr char kKnownProviders[] = "openai, openrouter, anthropic, vllm, llamacpp, ollama";
 
 const std::vector<std::string>& ProviderKeys() {
-  static const auto* const kKeys = new std::vector<std::string>{
-      "base_url",          "api_key_env",   "api_key_file", "max_in_flight",      "requests_per_minute",
-      "tokens_per_minute", "timeout_s",     "max_retries",  "initial_backoff_ms", "max_backoff_s",
-      "embed_batch",       "embed_wait_ms", "extra_body",   "max_tokens_field",   "embed_encoding"};
+  static const auto* const kKeys =
+      new std::vector<std::string>{"base_url",      "api_key_env",         "api_key_file",
+                                   "max_in_flight", "requests_per_minute", "tokens_per_minute",
+                                   "timeout_s",     "max_retries",         "initial_backoff_ms",
+                                   "max_backoff_s", "embed_batch",         "embed_wait_ms",
+                                   "extra_body",    "max_tokens_field",    "embed_encoding",
+                                   "api",           "prompt_cache"};
   return *kKeys;
 }
 
@@ -195,6 +198,20 @@ absl::StatusOr<ProviderConfig> Provider(const YamlFields& fields, const std::str
                           "base64 or float");
     }
   }
+  if (const YAML::Node* n = Find(entries, "api")) {
+    ASSIGN_OR_RETURN(config.api, fields.String(*n, JoinKey(key, "api"), "openai or anthropic"));
+    if (config.api != kApiOpenAi && config.api != kApiAnthropic) {
+      return fields.Error(JoinKey(key, "api"), absl::StrCat("'", config.api, "'"),
+                          "openai (chat completions, embeddings) or anthropic (the Messages API)");
+    }
+  }
+  if (const YAML::Node* n = Find(entries, "prompt_cache")) {
+    ASSIGN_OR_RETURN(config.prompt_cache, fields.Bool(*n, JoinKey(key, "prompt_cache")));
+    if (config.prompt_cache && config.api != kApiAnthropic) {
+      return fields.Error(JoinKey(key, "prompt_cache"), "applies to api: anthropic only",
+                          "nothing here (OpenAI-compatible providers cache long prompts on their own)");
+    }
+  }
   return config;
 }
 
@@ -329,6 +346,11 @@ absl::StatusOr<std::optional<ModelEndpoint>> RouteModel(const YamlFields& fields
   endpoint.remote_model = remote;
   Json extra = Json::parse(endpoint.provider.extra_body_json);
   if (!ref.extra_body_json.empty()) extra.update(Json::parse(ref.extra_body_json));
+  if (!effort.empty() && endpoint.provider.api == kApiAnthropic) {
+    return fields.Error(ref.key,
+                        absl::StrCat("'", ref.name, "' has a reasoning effort, which the Messages API has not"),
+                        "extra_body: {thinking: {type: enabled, budget_tokens: N}} for Anthropic's extended thinking");
+  }
   if (!effort.empty() && (extra.contains("reasoning_effort") || extra.contains("reasoning"))) {
     return fields.Error(ref.key, absl::StrCat("'", ref.name, "' has a reasoning effort and extra_body sets one too"),
                         "the effort in one place: reasoning_effort (or the name's :EFFORT suffix)");

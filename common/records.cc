@@ -10,6 +10,8 @@ CallCounters& CallCounters::operator+=(const CallCounters& other) {
   prompt_tokens += other.prompt_tokens;
   completion_tokens += other.completion_tokens;
   reasoning_tokens += other.reasoning_tokens;
+  cache_read_tokens += other.cache_read_tokens;
+  cache_write_tokens += other.cache_write_tokens;
   return *this;
 }
 
@@ -21,12 +23,14 @@ CallCounters& CallCounters::operator-=(const CallCounters& other) {
   prompt_tokens -= other.prompt_tokens;
   completion_tokens -= other.completion_tokens;
   reasoning_tokens -= other.reasoning_tokens;
+  cache_read_tokens -= other.cache_read_tokens;
+  cache_write_tokens -= other.cache_write_tokens;
   return *this;
 }
 
 bool CallCounters::IsZero() const {
   return requests == 0 && cache_hits == 0 && retries == 0 && errors == 0 && prompt_tokens == 0 &&
-         completion_tokens == 0 && reasoning_tokens == 0;
+         completion_tokens == 0 && reasoning_tokens == 0 && cache_read_tokens == 0 && cache_write_tokens == 0;
 }
 
 void MergeCallStats(const CallStats& from, CallStats& into) {

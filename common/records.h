@@ -100,7 +100,9 @@ struct CallCounters {
   int64_t errors = 0;
   int64_t prompt_tokens = 0;
   int64_t completion_tokens = 0;
-  int64_t reasoning_tokens = 0;  // of completion_tokens, as providers report them (priced as completion)
+  int64_t reasoning_tokens = 0;    // of completion_tokens, as providers report them (priced as completion)
+  int64_t cache_read_tokens = 0;   // of prompt_tokens, read from the provider's prompt cache
+  int64_t cache_write_tokens = 0;  // of prompt_tokens, written to it
 
   CallCounters& operator+=(const CallCounters& other);
   CallCounters& operator-=(const CallCounters& other);

@@ -156,6 +156,8 @@ Json CallStatsToJson(const CallStats& calls) {
              {"errors", c.errors},     {"prompt_tokens", c.prompt_tokens}, {"completion_tokens", c.completion_tokens}};
     // Only where a provider reported any, so summaries of models without reasoning are unchanged.
     if (c.reasoning_tokens != 0) entry["reasoning_tokens"] = c.reasoning_tokens;
+    if (c.cache_read_tokens != 0) entry["cache_read_tokens"] = c.cache_read_tokens;
+    if (c.cache_write_tokens != 0) entry["cache_write_tokens"] = c.cache_write_tokens;
   }
   return j;
 }
@@ -183,6 +185,8 @@ CallStats CallStatsFromJson(const Json& j) {
     out.prompt_tokens = CounterAt(c, "prompt_tokens");
     out.completion_tokens = CounterAt(c, "completion_tokens");
     out.reasoning_tokens = CounterAt(c, "reasoning_tokens");
+    out.cache_read_tokens = CounterAt(c, "cache_read_tokens");
+    out.cache_write_tokens = CounterAt(c, "cache_write_tokens");
   }
   return calls;
 }

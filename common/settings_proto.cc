@@ -28,6 +28,8 @@ void ToProto(const ModelEndpoint& e, v1::ModelEndpoint* out) {
   out->set_embed_encoding(p.embed_encoding);
   out->set_reasoning_effort(e.reasoning_effort);
   out->set_omit_temperature(e.omit_temperature);
+  out->set_api(p.api);
+  out->set_prompt_cache(p.prompt_cache);
 }
 
 ModelEndpoint FromProto(const v1::ModelEndpoint& e) {
@@ -55,6 +57,8 @@ ModelEndpoint FromProto(const v1::ModelEndpoint& e) {
   p.embed_encoding = e.embed_encoding();
   out.reasoning_effort = e.reasoning_effort();
   out.omit_temperature = e.omit_temperature();
+  p.api = e.api().empty() ? kApiOpenAi : e.api();
+  p.prompt_cache = e.prompt_cache();
   return out;
 }
 

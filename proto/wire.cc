@@ -89,6 +89,8 @@ void ToProto(const CallStats& calls, google::protobuf::RepeatedPtrField<v1::Call
     p->set_prompt_tokens(c.prompt_tokens);
     p->set_completion_tokens(c.completion_tokens);
     p->set_reasoning_tokens(c.reasoning_tokens);
+    p->set_cache_read_tokens(c.cache_read_tokens);
+    p->set_cache_write_tokens(c.cache_write_tokens);
   }
 }
 
@@ -103,6 +105,8 @@ CallStats FromProto(const google::protobuf::RepeatedPtrField<v1::CallCounter>& c
     c.prompt_tokens += p.prompt_tokens();
     c.completion_tokens += p.completion_tokens();
     c.reasoning_tokens += p.reasoning_tokens();
+    c.cache_read_tokens += p.cache_read_tokens();
+    c.cache_write_tokens += p.cache_write_tokens();
   }
   return out;
 }

@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "common/hashing.h"
 #include "common/json_util.h"
+#include "sim_server/sim_request_json.h"
 #include "worker/models/lexical_embedder.h"
 #include "worker/sim/sim_common.h"
 #include "worker/sim/sim_scoring.h"
@@ -27,30 +28,12 @@ constexpr int64_t kCreatedEpoch = 1735689600;
 constexpr uint64_t kSecondsPerYear = 365ull * 24 * 3600;
 constexpr int kDefaultMaxTokens = 4000;
 
-absl::Status Invalid(absl::string_view message) { return absl::InvalidArgumentError(message); }
-
-// The field `key` of `object`, or nullptr when it is absent or null.
-const Json* Find(const Json& object, const char* key) {
-  auto it = object.find(key);
-  return it == object.end() || it->is_null() ? nullptr : &*it;
-}
-
-absl::StatusOr<Json> ParseObject(absl::string_view body) {
-  absl::StatusOr<Json> json = ParseJson(std::string_view(body.data(), body.size()));
-  if (!json.ok()) {
-    return Invalid(absl::StrCat("the request body: ", json.status().message(),
-                                "; send one JSON object with Content-Type application/json"));
-  }
-  if (!json->is_object()) return Invalid("the request body must be a JSON object");
-  return json;
-}
-
-absl::StatusOr<std::string> RequiredString(const Json& object, const char* key) {
-  const Json* value = Find(object, key);
-  if (value == nullptr) return Invalid(absl::StrCat("'", key, "' is required"));
-  if (!value->is_string()) return Invalid(absl::StrCat("'", key, "' must be a string"));
-  return value->get<std::string>();
-}
+using sim_json::Find;
+using sim_json::Invalid;
+using sim_json::MessageContent;
+using sim_json::OptionalInt;
+using sim_json::ParseObject;
+using sim_json::RequiredString;
 
 // A request body naming its model: the JSON object and its required "model".
 struct ModelRequest {
@@ -64,32 +47,6 @@ absl::StatusOr<ModelRequest> ParseModelRequest(absl::string_view body) {
   absl::StatusOr<std::string> model = RequiredString(*json, "model");
   if (!model.ok()) return model.status();
   return ModelRequest{*std::move(json), *std::move(model)};
-}
-
-absl::StatusOr<std::optional<int64_t>> OptionalInt(const Json& object, const char* key) {
-  const Json* value = Find(object, key);
-  if (value == nullptr) return std::optional<int64_t>();
-  if (!value->is_number_integer()) return Invalid(absl::StrCat("'", key, "' must be an integer"));
-  if (value->is_number_unsigned()) return std::optional<int64_t>(static_cast<int64_t>(value->get<uint64_t>()));
-  return std::optional<int64_t>(value->get<int64_t>());
-}
-
-// Message content: a string, null, or an array of {"type": "text", "text": ...} parts (joined by "\n").
-absl::StatusOr<std::string> MessageContent(const Json& message) {
-  const Json* content = Find(message, "content");
-  if (content == nullptr) return std::string();
-  if (content->is_string()) return content->get<std::string>();
-  if (!content->is_array()) return Invalid("message 'content' must be a string or an array of text parts");
-  std::vector<std::string> texts;
-  for (const Json& part : *content) {
-    const Json* type = part.is_object() ? Find(part, "type") : nullptr;
-    const Json* text = part.is_object() ? Find(part, "text") : nullptr;
-    if (type == nullptr || *type != "text" || text == nullptr || !text->is_string()) {
-      return Invalid("only {\"type\": \"text\", \"text\": ...} content parts are supported");
-    }
-    texts.push_back(text->get<std::string>());
-  }
-  return absl::StrJoin(texts, "\n");
 }
 
 absl::StatusOr<ChatRequest> ParseChatRequest(const Json& json) {
@@ -118,9 +75,9 @@ absl::StatusOr<ChatRequest> ParseChatRequest(const Json& json) {
   for (const auto* field : {&max_tokens, &seed, &n}) {
     if (!field->ok()) return field->status();
   }
-  const int64_t max = max_tokens->value_or(kDefaultMaxTokens);
-  if (max < 1) return Invalid("'max_tokens' must be at least 1");
-  request.max_tokens = static_cast<int>(std::min<int64_t>(max, 1'000'000'000));
+  absl::StatusOr<int> max = sim_json::MaxTokens(max_tokens->value_or(kDefaultMaxTokens));
+  if (!max.ok()) return max.status();
+  request.max_tokens = *max;
   request.seed = static_cast<uint64_t>(seed->value_or(0));
   const int64_t choices = n->value_or(1);
   // ValidateRequest reports the range; keep the value representable until then.
@@ -147,6 +104,23 @@ SimHttpReply AnswerModelRequest(absl::string_view body, Answer answer) {
   absl::StatusOr<ModelRequest> parsed = ParseModelRequest(body);
   if (!parsed.ok()) return ToReply(parsed.status());
   return ToReply(answer(parsed->json, parsed->model));
+}
+
+// The texts of an embeddings request's "input".
+absl::StatusOr<std::vector<std::string>> EmbeddingInputs(const Json& json) {
+  std::vector<std::string> texts;
+  const Json* input = Find(json, "input");
+  if (input != nullptr && input->is_string()) {
+    texts.push_back(input->get<std::string>());
+  } else if (input != nullptr && input->is_array() && !input->empty()) {
+    for (const Json& item : *input) {
+      if (!item.is_string()) return Invalid("'input' items must be strings (token arrays are not supported)");
+      texts.push_back(item.get<std::string>());
+    }
+  } else {
+    return Invalid("'input' must be a string or a non-empty array of strings");
+  }
+  return texts;
 }
 
 std::string Base64Floats(const Embedding& vector) {
@@ -249,47 +223,77 @@ absl::StatusOr<std::unique_ptr<SimApi>> SimApi::Create(Executor* executor) {
   return api;
 }
 
+int64_t SimApi::AdmissionTokens(const ChatRequest& request) {
+  return sim::CountPromptWords(request) + static_cast<int64_t>(request.max_tokens) * std::max(request.n, 1);
+}
+
+absl::StatusOr<SimChatAnswer> SimApi::Chat(const std::string& requested_model, const ChatRequest& request) {
+  SimChatAnswer answer;
+  answer.model = NormaliseModel(requested_model);
+  absl::StatusOr<ChatReply> reply;
+  if (auto g = generators_.find(answer.model); g != generators_.end()) {
+    reply = g->second->Generate(request);
+  } else if (auto j = judges_.find(answer.model); j != judges_.end()) {
+    reply = j->second->Judge(request);
+  } else {
+    std::vector<std::string> known;
+    for (const auto& [id, unused] : generators_) known.push_back(id);
+    for (const auto& [id, unused] : judges_) known.push_back(id);
+    return absl::NotFoundError(
+        absl::StrCat("The model '", requested_model, "' does not exist; known models: ", absl::StrJoin(known, ", ")));
+  }
+  if (!reply.ok()) return Invalid(reply.status().message());
+  answer.reply = *std::move(reply);
+  answer.id = StableHasher()
+                  .Add(sim::RequestHash(request, answer.model))
+                  .Add(static_cast<uint64_t>(request.n))
+                  .Add(static_cast<uint64_t>(request.max_tokens))
+                  .Finish();
+  return answer;
+}
+
 SimHttpReply SimApi::ChatCompletions(absl::string_view body) {
   return AnswerModelRequest(body, [&](const Json& json, const std::string& requested) -> absl::StatusOr<Json> {
-    const std::string model = NormaliseModel(requested);
     absl::StatusOr<ChatRequest> request = ParseChatRequest(json);
     if (!request.ok()) return request.status();
-    absl::StatusOr<ChatReply> reply;
-    if (auto g = generators_.find(model); g != generators_.end()) {
-      reply = g->second->Generate(*request);
-    } else if (auto j = judges_.find(model); j != judges_.end()) {
-      reply = j->second->Judge(*request);
-    } else {
-      std::vector<std::string> known;
-      for (const auto& [id, unused] : generators_) known.push_back(id);
-      for (const auto& [id, unused] : judges_) known.push_back(id);
-      return absl::NotFoundError(
-          absl::StrCat("The model '", requested, "' does not exist; known models: ", absl::StrJoin(known, ", ")));
-    }
-    if (!reply.ok()) return Invalid(reply.status().message());
-    const uint64_t id = StableHasher()
-                            .Add(sim::RequestHash(*request, model))
-                            .Add(static_cast<uint64_t>(request->n))
-                            .Add(static_cast<uint64_t>(request->max_tokens))
-                            .Finish();
+    absl::StatusOr<SimChatAnswer> answer = Chat(requested, *request);
+    if (!answer.ok()) return answer.status();
+    const ChatReply& reply = answer->reply;
     Json choices = Json::array();
-    for (size_t i = 0; i < reply->choices.size(); ++i) {
+    for (size_t i = 0; i < reply.choices.size(); ++i) {
       choices.push_back({{"index", i},
-                         {"message", {{"role", "assistant"}, {"content", reply->choices[i]}}},
+                         {"message", {{"role", "assistant"}, {"content", reply.choices[i]}}},
                          {"logprobs", nullptr},
                          {"finish_reason", "stop"}});
     }
-    return Json{{"id", absl::StrCat("chatcmpl-sim-", HexId(id))},
+    return Json{{"id", absl::StrCat("chatcmpl-sim-", HexId(answer->id))},
                 {"object", "chat.completion"},
                 {"created", kCreatedEpoch + static_cast<int64_t>(request->seed % kSecondsPerYear)},
-                {"model", model},
+                {"model", answer->model},
                 {"system_fingerprint", "noveltygrid-sim"},
                 {"choices", std::move(choices)},
                 {"usage",
-                 {{"prompt_tokens", reply->prompt_tokens},
-                  {"completion_tokens", reply->completion_tokens},
-                  {"total_tokens", reply->prompt_tokens + reply->completion_tokens}}}};
+                 {{"prompt_tokens", reply.prompt_tokens},
+                  {"completion_tokens", reply.completion_tokens},
+                  {"total_tokens", reply.prompt_tokens + reply.completion_tokens}}}};
   });
+}
+
+int64_t SimApi::ChatCompletionTokens(absl::string_view body) {
+  absl::StatusOr<Json> json = ParseObject(body);
+  if (!json.ok()) return 0;
+  absl::StatusOr<ChatRequest> request = ParseChatRequest(*json);
+  return request.ok() ? AdmissionTokens(*request) : 0;
+}
+
+int64_t SimApi::EmbeddingTokens(absl::string_view body) {
+  absl::StatusOr<Json> json = ParseObject(body);
+  absl::StatusOr<std::vector<std::string>> texts =
+      json.ok() ? EmbeddingInputs(*json) : absl::StatusOr<std::vector<std::string>>(json.status());
+  if (!texts.ok()) return 0;
+  int64_t tokens = 0;
+  for (const std::string& text : *texts) tokens += sim::CountWords(text);
+  return tokens;
 }
 
 SimHttpReply SimApi::Embeddings(absl::string_view body) {
@@ -299,18 +303,9 @@ SimHttpReply SimApi::Embeddings(absl::string_view body) {
       return absl::NotFoundError(
           absl::StrCat("The model '", model, "' does not exist; embedding models: lexical, lexical-D (D in 1..65536)"));
     }
-    std::vector<std::string> texts;
-    const Json* input = Find(json, "input");
-    if (input != nullptr && input->is_string()) {
-      texts.push_back(input->get<std::string>());
-    } else if (input != nullptr && input->is_array() && !input->empty()) {
-      for (const Json& item : *input) {
-        if (!item.is_string()) return Invalid("'input' items must be strings (token arrays are not supported)");
-        texts.push_back(item.get<std::string>());
-      }
-    } else {
-      return Invalid("'input' must be a string or a non-empty array of strings");
-    }
+    absl::StatusOr<std::vector<std::string>> inputs = EmbeddingInputs(json);
+    if (!inputs.ok()) return inputs.status();
+    const std::vector<std::string>& texts = *inputs;
     std::string format = "float";
     if (const Json* f = Find(json, "encoding_format"); f != nullptr) {
       if (!f->is_string() || (*f != "float" && *f != "base64")) {

@@ -8,6 +8,10 @@
 //                    "sim:judge" and "sim:judge-flaky" (the flaky judge is not reproducible by design);
 //                    a bare "NAME" means "sim:NAME". `created` comes from the seed, `id` from a hash of
 //                    the request, so the same request always gets the same body.
+//   Messages         POST /v1/messages (Anthropic): see anthropic_api.h. It answers through Chat, the
+//                    code ChatCompletions answers with, so the same conversation, temperature, seed
+//                    and max_tokens give the same text on both routes. Anthropic's API has no seed:
+//                    the route reads an optional integer "seed" body field (default 0, as here).
 //   Embeddings       POST /v1/embeddings (OpenAI). Body: {model: "lexical" | "lexical-D", input: string
 //                    or array of strings, encoding_format: "float" (default) | "base64" (little-endian
 //                    float32), dimensions (optional; must equal D)}.
@@ -25,12 +29,13 @@
 //                    {"model": M, "scores": [SimReward(P, R), ...]} in input order.
 //
 // Errors use the OpenAI error body {"error": {"message", "type", "code"}}: 400 invalid_request_error
-// for malformed JSON or fields, 404 model_not_found for an unknown model.
+// for malformed JSON or fields, 404 model_not_found for an unknown model (Messages: Anthropic's shape).
 //
 // Thread-safe: the models are immutable after construction (the flaky judge's counter is atomic).
 #ifndef NOVELTYGRID_SIM_SERVER_SIM_API_H_
 #define NOVELTYGRID_SIM_SERVER_SIM_API_H_
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -51,6 +56,13 @@ struct SimHttpReply {
 // The OpenAI-style error body {"error": {"message": ..., "type": ..., "code": ...}} with `status`.
 SimHttpReply SimErrorReply(int status, absl::string_view message, absl::string_view type, absl::string_view code);
 
+// The chat models' answer to one request, whichever route asked.
+struct SimChatAnswer {
+  std::string model;  // normalised: "sim:explorer" for "explorer"
+  ChatReply reply;
+  uint64_t id = 0;  // a hash of the request (messages, seed, temperature, model, n, max_tokens)
+};
+
 class SimApi {
  public:
   // `executor` is only needed to construct the models (their synchronous paths never use it); it must
@@ -59,6 +71,15 @@ class SimApi {
 
   SimHttpReply ChatCompletions(absl::string_view body);
   SimHttpReply Embeddings(absl::string_view body);
+  // The chat model `requested_model` (bare names mean "sim:NAME") answering `request`: NotFound for
+  // an unknown model, InvalidArgument for a request the model refuses.
+  absl::StatusOr<SimChatAnswer> Chat(const std::string& requested_model, const ChatRequest& request);
+
+  // Tokens a request is charged when rate limits admit it (before it is answered): the prompt's
+  // tokens (words, as usage counts them) plus max_tokens per choice. 0 for bodies that do not parse.
+  static int64_t AdmissionTokens(const ChatRequest& request);
+  int64_t ChatCompletionTokens(absl::string_view body);
+  int64_t EmbeddingTokens(absl::string_view body);  // the input's tokens
   SimHttpReply Predict(absl::string_view body);
   SimHttpReply Reward(absl::string_view body);
 

@@ -30,6 +30,8 @@ constexpr size_t kMaxBodyBytes = 64u << 20;
 constexpr size_t kMaxHeaderBytes = 64u << 10;
 constexpr size_t kTimeoutPromisedBytes = 1024;  // the timeout fault's Content-Length, never sent
 
+// "all" and the default: every kind but 529 (added later; leaving it out keeps the fault sequences of
+// existing seeds).
 const std::vector<SimFault>& AllFaults() {
   static const std::vector<SimFault> all = {SimFault::kRateLimit, SimFault::kServerError, SimFault::kTimeout,
                                             SimFault::kMalformed, SimFault::kTruncated};
@@ -41,6 +43,13 @@ HttpResponse JsonResponse(SimHttpReply reply) {
   response.status = reply.status;
   response.body = std::move(reply.body);
   return response;
+}
+
+// An error in the shape of the endpoint's provider: Anthropic's on /v1/messages, else OpenAI's (with
+// `type` and `code`).
+HttpResponse ErrorResponse(bool anthropic, int status, absl::string_view message, absl::string_view type,
+                           absl::string_view code) {
+  return JsonResponse(anthropic ? AnthropicErrorReply(status, message) : SimErrorReply(status, message, type, code));
 }
 
 HttpReply Now(HttpResponse response) {
@@ -91,6 +100,8 @@ absl::StatusOr<std::vector<SimFault>> ParseSimFaults(absl::string_view list) {
       add(SimFault::kRateLimit);
     } else if (item == "500") {
       add(SimFault::kServerError);
+    } else if (item == "529") {
+      add(SimFault::kOverloaded);
     } else if (item == "timeout") {
       add(SimFault::kTimeout);
     } else if (item == "malformed") {
@@ -101,7 +112,7 @@ absl::StatusOr<std::vector<SimFault>> ParseSimFaults(absl::string_view list) {
       for (SimFault f : AllFaults()) add(f);
     } else {
       return absl::InvalidArgumentError(absl::StrCat("unknown fault '", item, "' in '", list,
-                                                     "'; known: 429, 500, timeout, malformed, truncated, all"));
+                                                     "'; known: 429, 500, 529, timeout, malformed, truncated, all"));
     }
   }
   return faults;
@@ -117,12 +128,14 @@ std::string SimStatsJson(const SimServerStats& stats) {
                        {"embeddings", stats.embeddings},
                        {"classify", stats.classify},
                        {"reward", stats.reward},
+                       {"messages", stats.messages},
                        {"faults_injected", stats.faults_injected},
                        {"unauthorized", stats.unauthorized},
+                       {"rate_limited", stats.rate_limited},
                        {"in_flight_peak", stats.in_flight_peak}});
 }
 
-SimServer::SimServer() = default;
+SimServer::SimServer(const Clock* clock) : clock_(clock) {}
 
 SimServer::~SimServer() { Stop(); }
 
@@ -143,12 +156,17 @@ absl::StatusOr<int> SimServer::Start(const SimServerOptions& options) {
       options.port > 65535) {
     return absl::InvalidArgumentError("latency and jitter must be >= 0, threads >= 1, port in 0..65535");
   }
+  if (options.rate_limits.requests_per_minute < 0 || options.rate_limits.tokens_per_minute < 0) {
+    return absl::InvalidArgumentError("requests and tokens per minute must be >= 0 (0: unlimited)");
+  }
   options_ = options;
   if (options_.faults.empty()) options_.faults = AllFaults();
   executor_ = std::make_unique<ThreadPool>(1);
   absl::StatusOr<std::unique_ptr<SimApi>> api = SimApi::Create(executor_.get());
   if (!api.ok()) return api.status();
   api_ = *std::move(api);
+  anthropic_ = std::make_unique<AnthropicApi>(api_.get(), clock_);
+  limiter_ = std::make_unique<RateLimiter>(options_.rate_limits, clock_);
 
   http_ = std::make_unique<EpollHttpServer>(
       [this](HttpRequest& request) { return Route(request); },
@@ -171,13 +189,23 @@ void SimServer::Stop() {
 }
 
 SimServerStats SimServer::stats() const {
-  return SimServerStats{counters_.chat.load(),          counters_.embeddings.load(), counters_.classify.load(),
-                        counters_.reward.load(),        counters_.faults.load(),     counters_.unauthorized.load(),
-                        counters_.in_flight_peak.load()};
+  SimServerStats stats;
+  stats.chat = counters_.chat.load();
+  stats.embeddings = counters_.embeddings.load();
+  stats.classify = counters_.classify.load();
+  stats.reward = counters_.reward.load();
+  stats.messages = counters_.messages.load();
+  stats.faults_injected = counters_.faults.load();
+  stats.unauthorized = counters_.unauthorized.load();
+  stats.rate_limited = counters_.rate_limited.load();
+  stats.in_flight_peak = counters_.in_flight_peak.load();
+  return stats;
 }
 
-bool SimServer::Authorized(const HttpRequest& request) const {
+bool SimServer::Authorized(Endpoint endpoint, const HttpRequest& request) const {
   if (options_.api_key.empty()) return true;
+  // Anthropic clients send x-api-key (newer SDKs send the key as a bearer token, as OpenAI's do).
+  if (endpoint == Endpoint::kMessages && SameSecret(request.Header("x-api-key"), options_.api_key)) return true;
   absl::string_view token = request.Header("Authorization");
   if (!absl::ConsumePrefix(&token, "Bearer ")) return false;
   return SameSecret(token, options_.api_key);
@@ -190,6 +218,7 @@ HttpReply SimServer::Route(HttpRequest& request) {
     // /v1/predict too: a provider whose base_url ends in /v1 reaches the classifier at BASE/predict.
     if (request.path == "/predict" || request.path == "/v1/predict") return Serve(Endpoint::kClassify, request);
     if (request.path == "/v1/reward") return Serve(Endpoint::kReward, request);
+    if (request.path == "/v1/messages") return Serve(Endpoint::kMessages, request);
   } else if (request.method == "GET") {
     if (request.path == "/stats") return Now(JsonResponse(SimHttpReply{200, SimStatsJson(stats())}));
     if (request.path == "/health") {
@@ -203,18 +232,45 @@ HttpReply SimServer::Route(HttpRequest& request) {
                                         "invalid_request_error", "")));
 }
 
-HttpReply SimServer::Serve(Endpoint endpoint, HttpRequest& request) {
-  if (!Authorized(request)) {
-    ++counters_.unauthorized;
-    return Now(
-        JsonResponse(SimErrorReply(401, "Incorrect API key provided", "invalid_request_error", "invalid_api_key")));
+std::optional<HttpResponse> SimServer::Limit(Endpoint endpoint, absl::string_view body, Headers* headers) {
+  if (!limiter_->enabled() || endpoint == Endpoint::kClassify || endpoint == Endpoint::kReward) return std::nullopt;
+  int64_t tokens = 0;
+  if (options_.rate_limits.tokens_per_minute > 0) {  // else the body need not be read here
+    tokens = endpoint == Endpoint::kChat         ? api_->ChatCompletionTokens(body)
+             : endpoint == Endpoint::kEmbeddings ? api_->EmbeddingTokens(body)
+                                                 : anthropic_->MessagesTokens(body);
   }
+  const RateDecision decision = limiter_->Admit(tokens);
+  const bool anthropic = endpoint == Endpoint::kMessages;
+  *headers = anthropic ? AnthropicRateLimitHeaders(decision) : OpenAiRateLimitHeaders(decision);
+  if (decision.admitted) return std::nullopt;
+  ++counters_.rate_limited;
+  HttpResponse refused = ErrorResponse(anthropic, 429, decision.message, decision.limited_by, "rate_limit_exceeded");
+  refused.headers = *headers;
+  refused.headers.emplace_back("retry-after", SecondsToRetry(decision.retry_after));
+  return refused;
+}
+
+HttpReply SimServer::Serve(Endpoint endpoint, HttpRequest& request) {
+  const bool anthropic = endpoint == Endpoint::kMessages;
+  if (!Authorized(endpoint, request)) {
+    ++counters_.unauthorized;
+    return Now(ErrorResponse(anthropic, 401, anthropic ? "invalid x-api-key" : "Incorrect API key provided",
+                             "invalid_request_error", "invalid_api_key"));
+  }
+  Headers limits;
+  if (std::optional<HttpResponse> refused = Limit(endpoint, request.body, &limits)) return Now(*std::move(refused));
   // Requests being handled at once (latency included), and the most seen: how tests check that
   // clients respect a provider's in-flight limit.
   InFlight in_flight(&counters_.in_flight, &counters_.in_flight_peak);
   std::atomic<int64_t>* const requests[] = {&counters_.chat, &counters_.embeddings, &counters_.classify,
-                                            &counters_.reward};  // by Endpoint
+                                            &counters_.reward, &counters_.messages};  // by Endpoint
   ++*requests[static_cast<int>(endpoint)];
+  if (anthropic && request.Header("anthropic-version").empty()) {
+    HttpResponse missing = ErrorResponse(true, 400, "anthropic-version: header is required", "", "");
+    missing.headers = std::move(limits);
+    return Now(std::move(missing));
+  }
   // Fault and jitter draws follow (seed, sequence number) only.
   sim::SimRng rng(StableHasher().Add("serve-sim").Add(options_.seed).Add(sequence_.fetch_add(1)).Finish());
   const bool inject = rng.Uniform() < options_.fault_rate;
@@ -234,31 +290,43 @@ HttpReply SimServer::Serve(Endpoint endpoint, HttpRequest& request) {
                        return cut;
                      }};
   }
-  return HttpReply{
-      absl::Milliseconds(options_.latency_ms) + absl::Milliseconds(jitter),
-      [this, endpoint, fault, body = std::move(request.body), in_flight = std::move(in_flight)](bool stopping) {
-        if (stopping) {
-          return JsonResponse(SimErrorReply(503, "the simulated server is shutting down", "server_error", ""));
-        }
-        return Answer(endpoint, fault, body);
-      }};
+  return HttpReply{absl::Milliseconds(options_.latency_ms) + absl::Milliseconds(jitter),
+                   [this, endpoint, fault, body = std::move(request.body), limits = std::move(limits),
+                    in_flight = std::move(in_flight)](bool stopping) mutable {
+                     HttpResponse response =
+                         stopping ? ErrorResponse(endpoint == Endpoint::kMessages, 503,
+                                                  "the simulated server is shutting down", "server_error", "")
+                                  : Answer(endpoint, fault, body);
+                     response.headers.insert(response.headers.end(), std::make_move_iterator(limits.begin()),
+                                             std::make_move_iterator(limits.end()));
+                     return response;
+                   }};
 }
 
 HttpResponse SimServer::Answer(Endpoint endpoint, const std::optional<SimFault>& fault, absl::string_view body) {
+  const bool anthropic = endpoint == Endpoint::kMessages;
   if (fault == SimFault::kRateLimit) {
-    HttpResponse response = JsonResponse(
-        SimErrorReply(429, "Rate limit reached (simulated fault); retry after 1 s", "requests", "rate_limit_exceeded"));
+    HttpResponse response = ErrorResponse(anthropic, 429, "Rate limit reached (simulated fault); retry after 1 s",
+                                          "requests", "rate_limit_exceeded");
     response.headers = {{"Retry-After", "1"}, {"retry-after-ms", "200"}};
     return response;
   }
   if (fault == SimFault::kServerError) {
-    return JsonResponse(SimErrorReply(500, "The server had an error while processing your request (simulated fault)",
-                                      "server_error", ""));
+    return ErrorResponse(anthropic, 500, "The server had an error while processing your request (simulated fault)",
+                         "server_error", "");
   }
-  using Handler = SimHttpReply (SimApi::*)(absl::string_view);
-  static constexpr Handler kHandlers[] = {&SimApi::ChatCompletions, &SimApi::Embeddings, &SimApi::Predict,
-                                          &SimApi::Reward};  // by Endpoint
-  SimHttpReply reply = (api_.get()->*kHandlers[static_cast<int>(endpoint)])(body);
+  if (fault == SimFault::kOverloaded) {
+    return ErrorResponse(anthropic, 529, "The server is overloaded (simulated fault)", "server_error", "overloaded");
+  }
+  SimHttpReply reply;
+  if (anthropic) {
+    reply = anthropic_->Messages(body);
+  } else {
+    using Handler = SimHttpReply (SimApi::*)(absl::string_view);
+    static constexpr Handler kHandlers[] = {&SimApi::ChatCompletions, &SimApi::Embeddings, &SimApi::Predict,
+                                            &SimApi::Reward};  // by Endpoint
+    reply = (api_.get()->*kHandlers[static_cast<int>(endpoint)])(body);
+  }
   if (fault == SimFault::kMalformed) {
     reply = SimHttpReply{200, "<html><body>upstream proxy error (simulated malformed response)</body></html>"};
   } else if (fault == SimFault::kTruncated) {

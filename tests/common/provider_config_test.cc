@@ -216,5 +216,33 @@ TEST(ProviderConfigTest, ReasoningSettingsThatWouldMisreportARunAreRefused) {
   EXPECT_TRUE(Parse(one_temperature).ok()) << Parse(one_temperature).status();
 }
 
+TEST(ProviderConfigTest, TheAnthropicApiServesChatRolesWithinItsLimits) {
+  auto config = Parse(Config("[anthropic:claude-sonnet-4-5]", "providers:\n  anthropic: {prompt_cache: true}\n"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  const ModelEndpoint& claude = config->endpoints.at("anthropic:claude-sonnet-4-5");
+  EXPECT_EQ(claude.provider.api, kApiAnthropic);
+  EXPECT_EQ(claude.provider.base_url, "https://api.anthropic.com/v1");
+  EXPECT_EQ(claude.provider.api_key_env, "ANTHROPIC_API_KEY");
+  EXPECT_TRUE(claude.provider.prompt_cache);
+  EXPECT_THAT(Error(Config("[openai:gpt-4o]", "providers:\n  openai: {prompt_cache: true}\n")),
+              HasSubstr("providers.openai.prompt_cache: applies to api: anthropic only"));
+  EXPECT_THAT(Error(Config("[lab:m]", "providers:\n  lab: {base_url: 'http://x/v1', api: gemini}\n")),
+              HasSubstr("providers.lab.api: 'gemini'"));
+  EXPECT_THAT(Error(Config("[sim:explorer]", "", "embedder: anthropic:voyage\n")),
+              HasSubstr("embedder: 'anthropic:voyage' is served by the Messages API"));
+  EXPECT_THAT(Error(Config("['anthropic:claude:high']", "")), HasSubstr("which the Messages API has not"));
+  const std::string hot =
+      "models: [anthropic:claude]\ntemperatures: [0.7, 1.5]\naidanbench:\n  questions: " + kPaperQuestions + "\n";
+  EXPECT_THAT(Error(hot), AllOf(HasSubstr("models[0]: 'anthropic:claude' is served by the Messages API, whose "
+                                          "temperature ends at 1"),
+                                HasSubstr("1.5")));
+  const std::string novelty =
+      "models: [{name: sim:explorer, provider: claude}]\ntemperatures: [1.0]\n"
+      "providers:\n  claude: {base_url: 'http://127.0.0.1:9/v1', api: anthropic}\nnoveltybench:\n  prompts: " +
+      SharedData("noveltybench/curated.jsonl") + "\n";
+  EXPECT_THAT(Error(novelty), HasSubstr("noveltybench: {ask_n: false}"));
+  EXPECT_TRUE(Parse(novelty + "  ask_n: false\n").ok()) << Parse(novelty + "  ask_n: false\n").status();
+}
+
 }  // namespace
 }  // namespace noveltygrid

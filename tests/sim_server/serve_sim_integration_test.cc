@@ -80,5 +80,39 @@ TEST(ServeSimIntegration, HelpAndBadFlags) {
   }
 }
 
+// --requests-per-minute reaches the server: the second request of the minute gets 429 (the bucket
+// refills one request per minute, so the test would need to stall a minute to see otherwise).
+TEST(ServeSimIntegration, RateLimitFlags) {
+  if (Binary().empty()) GTEST_SKIP() << "NOVELTYGRID_BIN is not set (run under ctest)";
+  std::unique_ptr<Process> sim = Start({"--listen", "127.0.0.1:0", "--requests-per-minute", "1"});
+  ASSERT_NE(sim, nullptr);
+  const std::string prefix = "noveltygrid serve-sim: listening on 127.0.0.1:";
+  absl::StatusOr<std::string> line = sim->WaitForStdoutPrefix(prefix);
+  ASSERT_TRUE(line.ok()) << line.status() << sim->Output();
+  int port = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(line->substr(prefix.size()), &port)) << *line;
+  httplib::Client client("127.0.0.1", port);
+  const std::string body = R"({"model":"explorer","messages":[{"role":"user","content":"Name a use for a brick."}]})";
+  httplib::Result first = client.Post("/v1/chat/completions", body, "application/json");
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->status, 200) << first->body;
+  EXPECT_EQ(first->get_header_value("x-ratelimit-limit-requests"), "1");
+  EXPECT_EQ(first->get_header_value("x-ratelimit-remaining-requests"), "0");
+  httplib::Result second = client.Post("/v1/chat/completions", body, "application/json");
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->status, 429) << second->body;
+  int retry_after = 0;
+  EXPECT_TRUE(absl::SimpleAtoi(second->get_header_value("retry-after"), &retry_after));
+  EXPECT_GE(retry_after, 1);
+  EXPECT_LE(retry_after, 60);
+  EXPECT_EQ(nlohmann::json::parse(client.Get("/stats")->body)["rate_limited"], 1);
+  sim->Signal(SIGTERM);
+  EXPECT_EQ(sim->Wait(), 0) << sim->Output();
+
+  std::unique_ptr<Process> bad = Start({"--listen", "127.0.0.1:0", "--tokens-per-minute", "-5"});
+  ASSERT_NE(bad, nullptr);
+  EXPECT_EQ(bad->Wait(), 2) << bad->Output();
+}
+
 }  // namespace
 }  // namespace noveltygrid

@@ -1,5 +1,6 @@
-// What the SimServer tests share (sim_server_test.cc, sim_server_fault_test.cc): a server started
-// in-process on 127.0.0.1:0 with cpp-httplib's client to talk to it, and helpers for the replies.
+// What the SimServer tests share (sim_server_test.cc, sim_server_fault_test.cc, anthropic_api_test.cc,
+// rate_limiter_test.cc): a server started in-process on 127.0.0.1:0 (on the clock the test gives)
+// with cpp-httplib's client to talk to it, and helpers for the replies.
 #ifndef NOVELTYGRID_TESTS_SIM_SERVER_SIM_SERVER_FIXTURE_H_
 #define NOVELTYGRID_TESTS_SIM_SERVER_SIM_SERVER_FIXTURE_H_
 
@@ -14,6 +15,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "common/clock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "sim_server/sim_server.h"
@@ -29,7 +31,8 @@ inline constexpr char kChatBody[] =
 
 class Running {
  public:
-  explicit Running(SimServerOptions options = {}) {
+  // `clock` (rate limits, prompt-cache lifetimes) must outlive this object.
+  explicit Running(SimServerOptions options = {}, const Clock* clock = SystemClockInstance()) : server_(clock) {
     absl::StatusOr<int> port = server_.Start(options);
     EXPECT_TRUE(port.ok()) << port.status();
     port_ = port.value_or(0);

@@ -209,8 +209,10 @@ TEST(SimServer, StatsCountRequestsPerEndpoint) {
                          {"embeddings", 1},
                          {"classify", 1},
                          {"reward", 2},
+                         {"messages", 0},
                          {"faults_injected", 0},
                          {"unauthorized", 0},
+                         {"rate_limited", 0},
                          {"in_flight_peak", 1}}));
   httplib::Result health = sim.Get("/health");
   ASSERT_TRUE(health);

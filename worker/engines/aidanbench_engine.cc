@@ -92,7 +92,8 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
     for (const StepRecord& a : result_.answers) previous.push_back(a.answer);
 
     ChatRequest request;
-    request.messages.push_back({"user", options_.templates->GenerationPrompt(result_.unit.item_text, previous)});
+    request.messages.push_back({"user", options_.templates->GenerationPrompt(result_.unit.item_text, previous),
+                                options_.templates->GenerationPrompt(result_.unit.item_text, {}).size()});
     request.temperature = result_.unit.temperature;
     request.max_tokens = options_.max_tokens;
     request.seed = options_.seed;

@@ -341,7 +341,12 @@ absl::StatusOr<std::unique_ptr<ProviderChannel>> ProviderChannel::Create(const P
   core->retry.max_backoff = config.max_backoff;
   core->retry.max_hint = max_hint;
   core->headers = {"Content-Type: application/json", "Accept: application/json"};
-  if (!key->empty()) core->headers.push_back(absl::StrCat("Authorization: Bearer ", *key));
+  if (config.api == kApiAnthropic) {
+    core->headers.push_back(absl::StrCat("anthropic-version: ", kAnthropicVersion));
+    if (!key->empty()) core->headers.push_back(absl::StrCat("x-api-key: ", *key));
+  } else if (!key->empty()) {
+    core->headers.push_back(absl::StrCat("Authorization: Bearer ", *key));
+  }
   core->key = *key;
   core->observer = std::move(observer);
   return std::make_unique<ProviderChannelImpl>(std::move(core));

@@ -8,9 +8,9 @@
 // to the limiter.
 //
 // Credentials: the key is read once at Create from the environment variable or file the config names
-// and sent as "Authorization: Bearer KEY"; it never appears in a Status, a log line or a result. A
-// 401 or 403 latches: every later call fails at once with the same error, without a request, so a
-// wrong key costs one request per call in flight rather than a retry storm.
+// and sent as "Authorization: Bearer KEY" (api: anthropic: "x-api-key: KEY", with "anthropic-version"); it never
+// appears in a Status, a log line or a result. A 401 or 403 latches: every later call fails at once with the same
+// error, without a request, so a wrong key costs one request per call in flight rather than a retry storm.
 //
 // Thread-safe; callbacks run on the executor.
 #ifndef NOVELTYGRID_WORKER_HTTP_PROVIDER_CHANNEL_H_

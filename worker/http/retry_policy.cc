@@ -129,7 +129,9 @@ int64_t UsageTokens(const Json& reply) {
   if (auto total = usage->find("total_tokens"); total != usage->end() && total->is_number()) {
     return number("total_tokens");
   }
-  return number("prompt_tokens") + number("completion_tokens");
+  // OpenAI's names, or Anthropic's (input_tokens excludes the cached part, which is counted apart).
+  return number("prompt_tokens") + number("completion_tokens") + number("input_tokens") + number("output_tokens") +
+         number("cache_creation_input_tokens") + number("cache_read_input_tokens");
 }
 
 // What a scan of a 2xx body finds without building a tree.
@@ -164,14 +166,18 @@ BodyScan ScanBody(absl::string_view body) {
         r.Skip();
         continue;
       }
-      std::optional<int64_t> total, prompt, completion;
+      std::optional<int64_t> total, prompt, completion, input, output, cache_write, cache_read;
       r.BeginObject();
       absl::string_view field;
       while (r.NextMember(&field)) {
-        std::optional<int64_t>* slot = field == "total_tokens"        ? &total
-                                       : field == "prompt_tokens"     ? &prompt
-                                       : field == "completion_tokens" ? &completion
-                                                                      : nullptr;
+        std::optional<int64_t>* slot = field == "total_tokens"                  ? &total
+                                       : field == "prompt_tokens"               ? &prompt
+                                       : field == "completion_tokens"           ? &completion
+                                       : field == "input_tokens"                ? &input
+                                       : field == "output_tokens"               ? &output
+                                       : field == "cache_creation_input_tokens" ? &cache_write
+                                       : field == "cache_read_input_tokens"     ? &cache_read
+                                                                                : nullptr;
         if (slot != nullptr && r.Peek() == JsonReader::Type::kNumber) {
           double value;
           bool is_integer;
@@ -182,7 +188,9 @@ BodyScan ScanBody(absl::string_view body) {
           r.Skip();
         }
       }
-      scan.usage_tokens = total.has_value() ? *total : prompt.value_or(0) + completion.value_or(0);
+      scan.usage_tokens = total.has_value() ? *total
+                                            : prompt.value_or(0) + completion.value_or(0) + input.value_or(0) +
+                                                  output.value_or(0) + cache_write.value_or(0) + cache_read.value_or(0);
     } else {
       r.Skip();
     }

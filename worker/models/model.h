@@ -21,6 +21,9 @@ namespace noveltygrid {
 struct ChatMessage {
   std::string role;  // "system", "user" or "assistant"
   std::string content;
+  // The bytes at the start of `content` that stay the same across a loop's requests (AidanBench: the
+  // question and instructions, before the previous answers); providers with prompt caching mark them.
+  size_t cache_prefix = 0;
 };
 
 struct ChatRequest {
@@ -37,8 +40,10 @@ struct ChatReply {
   std::vector<std::string> choices;  // exactly n entries on success
   int64_t prompt_tokens = 0;
   int64_t completion_tokens = 0;
-  int64_t reasoning_tokens = 0;  // of completion_tokens, those the model spent reasoning (where reported)
-  int retries = 0;               // extra HTTP attempts this reply took (0 for in-process models)
+  int64_t reasoning_tokens = 0;    // of completion_tokens, those the model spent reasoning (where reported)
+  int64_t cache_read_tokens = 0;   // of prompt_tokens, read from the provider's prompt cache
+  int64_t cache_write_tokens = 0;  // of prompt_tokens, written to it
+  int retries = 0;                 // extra HTTP attempts this reply took (0 for in-process models)
 };
 
 // Adds a successful reply's tokens (reasoning ones too) and transport retries to `counters`.
@@ -46,6 +51,8 @@ inline void CountReply(const ChatReply& reply, CallCounters& counters) {
   counters.prompt_tokens += reply.prompt_tokens;
   counters.completion_tokens += reply.completion_tokens;
   counters.reasoning_tokens += reply.reasoning_tokens;
+  counters.cache_read_tokens += reply.cache_read_tokens;
+  counters.cache_write_tokens += reply.cache_write_tokens;
   counters.retries += reply.retries;
 }
 

@@ -3,6 +3,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "worker/models/anthropic_chat_model.h"
 #include "worker/models/lexical_embedder.h"
 #include "worker/models/openai_models.h"
 
@@ -34,6 +35,12 @@ absl::StatusOr<std::unique_ptr<ChatModel>> MakeChatModel(const std::string& id, 
   if (endpoint != nullptr) {
     absl::StatusOr<ProviderChannel*> channel = ChannelFor(*endpoint, context);
     if (!channel.ok()) return channel.status();
+    if (endpoint->provider.api == kApiAnthropic) {
+      absl::StatusOr<std::unique_ptr<AnthropicChatModel>> model =
+          AnthropicChatModel::Create(*endpoint, *channel, context.executor);
+      if (!model.ok()) return model.status();
+      return std::unique_ptr<ChatModel>(std::move(*model));
+    }
     absl::StatusOr<std::unique_ptr<OpenAiChatModel>> model = OpenAiChatModel::Create(*endpoint, *channel);
     if (!model.ok()) return model.status();
     return std::unique_ptr<ChatModel>(std::move(*model));
@@ -47,6 +54,11 @@ absl::StatusOr<std::unique_ptr<ChatModel>> MakeChatModel(const std::string& id, 
 absl::StatusOr<std::unique_ptr<Embedder>> MakeEmbedder(const std::string& id, const ModelContext& context,
                                                        const ModelEndpoint* endpoint) {
   if (endpoint != nullptr) {
+    if (endpoint->provider.api == kApiAnthropic) {
+      return absl::InvalidArgumentError(absl::StrCat("model '", id, "': provider '", endpoint->provider.name,
+                                                     "' speaks the Messages API, which has "
+                                                     "no embeddings"));
+    }
     absl::StatusOr<ProviderChannel*> channel = ChannelFor(*endpoint, context);
     if (!channel.ok()) return channel.status();
     absl::StatusOr<HttpClient*> http = context.providers->Http();

@@ -13,32 +13,15 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sim_test_util.h"
+#include "tests/worker/models/scripted_channel.h"
 #include "worker/http/retry_policy.h"
 
 namespace noveltygrid {
 namespace {
 
+using modeltest::ScriptedChannel;
 using simtest::QueueExecutor;
 using ::testing::HasSubstr;
-
-// Records every PostJson; the test answers them.
-class ScriptedChannel : public ProviderChannel {
- public:
-  struct Call {
-    std::string path;
-    Json body;
-    JsonCallback done;
-  };
-  const ProviderConfig& config() const override { return config_; }
-  void PostJson(const std::string& path, Json body, JsonCallback done) override {
-    calls.push_back({path, std::move(body), std::move(done)});
-  }
-  ProviderChannelStats Stats() const override { return {}; }
-  std::vector<Call> calls;
-
- private:
-  ProviderConfig config_;
-};
 
 // Only the timers of an HttpClient, run by hand.
 class ManualTimers : public HttpClient {
