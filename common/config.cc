@@ -154,7 +154,7 @@ class SweepParser : private ConfigReader {
       }
     }
     RETURN_IF_ERROR(CheckOmittedTemperatures(config, model_refs));
-    RETURN_IF_ERROR(CheckAnthropicRoles(config, model_refs));
+    RETURN_IF_ERROR(CheckRoleSettings(config, model_refs));
     if (const YAML::Node* n = Find(entries, "prices")) {
       ASSIGN_OR_RETURN(config.prices, ParsePrices(fields_, *n, names));
     }
@@ -169,18 +169,41 @@ class SweepParser : private ConfigReader {
 
   using Temps = std::vector<double>;
 
-  // The Messages API has no embeddings and no `n`: an embedder there, or NoveltyBench asking one request
-  // for all k samples, cannot be served.
-  absl::Status CheckAnthropicRoles(const SweepConfig& config, const std::vector<ModelRef>& refs) {
+  // The models of roles that are not chat completions (embedder, pair classifier, reward model), with
+  // the key that names them.
+  std::vector<std::pair<std::string, std::string>> NonChatModels(const SweepConfig& config) const {
+    std::vector<std::pair<std::string, std::string>> models;
+    if (config.aidanbench.has_value()) models.emplace_back(config.embedder, "embedder");
+    if (config.noveltybench.has_value()) {
+      const v1::NoveltySettings& s = config.noveltybench->settings;
+      if (s.partitioner() == kPartitionerClassifier || s.partitioner() == kPartitionerEmbedding) {
+        models.emplace_back(s.partition_model(), "noveltybench.partition_model");
+      }
+      if (s.quality() == kQualityReward) models.emplace_back(s.quality_model(), "noveltybench.quality_model");
+    }
+    return models;
+  }
+
+  // The Messages API serves chat only, has no `n` and no temperature above 1; reasoning_effort and
+  // temperature: omit are chat settings. Sweeps that break these are refused here, not by every unit.
+  absl::Status CheckRoleSettings(const SweepConfig& config, const std::vector<ModelRef>& refs) {
     const auto anthropic = [&](const std::string& name) {
       const ModelEndpoint* e = FindEndpoint(config.endpoints, name);
       return e != nullptr && e->provider.api == kApiAnthropic;
     };
-    if (config.aidanbench.has_value() && anthropic(config.embedder)) {
-      return fields_.Error("embedder",
-                           absl::StrCat("'", config.embedder, "' is served by the Messages API (api: ", kApiAnthropic,
-                                        "), which has no embeddings"),
-                           "an embedder at an OpenAI-compatible provider, or lexical");
+    for (const auto& [name, key] : NonChatModels(config)) {
+      const ModelEndpoint* e = FindEndpoint(config.endpoints, name);
+      if (e == nullptr) continue;
+      if (e->provider.api == kApiAnthropic) {
+        return fields_.Error(key,
+                             absl::StrCat("'", name, "' is served by the Messages API (api: ", kApiAnthropic,
+                                          "), which has no embeddings, classifier or reward endpoint"),
+                             "this model at an OpenAI-compatible provider (or a built-in one)");
+      }
+      if (!e->reasoning_effort.empty() || e->omit_temperature) {
+        return fields_.Error(key, absl::StrCat("'", name, "' has reasoning_effort or temperature: omit"),
+                             "those settings on chat models only (generators and judges)");
+      }
     }
     for (const ModelRef& ref : refs) {
       const ModelEndpoint* e = FindEndpoint(config.endpoints, ref.name);
@@ -201,14 +224,16 @@ class SweepParser : private ConfigReader {
         }
       }
     }
-    if (!config.noveltybench.has_value() || !config.noveltybench->settings.ask_n() ||
-        config.noveltybench->settings.k() <= 1) {
-      return absl::OkStatus();
-    }
+    // NoveltyBench's standard and system-prompt modes ask for all k samples in one request (ask_n).
+    if (!config.noveltybench.has_value()) return absl::OkStatus();
+    const NoveltyBenchConfig& nb = *config.noveltybench;
+    const bool one_request_for_k = nb.settings.ask_n() && nb.settings.k() > 1 &&
+                                   std::any_of(nb.modes.begin(), nb.modes.end(), [](const std::string& m) {
+                                     return m == kModeStandard || m == kModeSystemPrompt;
+                                   });
+    if (!one_request_for_k) return absl::OkStatus();
     for (const ModelRef& ref : refs) {
-      if (!anthropic(ref.name) || absl::StartsWith(ref.key, "noveltybench") || !absl::StartsWith(ref.key, "models")) {
-        continue;
-      }
+      if (!anthropic(ref.name) || !absl::StartsWith(ref.key, "models")) continue;
       return fields_.Error(ref.key,
                            absl::StrCat("'", ref.name,
                                         "' is served by the Messages API, which has no n, and "

@@ -236,7 +236,8 @@ class NoveltyBenchSection : private ConfigReader {
     if (node == nullptr) {
       if (partitioner == kPartitionerEmbedding) return std::optional<ModelRef>(embedder);
       if (partitioner == kPartitionerLlm) return std::optional<ModelRef>(judge);
-      return std::optional<ModelRef>(ModelRef{"noveltybench.partitioner", kDefaultClassifier, "", "", "", 0});
+      return std::optional<ModelRef>(
+          ModelRef{"noveltybench.partitioner", kDefaultClassifier, "", "", "", 0, "", false});
     }
     ASSIGN_OR_RETURN(ModelRef ref, ParseModelRef(fields_, *node, kKey));
     if (ref.dimensions > 0 && partitioner != kPartitionerEmbedding) {
@@ -256,7 +257,7 @@ class NoveltyBenchSection : private ConfigReader {
     constexpr char kKey[] = "noveltybench.quality_model";
     if (node == nullptr) {
       if (quality == kQualityLlm) return std::optional<ModelRef>(judge);
-      return std::optional<ModelRef>(ModelRef{"noveltybench.quality", kDefaultRewardModel, "", "", "", 0});
+      return std::optional<ModelRef>(ModelRef{"noveltybench.quality", kDefaultRewardModel, "", "", "", 0, "", false});
     }
     ASSIGN_OR_RETURN(ModelRef ref, ParseModelRef(fields_, *node, kKey));
     if (ref.dimensions > 0) {

@@ -36,7 +36,7 @@ std::string Fingerprint(const ProviderConfig& p) {
                       absl::FormatDuration(p.timeout), "|", p.max_retries, "|", absl::FormatDuration(p.initial_backoff),
                       "|", absl::FormatDuration(p.max_backoff), "|", p.embed_batch, "|",
                       absl::FormatDuration(p.embed_wait), "|", p.extra_body_json, "|", p.max_tokens_field, "|",
-                      p.embed_encoding, "|", p.api, "|", p.prompt_cache);
+                      p.embed_encoding, "|", p.api, "|", p.prompt_cache, "|", p.learn_limits);
 }
 
 std::string Fingerprint(const ModelEndpoint& e) {

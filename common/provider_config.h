@@ -18,6 +18,7 @@
 //
 //       api: anthropic                     # the Messages API (default openai: chat completions)
 //       prompt_cache: true                 # anthropic: cache_control on the prompts' stable prefix
+//       learn_limits: false                # default true: unset limits learned from rate-limit headers
 //
 // Known names come with defaults: openai, openrouter, anthropic (keys from OPENAI_API_KEY /
 // OPENROUTER_API_KEY / ANTHROPIC_API_KEY), vllm, llamacpp, ollama (local base URLs, no key).
@@ -62,13 +63,16 @@ struct ProviderConfig {
   // Anthropic: mark the stable prefix of prompts that have one (AidanBench's question and instructions)
   // with cache_control, so the provider caches it across a loop's iterations.
   bool prompt_cache = false;
+  // Limits the config leaves at 0 are learned from the provider's rate-limit headers (a share of what it
+  // reports; worker/limits/learned_limits.h). `learn_limits: false` keeps the configured ones only.
+  bool learn_limits = true;
 };
 
 inline constexpr char kApiOpenAi[] = "openai";
 inline constexpr char kApiAnthropic[] = "anthropic";
 inline constexpr char kAnthropicVersion[] = "2023-06-01";
 
-// The defaults of a known provider name (openai, openrouter, vllm, llamacpp, ollama); nullopt for any
+// The defaults of a known provider name (openai, openrouter, anthropic, vllm, llamacpp, ollama); nullopt for any
 // other name, which must then be declared with a base_url.
 std::optional<ProviderConfig> KnownProviderDefaults(const std::string& name);
 

@@ -25,7 +25,7 @@ const std::vector<std::string>& ProviderKeys() {
                                    "timeout_s",     "max_retries",         "initial_backoff_ms",
                                    "max_backoff_s", "embed_batch",         "embed_wait_ms",
                                    "extra_body",    "max_tokens_field",    "embed_encoding",
-                                   "api",           "prompt_cache"};
+                                   "api",           "prompt_cache",        "learn_limits"};
   return *kKeys;
 }
 
@@ -205,6 +205,9 @@ absl::StatusOr<ProviderConfig> Provider(const YamlFields& fields, const std::str
                           "openai (chat completions, embeddings) or anthropic (the Messages API)");
     }
   }
+  if (const YAML::Node* n = Find(entries, "learn_limits")) {
+    ASSIGN_OR_RETURN(config.learn_limits, fields.Bool(*n, JoinKey(key, "learn_limits")));
+  }
   if (const YAML::Node* n = Find(entries, "prompt_cache")) {
     ASSIGN_OR_RETURN(config.prompt_cache, fields.Bool(*n, JoinKey(key, "prompt_cache")));
     if (config.prompt_cache && config.api != kApiAnthropic) {
@@ -331,7 +334,9 @@ absl::StatusOr<std::optional<ModelEndpoint>> RouteModel(const YamlFields& fields
                         absl::StrCat("a provider declared under providers:, or one of ", kKnownProviders));
   }
   std::string effort = ref.reasoning_effort;
-  if (const std::string suffix = EffortSuffix(remote); !suffix.empty()) {
+  // The suffix is read from the name only: a provider's model name given as `model:` is sent as written
+  // (a local server may call a model "foo:high").
+  if (const std::string suffix = ref.remote_model.empty() ? EffortSuffix(remote) : ""; !suffix.empty()) {
     if (!effort.empty() && effort != suffix) {
       return fields.Error(ref.key,
                           absl::StrCat("'", ref.name, "' ends in :", suffix, " but reasoning_effort is ", effort),
@@ -346,6 +351,17 @@ absl::StatusOr<std::optional<ModelEndpoint>> RouteModel(const YamlFields& fields
   endpoint.remote_model = remote;
   Json extra = Json::parse(endpoint.provider.extra_body_json);
   if (!ref.extra_body_json.empty()) extra.update(Json::parse(ref.extra_body_json));
+  if (endpoint.provider.api == kApiAnthropic) {
+    for (const char* reserved : {"system", "metadata"}) {
+      if (extra.contains(reserved)) {
+        return fields.Error(ref.key,
+                            absl::StrCat("'", ref.name, "': extra_body sets ", reserved,
+                                         ", which NoveltyGrid sets for every Messages API request"),
+                            "extra fields only (the system prompt comes from the benchmark, metadata carries the "
+                            "sweep's seed)");
+      }
+    }
+  }
   if (!effort.empty() && endpoint.provider.api == kApiAnthropic) {
     return fields.Error(ref.key,
                         absl::StrCat("'", ref.name, "' has a reasoning effort, which the Messages API has not"),

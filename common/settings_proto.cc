@@ -30,6 +30,7 @@ void ToProto(const ModelEndpoint& e, v1::ModelEndpoint* out) {
   out->set_omit_temperature(e.omit_temperature);
   out->set_api(p.api);
   out->set_prompt_cache(p.prompt_cache);
+  out->set_ignore_reported_limits(!p.learn_limits);
 }
 
 ModelEndpoint FromProto(const v1::ModelEndpoint& e) {
@@ -59,6 +60,7 @@ ModelEndpoint FromProto(const v1::ModelEndpoint& e) {
   out.omit_temperature = e.omit_temperature();
   p.api = e.api().empty() ? kApiOpenAi : e.api();
   p.prompt_cache = e.prompt_cache();
+  p.learn_limits = !e.ignore_reported_limits();
   return out;
 }
 

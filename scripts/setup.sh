@@ -4,7 +4,8 @@
 #   BUILD_DIR   build folder (default build)
 #   BUILD_TYPE  CMake build type (default RelWithDebInfo)
 #   CMAKE_ARGS  extra CMake arguments
-#   NOVELTYGRID_SETUP_SDK=1  also node/npm and the OpenAI and Anthropic SDK tests' packages (scripts/test.sh sets it)
+#   NOVELTYGRID_SETUP_SDK=1  also node/npm and the packages of the OpenAI and Anthropic SDK tests and of the
+#                            peer test (tests/peers/mock_llm; scripts/test.sh sets it)
 #   NOVELTYGRID_SETUP_BROWSER=1  also Debian's chromium, node/npm and tests/browser's packages (playwright-core),
 #                                for the report's browser test and scripts/report_screenshot.sh (scripts/test.sh
 #                                sets it)
@@ -54,6 +55,7 @@ npm_ci() {
 }
 if [ "$with_sdk" = 1 ]; then npm_ci tests/sdk/openai_node "the OpenAI SDK test"; fi
 if [ "$with_sdk" = 1 ]; then npm_ci tests/sdk/anthropic_node "the Anthropic SDK test"; fi
+if [ "$with_sdk" = 1 ]; then npm_ci tests/peers/mock_llm "the peer test against @dwmkerr/mock-llm"; fi
 if [ "$with_browser" = 1 ]; then npm_ci tests/browser "the report's browser test"; fi
 if [ "$with_k8s" = 1 ]; then npm_ci tests/k8s "the manifest validation (scripts/validate_k8s.sh)"; fi
 

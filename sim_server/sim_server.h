@@ -52,8 +52,10 @@
 // OpenAI error body. Responses: Content-Type, Content-Length (plus the 429's Retry-After headers and the
 // rate-limit headers); never compressed.
 //
-// Responses never depend on the wall clock: the same request body gets the same response body
-// (faults aside; on /v1/messages the usage's cache fields depend on what was asked before).
+// The text of a response never depends on the wall clock: the same request body gets the same answer.
+// Faults aside, only these depend on time or history: with rate limits, the rate-limit headers and the
+// 429s (token buckets on the server's clock); on /v1/messages, the usage's cache fields (what was asked
+// before, within the cache's lifetime).
 //
 // Thread-safety: Start and Stop from one owning thread; stats() from any thread. Requests are handled
 // on the event-loop threads (`threads` of them), which share only atomics and thread-safe objects

@@ -181,6 +181,11 @@ TEST(ProviderConfigTest, ReasoningEffortFromTheMapOrTheReferenceSuffix) {
   ASSERT_TRUE(ollama.ok());
   EXPECT_EQ(ollama->endpoints.at("ollama:llama3:8b").remote_model, "llama3:8b");
   EXPECT_EQ(ollama->endpoints.at("ollama:llama3:8b").reasoning_effort, "");
+  // A provider's model name given as `model:` is sent as written, whatever it ends with.
+  auto named = Parse(Config("[{name: local-high, provider: vllm, model: 'qwen:high'}]", ""));
+  ASSERT_TRUE(named.ok()) << named.status();
+  EXPECT_EQ(named->endpoints.at("local-high").remote_model, "qwen:high");
+  EXPECT_EQ(named->endpoints.at("local-high").reasoning_effort, "");
 
   // The effort and an omitted temperature are settings of the unit: they change its id, and only then.
   auto plain = Parse(Config("[openai:o3]", ""));
@@ -200,6 +205,8 @@ TEST(ProviderConfigTest, ReasoningSettingsThatWouldMisreportARunAreRefused) {
               HasSubstr("extra_body sets one too"));
   EXPECT_THAT(Error(Config("[{name: openai:o3, temperature: 0}]", "")),
               AllOf(HasSubstr("models[0].temperature: '0'"), HasSubstr("expected omit")));
+  EXPECT_THAT(Error(Config("[sim:explorer]", "", "embedder: {name: openai:e3, temperature: omit}\n")),
+              HasSubstr("embedder: 'openai:e3' has reasoning_effort or temperature: omit"));
   EXPECT_THAT(Error(Config("[{name: sim:explorer, reasoning_effort: high}]", "")),
               HasSubstr("runs in-process, where extra_body, dimensions, reasoning_effort"));
   // Several temperatures for a model that is never sent one: the ablation would be noise, so it is refused.
@@ -241,7 +248,22 @@ TEST(ProviderConfigTest, TheAnthropicApiServesChatRolesWithinItsLimits) {
       "providers:\n  claude: {base_url: 'http://127.0.0.1:9/v1', api: anthropic}\nnoveltybench:\n  prompts: " +
       SharedData("noveltybench/curated.jsonl") + "\n";
   EXPECT_THAT(Error(novelty), HasSubstr("noveltybench: {ask_n: false}"));
+  EXPECT_TRUE(Parse(novelty + "  modes: [in-context]\n").ok()) << "in-context asks one sample per request";
+  EXPECT_THAT(Error(Config("[anthropic:claude]", "providers:\n  anthropic: {extra_body: {metadata: {user_id: x}}}\n")),
+              HasSubstr("extra_body sets metadata, which NoveltyGrid sets for every Messages API request"));
   EXPECT_TRUE(Parse(novelty + "  ask_n: false\n").ok()) << Parse(novelty + "  ask_n: false\n").status();
+}
+
+// The README's realistic sweep loads as written, each model routed to its vendor's API.
+TEST(ProviderConfigTest, TheMixedProvidersExampleLoads) {
+  absl::StatusOr<SweepConfig> config = LoadSweepConfig(NOVELTYGRID_SOURCE_DIR "/examples/mixed-providers.yaml");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->endpoints.at("openai:o4-mini:high").reasoning_effort, "high");
+  EXPECT_EQ(config->endpoints.at("openai:o4-mini:high").remote_model, "o4-mini");
+  EXPECT_EQ(config->endpoints.at("claude-sonnet-4-5").provider.api, kApiAnthropic);
+  EXPECT_TRUE(config->endpoints.at("claude-sonnet-4-5").provider.prompt_cache);
+  EXPECT_EQ(config->endpoints.at("qwen2.5-72b-local").provider.base_url, "http://10.0.0.5:8000/v1");
+  EXPECT_EQ(config->prices.size(), 5u);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -48,6 +49,14 @@ class TempDir {
 };
 
 // A file under ../shared/data, as a normal absolute path (the config loader normalises paths too).
+// True under CI ($CI set, not "0" or "false"): tests that skip without an optional setup fail there.
+inline bool UnderCi() {
+  const char* ci = std::getenv("CI");
+  if (ci == nullptr) return false;
+  const std::string value = ci;
+  return !value.empty() && value != "0" && value != "false";
+}
+
 inline std::string SharedData(const std::string& relative) {
   return (std::filesystem::path(NOVELTYGRID_SHARED_DATA) / relative).lexically_normal().string();
 }

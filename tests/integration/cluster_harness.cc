@@ -175,6 +175,7 @@ std::unique_ptr<Process> ClusterTest::Spawn(std::vector<std::string> args, std::
                                             std::map<std::string, std::string> env) {
   ProcessOptions options;
   options.env = std::move(env);
+  options.timeout = process_timeout_;
   options.args.push_back(NoveltygridBinary());
   options.args.insert(options.args.end(), args.begin(), args.end());
   if (token.has_value()) {

@@ -103,6 +103,8 @@ class ClusterTest : public ::testing::Test {
   // Starts `noveltygrid ARGS...` with NOVELTYGRID_TOKEN = `token` (unset when nullopt). Null on failure
   // (already reported).
   // `env` is added to the child's environment.
+  // How long a process started by Spawn may run before it is killed (tests of long runs raise it).
+  absl::Duration process_timeout_ = absl::Seconds(90);
   std::unique_ptr<Process> Spawn(std::vector<std::string> args, std::optional<std::string> token = kToken,
                                  std::map<std::string, std::string> env = {});
   // `noveltygrid coordinator` on `listen`, once it says where it listens: that line in `listening`.

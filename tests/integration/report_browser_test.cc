@@ -23,6 +23,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/common/test_files.h"
 #include "tests/integration/cluster_harness.h"
 #include "yaml-cpp/yaml.h"
 
@@ -34,6 +35,7 @@ using ::testing::IsEmpty;
 using testing::Process;
 using testing::ProcessOptions;
 using ::testing::UnorderedElementsAreArray;
+using testing_files::UnderCi;
 
 constexpr char kSetupCommand[] = "NOVELTYGRID_SETUP_BROWSER=1 bash scripts/setup.sh";
 constexpr char kBrowserDir[] = NOVELTYGRID_SOURCE_DIR "/tests/browser";
@@ -52,13 +54,6 @@ std::string MissingBrowserSetup() {
     return absl::StrCat(kBrowserDir, "/node_modules has no playwright-core");
   }
   return "";
-}
-
-bool UnderCi() {
-  const char* ci = std::getenv("CI");
-  if (ci == nullptr) return false;
-  const std::string value = ci;
-  return !value.empty() && value != "0" && value != "false";
 }
 
 // PNG width and height from the IHDR chunk, or {0, 0} when `path` is not a PNG.

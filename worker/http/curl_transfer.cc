@@ -38,6 +38,7 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   absl::string_view line(data, n);
   if (absl::StartsWith(line, "HTTP/")) {  // a new response (after 100 Continue or a redirect): start over
     t->response.content_type.clear();
+    t->response.rate_limit_headers.clear();
     t->retry_after.clear();
     t->retry_after_ms.clear();
     return n;
@@ -63,6 +64,11 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
     t->retry_after = std::string(value);
   } else if (absl::EqualsIgnoreCase(name, "retry-after-ms")) {
     t->retry_after_ms = std::string(value);
+  } else if (absl::StartsWithIgnoreCase(name, "x-ratelimit-") ||
+             absl::StartsWithIgnoreCase(name, "anthropic-ratelimit-")) {
+    if (t->response.rate_limit_headers.size() < 32) {  // a handful in practice; a hostile server gets no more
+      t->response.rate_limit_headers.emplace_back(absl::AsciiStrToLower(name), std::string(value.substr(0, 64)));
+    }
   }
   return n;
 }

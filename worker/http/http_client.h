@@ -59,6 +59,8 @@ struct HttpResponse {
   // The server's wait hint: `retry-after-ms` (milliseconds) wins over `Retry-After` (seconds or an
   // HTTP date); nullopt when neither header is present or parseable.
   std::optional<absl::Duration> retry_after;
+  // The provider's rate-limit headers (x-ratelimit-*, anthropic-ratelimit-*): name in lower case, value.
+  std::vector<std::pair<std::string, std::string>> rate_limit_headers;
 };
 
 using HttpCallback = absl::AnyInvocable<void(absl::StatusOr<HttpResponse>) &&>;

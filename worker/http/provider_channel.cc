@@ -18,6 +18,7 @@
 #include "common/env_lookup.h"
 #include "worker/http/retry_policy.h"
 #include "worker/http/token_estimate.h"
+#include "worker/limits/learned_limits.h"
 
 namespace noveltygrid {
 namespace {
@@ -112,6 +113,9 @@ void OnReply(const std::shared_ptr<Call>& call, absl::StatusOr<HttpResponse> res
   Json parsed;
   Classification c = ClassifyAttempt(result, text ? nullptr : &parsed);
   if (core.observer) core.observer(core.config.name, absl::Now() - sent_at, c.outcome == CallOutcome::kSuccess);
+  if (core.limiter != nullptr && result.ok() && !result->rate_limit_headers.empty()) {
+    core.limiter->Learn(LimitsFromHeaders(result->rate_limit_headers));
+  }
   if (core.limiter != nullptr) {
     // A reply without usage is taken to have used its reservation; a failed attempt used nothing.
     const int64_t used = c.outcome != CallOutcome::kSuccess ? 0

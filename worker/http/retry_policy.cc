@@ -129,9 +129,16 @@ int64_t UsageTokens(const Json& reply) {
   if (auto total = usage->find("total_tokens"); total != usage->end() && total->is_number()) {
     return number("total_tokens");
   }
-  // OpenAI's names, or Anthropic's (input_tokens excludes the cached part, which is counted apart).
-  return number("prompt_tokens") + number("completion_tokens") + number("input_tokens") + number("output_tokens") +
-         number("cache_creation_input_tokens") + number("cache_read_input_tokens");
+  // OpenAI's names, else Anthropic's (input_tokens excludes the cached part, which is counted apart).
+  const auto has = [&](const char* key) {
+    auto it = usage->find(key);
+    return it != usage->end() && it->is_number();
+  };
+  if (has("prompt_tokens") || has("completion_tokens")) {
+    return number("prompt_tokens") + number("completion_tokens");
+  }
+  return number("input_tokens") + number("output_tokens") + number("cache_creation_input_tokens") +
+         number("cache_read_input_tokens");
 }
 
 // What a scan of a 2xx body finds without building a tree.
@@ -188,9 +195,13 @@ BodyScan ScanBody(absl::string_view body) {
           r.Skip();
         }
       }
-      scan.usage_tokens = total.has_value() ? *total
-                                            : prompt.value_or(0) + completion.value_or(0) + input.value_or(0) +
-                                                  output.value_or(0) + cache_write.value_or(0) + cache_read.value_or(0);
+      if (total.has_value()) {
+        scan.usage_tokens = *total;
+      } else if (prompt.has_value() || completion.has_value()) {
+        scan.usage_tokens = prompt.value_or(0) + completion.value_or(0);
+      } else {  // Anthropic's names
+        scan.usage_tokens = input.value_or(0) + output.value_or(0) + cache_write.value_or(0) + cache_read.value_or(0);
+      }
     } else {
       r.Skip();
     }

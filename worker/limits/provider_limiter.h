@@ -77,6 +77,7 @@ struct ProviderLimiterStats {
 struct TokenReservation {
   int64_t tokens = 0;
   int64_t minute = -1;
+  int epoch = 0;  // which limits admitted it (LearningLimiter); 0 for every other limiter
 };
 
 class ProviderLimiter {
@@ -99,6 +100,11 @@ class ProviderLimiter {
   // `go` it admitted has been Schedule()d. The limiter does this by itself when a limit frees up; a
   // test driving a FakeClock calls it after Advance() (with Redis it waits for one round trip).
   virtual void Pump() = 0;
+
+  // The limits the provider reports for itself (its rate-limit headers: requests and tokens per minute,
+  // 0 = not reported). A limiter that learns (learned_limits.h) enforces a share of them where the
+  // config set none; the default ignores them.
+  virtual void Learn(const ProviderLimits& /*reported*/) {}
 };
 
 struct ProviderLimiterOptions {

@@ -70,7 +70,8 @@ OpenAiEmbedder::OpenAiEmbedder(ModelEndpoint endpoint, ProviderChannel* channel,
     : endpoint_(std::move(endpoint)),
       channel_(channel),
       timers_(timers),
-      self_(std::make_shared<OpenAiEmbedder*>(this)) {}
+      self_(std::make_shared<OpenAiEmbedder*>(this)),
+      fallback_(std::make_shared<Fallback>(endpoint_, channel)) {}
 
 OpenAiEmbedder::~OpenAiEmbedder() = default;
 
@@ -212,27 +213,31 @@ absl::StatusOr<std::vector<Embedding>> OpenAiEmbedder::ParseReply(absl::string_v
   if (!r.AtEnd()) return BadReply("embeddings", "malformed JSON");
   if (!has_items) return BadReply("embeddings", "no \"data\" array");
   if (item_count != nullptr) *item_count = items;
+  if (prompt_tokens != nullptr) *prompt_tokens = tokens;  // also for a miscounted reply: it was billed
   if (items != count) return BadReply("embeddings", absl::StrCat(items, " vectors for ", count, " inputs"));
   if (problem.has_value()) return *problem;
-  if (prompt_tokens != nullptr) *prompt_tokens = tokens;
   return vectors;
 }
 
 std::string OpenAiEmbedder::RequestBody(const std::vector<std::string>& texts) const {
-  size_t size = 96 + endpoint_.remote_model.size();
+  return BodyFor(endpoint_, texts);
+}
+
+std::string OpenAiEmbedder::BodyFor(const ModelEndpoint& endpoint, const std::vector<std::string>& texts) {
+  size_t size = 96 + endpoint.remote_model.size();
   for (const std::string& t : texts) size += t.size() + 8;
   std::string body;
   body.reserve(size);
   body.append("{\"model\":");
-  AppendJsonString(endpoint_.remote_model, &body);
+  AppendJsonString(endpoint.remote_model, &body);
   body.append(",\"input\":[");
   for (size_t i = 0; i < texts.size(); ++i) {
     if (i > 0) body.push_back(',');
     AppendJsonString(texts[i], &body);
   }
   body.push_back(']');
-  if (endpoint_.provider.embed_encoding == "base64") body.append(",\"encoding_format\":\"base64\"");
-  if (endpoint_.dimensions > 0) absl::StrAppend(&body, ",\"dimensions\":", endpoint_.dimensions);
+  if (endpoint.provider.embed_encoding == "base64") body.append(",\"encoding_format\":\"base64\"");
+  if (endpoint.dimensions > 0) absl::StrAppend(&body, ",\"dimensions\":", endpoint.dimensions);
   body.push_back('}');
   return body;
 }
@@ -279,32 +284,36 @@ void OpenAiEmbedder::FlushIfCurrent(uint64_t generation) {
 void OpenAiEmbedder::Send(Batch batch) {
   auto waiters = std::make_shared<std::vector<Waiter>>(std::move(batch.waiters));
   const size_t count = batch.texts.size();
-  if (count > 1 && single_input_.load(std::memory_order_relaxed)) return SendSingly(std::move(batch.texts), waiters);
-  // Kept for a fallback only when the batch could be miscounted.
-  auto texts = count > 1 ? std::make_shared<std::vector<std::string>>(batch.texts) : nullptr;
-  channel_->PostText("/embeddings", RequestBody(batch.texts),
-                     [this, weak = std::weak_ptr<OpenAiEmbedder*>(self_), count, waiters, texts](
-                         absl::StatusOr<std::string> reply, CallInfo info) mutable {
-                       int64_t tokens = 0;
-                       size_t items = count;
-                       absl::StatusOr<std::vector<Embedding>> vectors =
-                           reply.ok() ? ParseReply(*reply, count, &tokens, &items)
-                                      : absl::StatusOr<std::vector<Embedding>>(reply.status());
-                       const std::shared_ptr<OpenAiEmbedder*> alive = weak.lock();
-                       if (!vectors.ok() && items != count && texts != nullptr && alive != nullptr) {
-                         if (!single_input_.exchange(true)) {
-                           std::fprintf(stderr,
-                                        "noveltygrid: embedder %s: the server answered %zu inputs with %zu "
-                                        "vectors; sending one input per request from now on\n",
-                                        endpoint_.name.c_str(), count, items);
-                         }
-                         return SendSingly(std::move(*texts), waiters);
-                       }
-                       Deliver(*waiters, std::move(vectors), tokens, info.retries());
-                     });
+  if (count > 1 && fallback_->single_input.load(std::memory_order_relaxed)) {
+    return SendSingly(fallback_, std::move(batch.texts), waiters, 0, 0);
+  }
+  // The texts are kept for a fallback only when the batch could be miscounted.
+  std::string body = RequestBody(batch.texts);
+  auto texts = count > 1 ? std::make_shared<std::vector<std::string>>(std::move(batch.texts)) : nullptr;
+  channel_->PostText(
+      "/embeddings", std::move(body),
+      [fallback = fallback_, count, waiters, texts](absl::StatusOr<std::string> reply, CallInfo info) mutable {
+        int64_t tokens = 0;
+        size_t items = count;
+        absl::StatusOr<std::vector<Embedding>> vectors = reply.ok()
+                                                             ? ParseReply(*reply, count, &tokens, &items)
+                                                             : absl::StatusOr<std::vector<Embedding>>(reply.status());
+        if (!vectors.ok() && items != count && texts != nullptr) {
+          if (!fallback->single_input.exchange(true)) {
+            std::fprintf(stderr,
+                         "noveltygrid: embedder %s: the server answered %zu inputs with %zu "
+                         "vectors; sending one input per request from now on\n",
+                         fallback->endpoint.name.c_str(), count, items);
+          }
+          // The miscounted request's usage and retries count with the single ones.
+          return SendSingly(fallback, std::move(*texts), waiters, tokens, info.retries());
+        }
+        Deliver(*waiters, std::move(vectors), tokens, info.retries());
+      });
 }
 
-void OpenAiEmbedder::SendSingly(std::vector<std::string> texts, std::shared_ptr<std::vector<Waiter>> waiters) {
+void OpenAiEmbedder::SendSingly(const std::shared_ptr<Fallback>& fallback, std::vector<std::string> texts,
+                                std::shared_ptr<std::vector<Waiter>> waiters, int64_t tokens, int retries) {
   struct Gather {
     absl::Mutex mu;
     std::vector<Embedding> vectors ABSL_GUARDED_BY(mu);
@@ -318,29 +327,32 @@ void OpenAiEmbedder::SendSingly(std::vector<std::string> texts, std::shared_ptr<
     absl::MutexLock lock(&gather->mu);
     gather->vectors.resize(texts.size());
     gather->left = texts.size();
+    gather->tokens = tokens;
+    gather->retries = retries;
   }
   for (size_t i = 0; i < texts.size(); ++i) {
-    channel_->PostText(
-        "/embeddings", RequestBody({texts[i]}), [gather, waiters, i](absl::StatusOr<std::string> reply, CallInfo info) {
-          int64_t tokens = 0;
-          absl::StatusOr<std::vector<Embedding>> one =
-              reply.ok() ? ParseReply(*reply, 1, &tokens) : absl::StatusOr<std::vector<Embedding>>(reply.status());
-          absl::ReleasableMutexLock lock(&gather->mu);
-          if (one.ok()) {
-            gather->vectors[i] = std::move(one->front());
-          } else if (gather->error.ok()) {
-            gather->error = one.status();
-          }
-          gather->tokens += tokens;
-          gather->retries += info.retries();
-          if (--gather->left > 0) return;
-          absl::StatusOr<std::vector<Embedding>> all = std::move(gather->vectors);
-          if (!gather->error.ok()) all = gather->error;
-          const int64_t total = gather->tokens;
-          const int retries = gather->retries;
-          lock.Release();
-          Deliver(*waiters, std::move(all), total, retries);
-        });
+    fallback->channel->PostText("/embeddings", BodyFor(fallback->endpoint, {texts[i]}),
+                                [gather, waiters, i](absl::StatusOr<std::string> reply, CallInfo info) {
+                                  int64_t used = 0;
+                                  absl::StatusOr<std::vector<Embedding>> one =
+                                      reply.ok() ? ParseReply(*reply, 1, &used)
+                                                 : absl::StatusOr<std::vector<Embedding>>(reply.status());
+                                  absl::ReleasableMutexLock lock(&gather->mu);
+                                  if (one.ok()) {
+                                    gather->vectors[i] = std::move(one->front());
+                                  } else if (gather->error.ok()) {
+                                    gather->error = one.status();
+                                  }
+                                  gather->tokens += used;
+                                  gather->retries += info.retries();
+                                  if (--gather->left > 0) return;
+                                  absl::StatusOr<std::vector<Embedding>> all = std::move(gather->vectors);
+                                  if (!gather->error.ok()) all = gather->error;
+                                  const int64_t total = gather->tokens;
+                                  const int total_retries = gather->retries;
+                                  lock.Release();
+                                  Deliver(*waiters, std::move(all), total, total_retries);
+                                });
   }
 }
 

@@ -77,8 +77,8 @@ class OpenAiEmbedder : public Embedder {
   void Embed(std::vector<std::string> texts, EmbedCallback done) override;
 
   // Parses the text of an embeddings reply holding `count` vectors (float arrays or base64 float32);
-  // `prompt_tokens` (if not null) receives usage.prompt_tokens (0 when absent); `items` (if not null)
-  // the number of vectors the reply held, when it had a "data" array (else it is left alone).
+  // `prompt_tokens` (if not null) receives usage.prompt_tokens (0 when absent) and `items` (if not null)
+  // the number of vectors, whenever the reply had a "data" array (else both are left alone).
   static absl::StatusOr<std::vector<Embedding>> ParseReply(absl::string_view body, size_t count,
                                                            int64_t* prompt_tokens = nullptr, size_t* items = nullptr);
   // The request body for `texts`, JSON text written directly (exposed for tests).
@@ -97,7 +97,17 @@ class OpenAiEmbedder : public Embedder {
   void Send(Batch batch);
   // One request per text: for servers that answer a batched request with the wrong number of vectors
   // (some OpenAI-compatible servers embed only the first input). Every later batch goes this way too.
-  void SendSingly(std::vector<std::string> texts, std::shared_ptr<std::vector<Waiter>> waiters);
+  // What a request's callback needs after the embedder may be gone (callbacks never touch `this`).
+  struct Fallback {
+    Fallback(ModelEndpoint e, ProviderChannel* c) : endpoint(std::move(e)), channel(c) {}
+    const ModelEndpoint endpoint;
+    ProviderChannel* const channel;
+    std::atomic<bool> single_input{false};  // set (with a warning) by the first miscounted batch
+  };
+  // `tokens` and `retries`: already spent on the batch (the miscounted request).
+  static void SendSingly(const std::shared_ptr<Fallback>& fallback, std::vector<std::string> texts,
+                         std::shared_ptr<std::vector<Waiter>> waiters, int64_t tokens, int retries);
+  static std::string BodyFor(const ModelEndpoint& endpoint, const std::vector<std::string>& texts);
   // Hands each waiter its slice of `vectors` (in waiter order), tokens split by share of the texts.
   static void Deliver(std::vector<Waiter>& waiters, absl::StatusOr<std::vector<Embedding>> vectors, int64_t tokens,
                       int retries);
@@ -108,9 +118,9 @@ class OpenAiEmbedder : public Embedder {
   absl::Mutex mu_;
   Batch pending_ ABSL_GUARDED_BY(mu_);
   uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;  // bumped at every flush; stale timers do nothing
-  std::atomic<bool> single_input_{false};         // set (with a warning) by the first miscounted batch
   // Shared with timer tasks so that a timer firing after destruction finds the embedder gone.
   std::shared_ptr<OpenAiEmbedder*> self_;
+  const std::shared_ptr<Fallback> fallback_;
 };
 
 }  // namespace noveltygrid

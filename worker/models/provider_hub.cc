@@ -4,6 +4,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "worker/limits/learned_limits.h"
 
 namespace noveltygrid {
 
@@ -67,10 +68,12 @@ absl::StatusOr<ProviderChannel*> ProviderHub::Channel(const ProviderConfig& prov
   limiter_options.provider = provider.name;
   limiter_options.limits = provider.limits;
   limiter_options.executor = &gate_;
-  limiter_options.redis_url = provider.limits.unlimited() ? "" : options_.redis_url;
+  // Learned limits are shared through Redis too (the learning limiter keeps an unlimited start local).
+  limiter_options.redis_url = provider.limits.unlimited() && !provider.learn_limits ? "" : options_.redis_url;
   // A slot covers one attempt: a worker that dies holding it frees it soon after its timeout.
   limiter_options.slot_ttl = provider.timeout + absl::Seconds(30);
-  absl::StatusOr<std::unique_ptr<ProviderLimiter>> limiter = MakeProviderLimiter(limiter_options);
+  absl::StatusOr<std::unique_ptr<ProviderLimiter>> limiter =
+      MakeProviderLimiter(limiter_options, provider.learn_limits);
   if (!limiter.ok()) return limiter.status();
   absl::StatusOr<std::unique_ptr<ProviderChannel>> channel = ProviderChannel::Create(
       provider, *http, limiter->get(), &gate_, options_.env, kDefaultMaxRetryHint, options_.on_request);

@@ -339,7 +339,7 @@ TEST(OpenAiEmbedderTest, AServerThatMiscountsABatchIsAskedOneInputAtATime) {
   ASSERT_TRUE(got[1].has_value() && got[1]->ok());
   EXPECT_EQ((*got[0])->vectors, (std::vector<Embedding>{{0.0f, 1.0f}}));
   EXPECT_EQ((*got[1])->vectors, (std::vector<Embedding>{{1.0f, 1.0f}, {2.0f, 1.0f}}));
-  EXPECT_EQ((*got[0])->prompt_tokens + (*got[1])->prompt_tokens, 6);
+  EXPECT_EQ((*got[0])->prompt_tokens + (*got[1])->prompt_tokens, 4 + 6);  // the miscounted request's usage too
 
   // Later batches go one input per request from the start; a failed single request fails its batch.
   embedder.Embed({"d", "e", "f"}, collect(2));

@@ -1,0 +1,115 @@
+// Limits learned from the provider's rate-limit headers: which headers say what, and a LearningLimiter
+// that starts unlimited, enforces a share of a reported limit once it has seen one, keeps configured
+// limits, and releases each request to the limits that admitted it. FakeClock, Pump(); nothing sleeps.
+#include "worker/limits/learned_limits.h"
+
+#include <memory>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/worker/limits/inline_executor.h"
+
+namespace noveltygrid {
+namespace {
+
+using ::noveltygrid::testing::InlineExecutor;
+
+TEST(LimitsFromHeadersTest, ReadsOpenAiAndAnthropicNames) {
+  const ProviderLimits openai = LimitsFromHeaders({{"x-ratelimit-limit-requests", "600"},
+                                                   {"x-ratelimit-remaining-requests", "599"},
+                                                   {"x-ratelimit-reset-requests", "100ms"},
+                                                   {"x-ratelimit-limit-tokens", "150000"}});
+  EXPECT_EQ(openai.requests_per_minute, 600);
+  EXPECT_EQ(openai.tokens_per_minute, 150000);
+  const ProviderLimits anthropic = LimitsFromHeaders({{"anthropic-ratelimit-requests-limit", "50"},
+                                                      {"anthropic-ratelimit-input-tokens-limit", "30000"},
+                                                      {"anthropic-ratelimit-tokens-limit", "40000"}});
+  EXPECT_EQ(anthropic.requests_per_minute, 50);
+  EXPECT_EQ(anthropic.tokens_per_minute, 40000);
+  EXPECT_EQ(LimitsFromHeaders({{"anthropic-ratelimit-input-tokens-limit", "30000"}}).tokens_per_minute, 30000);
+  // Garbage is no limit.
+  const ProviderLimits junk =
+      LimitsFromHeaders({{"x-ratelimit-limit-requests", "-5"}, {"x-ratelimit-limit-tokens", "lots"}});
+  EXPECT_TRUE(junk.unlimited());
+}
+
+class LearningLimiterTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<LearningLimiter> Make(ProviderLimits configured) {
+    ProviderLimiterOptions options;
+    options.provider = "test";
+    options.limits = configured;
+    options.executor = &executor_;
+    options.clock = &clock_;
+    absl::StatusOr<std::unique_ptr<LearningLimiter>> limiter = LearningLimiter::Create(options);
+    EXPECT_TRUE(limiter.ok()) << limiter.status();
+    return limiter.ok() ? std::move(*limiter) : nullptr;
+  }
+
+  InlineExecutor executor_;
+  FakeClock clock_;
+};
+
+TEST_F(LearningLimiterTest, EnforcesAShareOfAReportedLimitFromTheNextRequestOn) {
+  std::unique_ptr<LearningLimiter> limiter = Make({});
+  ASSERT_TRUE(limiter->AcquireNow());  // nothing learned yet: no limiter thread, no queue
+  limiter->Release(0, {});
+  limiter->Learn({.requests_per_minute = 100});
+  EXPECT_EQ(limiter->limits().requests_per_minute, 90);  // kLearnedShare of what the provider allows
+  EXPECT_FALSE(limiter->AcquireNow());
+  int went = 0;
+  std::vector<TokenReservation> reservations;
+  for (int i = 0; i < 95; ++i) {
+    limiter->Acquire(
+        [&](TokenReservation r) {
+          ++went;
+          reservations.push_back(r);
+        },
+        0);
+  }
+  limiter->Pump();
+  EXPECT_EQ(went, 90);  // the rest wait for the next minute
+  EXPECT_EQ(limiter->Stats().waiting, 5);
+  for (const TokenReservation& r : reservations) {
+    EXPECT_EQ(r.epoch, 1);
+    limiter->Release(0, r);
+  }
+  EXPECT_EQ(limiter->Stats().in_flight, 0);
+  clock_.Advance(absl::Minutes(1));
+  limiter->Pump();
+  EXPECT_EQ(went, 95);
+  // The same report again changes nothing; a new one starts new limits.
+  limiter->Learn({.requests_per_minute = 100});
+  EXPECT_EQ(limiter->limits().requests_per_minute, 90);
+  limiter->Learn({.requests_per_minute = 1000});
+  EXPECT_EQ(limiter->limits().requests_per_minute, 900);
+}
+
+TEST_F(LearningLimiterTest, ConfiguredLimitsWinAndOnlyMissingOnesAreLearned) {
+  std::unique_ptr<LearningLimiter> limiter = Make({.requests_per_minute = 10});
+  limiter->Learn({.requests_per_minute = 600, .tokens_per_minute = 20000});
+  EXPECT_EQ(limiter->limits().requests_per_minute, 10);
+  EXPECT_EQ(limiter->limits().tokens_per_minute, 18000);
+  limiter->Learn({});  // no headers: nothing to learn
+  EXPECT_EQ(limiter->limits().tokens_per_minute, 18000);
+}
+
+TEST_F(LearningLimiterTest, ARequestAdmittedBeforeLearningIsReleasedWhereItWasAdmitted) {
+  std::unique_ptr<LearningLimiter> limiter = Make({.max_in_flight = 2});
+  TokenReservation first;
+  limiter->Acquire([&](TokenReservation r) { first = r; }, 0);
+  limiter->Pump();
+  EXPECT_EQ(first.epoch, 0);
+  limiter->Learn({.requests_per_minute = 100});
+  TokenReservation second;
+  limiter->Acquire([&](TokenReservation r) { second = r; }, 0);
+  limiter->Pump();
+  EXPECT_EQ(second.epoch, 1);
+  EXPECT_EQ(limiter->Stats().in_flight, 2);
+  limiter->Release(0, first);
+  limiter->Release(0, second);
+  EXPECT_EQ(limiter->Stats().in_flight, 0);
+}
+
+}  // namespace
+}  // namespace noveltygrid

@@ -1,0 +1,148 @@
+#include "worker/limits/learned_limits.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+
+namespace noveltygrid {
+
+namespace {
+
+int64_t PositiveInteger(const std::string& text) {
+  int64_t value = 0;
+  return absl::SimpleAtoi(text, &value) && value > 0 ? value : 0;
+}
+
+int64_t Share(int64_t reported) {
+  if (reported <= 0) return 0;
+  return std::max<int64_t>(1, static_cast<int64_t>(std::floor(static_cast<double>(reported) * kLearnedShare)));
+}
+
+bool SameLimits(const ProviderLimits& a, const ProviderLimits& b) {
+  return a.max_in_flight == b.max_in_flight && a.requests_per_minute == b.requests_per_minute &&
+         a.tokens_per_minute == b.tokens_per_minute;
+}
+
+}  // namespace
+
+ProviderLimits LimitsFromHeaders(const std::vector<std::pair<std::string, std::string>>& headers) {
+  ProviderLimits out;
+  int64_t anthropic_tokens = 0, anthropic_input = 0;
+  for (const auto& [name, value] : headers) {
+    if (name == "x-ratelimit-limit-requests" || name == "anthropic-ratelimit-requests-limit") {
+      const int64_t requests = PositiveInteger(value);
+      out.requests_per_minute = static_cast<int>(std::min<int64_t>(requests, std::numeric_limits<int>::max()));
+    } else if (name == "x-ratelimit-limit-tokens") {
+      out.tokens_per_minute = PositiveInteger(value);
+    } else if (name == "anthropic-ratelimit-tokens-limit") {
+      anthropic_tokens = PositiveInteger(value);
+    } else if (name == "anthropic-ratelimit-input-tokens-limit") {
+      anthropic_input = PositiveInteger(value);
+    }
+  }
+  // Anthropic reports the most restrictive token limit as tokens-limit; input tokens where that is absent.
+  if (out.tokens_per_minute == 0) out.tokens_per_minute = anthropic_tokens != 0 ? anthropic_tokens : anthropic_input;
+  return out;
+}
+
+absl::StatusOr<std::unique_ptr<LearningLimiter>> LearningLimiter::Create(const ProviderLimiterOptions& options) {
+  std::unique_ptr<LearningLimiter> limiter(new LearningLimiter(options));
+  ProviderLimiterOptions first = options;
+  if (options.limits.unlimited()) first.redis_url.clear();  // nothing to share
+  ASSIGN_OR_RETURN(std::unique_ptr<ProviderLimiter> inner, MakeProviderLimiter(first));
+  absl::MutexLock lock(&limiter->mu_);
+  limiter->generations_.push_back(std::make_unique<Generation>(Generation{options.limits, {}, std::move(inner)}));
+  return limiter;
+}
+
+std::pair<ProviderLimiter*, int> LearningLimiter::Current() const {
+  absl::MutexLock lock(&mu_);
+  return {generations_.back()->limiter.get(), static_cast<int>(generations_.size()) - 1};
+}
+
+void LearningLimiter::Acquire(absl::AnyInvocable<void(TokenReservation) &&> go, int64_t reserve_tokens) {
+  auto [limiter, epoch] = Current();
+  limiter->Acquire(
+      [go = std::move(go), epoch = epoch](TokenReservation reserved) mutable {
+        reserved.epoch = epoch;
+        std::move(go)(reserved);
+      },
+      reserve_tokens);
+}
+
+bool LearningLimiter::AcquireNow() {
+  auto [limiter, epoch] = Current();
+  // The caller releases with a default reservation (epoch 0): only generation 0 may grant at once.
+  return epoch == 0 && limiter->AcquireNow();
+}
+
+void LearningLimiter::Release(int64_t tokens, TokenReservation reserved) {
+  ProviderLimiter* limiter;
+  {
+    absl::MutexLock lock(&mu_);
+    const size_t epoch = reserved.epoch >= 0 && static_cast<size_t>(reserved.epoch) < generations_.size()
+                             ? static_cast<size_t>(reserved.epoch)
+                             : 0;
+    limiter = generations_[epoch]->limiter.get();
+  }
+  reserved.epoch = 0;
+  limiter->Release(tokens, reserved);
+}
+
+ProviderLimiterStats LearningLimiter::Stats() const {
+  absl::MutexLock lock(&mu_);
+  ProviderLimiterStats total;
+  for (const auto& g : generations_) {
+    const ProviderLimiterStats s = g->limiter->Stats();
+    total.admitted += s.admitted;
+    total.waiting += s.waiting;
+    total.in_flight += s.in_flight;
+    total.delayed += s.delayed;
+  }
+  return total;
+}
+
+void LearningLimiter::Pump() { Current().first->Pump(); }
+
+ProviderLimits LearningLimiter::limits() const {
+  absl::MutexLock lock(&mu_);
+  return generations_.back()->limits;
+}
+
+void LearningLimiter::Learn(const ProviderLimits& reported) {
+  if (reported.requests_per_minute == 0 && reported.tokens_per_minute == 0) return;
+  ProviderLimits limits = options_.limits;  // configured limits win
+  if (limits.requests_per_minute == 0)
+    limits.requests_per_minute = static_cast<int>(Share(reported.requests_per_minute));
+  if (limits.tokens_per_minute == 0) limits.tokens_per_minute = Share(reported.tokens_per_minute);
+  absl::MutexLock lock(&mu_);
+  const Generation& current = *generations_.back();
+  if (SameLimits(current.reported, reported) || SameLimits(current.limits, limits)) return;
+  if (static_cast<int>(generations_.size()) >= kMaxGenerations) return;
+  ProviderLimiterOptions next = options_;
+  next.limits = limits;
+  absl::StatusOr<std::unique_ptr<ProviderLimiter>> inner = MakeProviderLimiter(next);
+  if (!inner.ok()) return;  // options_ were accepted once; only a changed limit could fail, and it cannot
+  std::fprintf(stderr,
+               "noveltygrid: provider %s reports %d requests and %lld tokens per minute; limiting to %d and %lld "
+               "(%.0f%%, where the config sets none)\n",
+               options_.provider.c_str(), reported.requests_per_minute,
+               static_cast<long long>(reported.tokens_per_minute), limits.requests_per_minute,
+               static_cast<long long>(limits.tokens_per_minute), kLearnedShare * 100);
+  generations_.push_back(std::make_unique<Generation>(Generation{limits, reported, *std::move(inner)}));
+}
+
+absl::StatusOr<std::unique_ptr<ProviderLimiter>> MakeProviderLimiter(const ProviderLimiterOptions& options,
+                                                                     bool learn) {
+  if (!learn) return MakeProviderLimiter(options);
+  ASSIGN_OR_RETURN(std::unique_ptr<LearningLimiter> limiter, LearningLimiter::Create(options));
+  return std::unique_ptr<ProviderLimiter>(std::move(limiter));
+}
+
+}  // namespace noveltygrid
