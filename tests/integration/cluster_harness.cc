@@ -171,6 +171,16 @@ std::string ClusterTest::WriteConfig(const std::string& name, const SweepSpec& s
                         sweep.noveltybench_yaml);
 }
 
+std::string ClusterTest::WritePaperQuestions(int count) {
+  const std::string questions = Path(absl::StrCat("questions-", count, ".jsonl"));
+  std::ifstream in(NOVELTYGRID_SOURCE_DIR "/datasets/aidanbench/questions-paper-65.jsonl");
+  std::ofstream out(questions);
+  std::string line;
+  for (int i = 0; i < count && std::getline(in, line); ++i) out << line << "\n";
+  EXPECT_TRUE(out.good()) << questions;
+  return questions;
+}
+
 std::unique_ptr<Process> ClusterTest::Spawn(std::vector<std::string> args, std::optional<std::string> token,
                                             std::map<std::string, std::string> env) {
   ProcessOptions options;

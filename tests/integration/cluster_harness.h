@@ -97,6 +97,8 @@ class ClusterTest : public ::testing::Test {
 
   // A path inside this test's temporary folder.
   std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+  // The first `count` questions of the paper's 65, as questions-COUNT.jsonl; returns its path.
+  std::string WritePaperQuestions(int count);
   // Writes the config of `sweep` as NAME.yaml and returns its path.
   std::string WriteConfig(const std::string& name, const SweepSpec& sweep = {});
 

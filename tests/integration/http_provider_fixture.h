@@ -62,13 +62,7 @@ class HttpProviderTest : public ClusterTest {
   std::string WriteHttpConfig(const std::string& name, const std::string& providers, int concurrency = 16,
                               int count = 12, const std::string& models = "[sim:explorer, sim:steady]",
                               const std::string& temperatures = "[0.7, 1.0]") {
-    const std::string questions = Path(absl::StrCat("questions-", count, ".jsonl"));
-    {
-      std::ifstream in(NOVELTYGRID_SOURCE_DIR "/datasets/aidanbench/questions-paper-65.jsonl");
-      std::ofstream out(questions);
-      std::string line;
-      for (int i = 0; i < count && std::getline(in, line); ++i) out << line << "\n";
-    }
+    const std::string questions = WritePaperQuestions(count);
     const std::string path = Path(name + ".yaml");
     std::ofstream out(path);
     out << "name: http\nseed: 7\nmodels: " << models << "\ntemperatures: " << temperatures << "\n"

@@ -24,13 +24,7 @@ class ProviderApiTest : public HttpProviderTest {
   // AidanBench on 6 paper questions and NoveltyBench on 3 curated prompts (k = 4, one request per sample:
   // the Messages API has no n), 2 models x 2 temperatures; `routing` (models, judge, providers) appended.
   std::string WriteConfig(const std::string& name, const std::string& routing) {
-    const std::string questions = Path("questions-6.jsonl");
-    {
-      std::ifstream in(NOVELTYGRID_SOURCE_DIR "/datasets/aidanbench/questions-paper-65.jsonl");
-      std::ofstream out(questions);
-      std::string line;
-      for (int i = 0; i < 6 && std::getline(in, line); ++i) out << line << "\n";
-    }
+    const std::string questions = WritePaperQuestions(6);
     const std::string path = Path(name + ".yaml");
     std::ofstream out(path);
     out << "name: api\nseed: 7\ntemperatures: [0.7, 1.0]\nembedder: lexical\nconcurrency: 16\n"

@@ -70,13 +70,7 @@ class MockLlmPeerTest : public ClusterTest {
   }
 
   std::string WritePeerConfig(const std::string& url) {
-    const std::string questions = Path("questions.jsonl");
-    {
-      std::ifstream in(NOVELTYGRID_SOURCE_DIR "/datasets/aidanbench/questions-paper-65.jsonl");
-      std::ofstream out(questions);
-      std::string line;
-      for (int i = 0; i < kQuestions && std::getline(in, line); ++i) out << line << "\n";
-    }
+    const std::string questions = WritePaperQuestions(kQuestions);
     const std::string path = Path("peer.yaml");
     std::ofstream out(path);
     out << "name: peer\nseed: 3\nmodels: [mock:gen]\ntemperatures: [0.7]\n"

@@ -47,6 +47,7 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
     result_.unit = std::move(unit);
     result_.answers = std::move(checkpoint.answers);
     result_.max_iterations = options.max_iterations;
+    stable_prefix_ = options_.templates->GenerationPrompt(result_.unit.item_text, {}).size();
   }
 
   void Start() {
@@ -92,8 +93,8 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
     for (const StepRecord& a : result_.answers) previous.push_back(a.answer);
 
     ChatRequest request;
-    request.messages.push_back({"user", options_.templates->GenerationPrompt(result_.unit.item_text, previous),
-                                options_.templates->GenerationPrompt(result_.unit.item_text, {}).size()});
+    request.messages.push_back(
+        {"user", options_.templates->GenerationPrompt(result_.unit.item_text, previous), stable_prefix_});
     request.temperature = result_.unit.temperature;
     request.max_tokens = options_.max_tokens;
     request.seed = options_.seed;
@@ -312,6 +313,7 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
   UnitResult result_;
   std::vector<Embedding> embeddings_;  // one per answer in result_.answers
   const absl::Time started_;           // when this lease started the loop (max_unit_seconds)
+  size_t stable_prefix_ = 0;           // of every generation prompt: the question and instructions
   CallStats calls_;
 };
 

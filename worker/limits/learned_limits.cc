@@ -56,14 +56,14 @@ absl::StatusOr<std::unique_ptr<LearningLimiter>> LearningLimiter::Create(const P
   ProviderLimiterOptions first = options;
   if (options.limits.unlimited()) first.redis_url.clear();  // nothing to share
   ASSIGN_OR_RETURN(std::unique_ptr<ProviderLimiter> inner, MakeProviderLimiter(first));
-  absl::MutexLock lock(&limiter->mu_);
-  limiter->generations_.push_back(std::make_unique<Generation>(Generation{options.limits, {}, std::move(inner)}));
+  limiter->generations_[0] = std::make_unique<Generation>(Generation{options.limits, {}, std::move(inner)});
+  limiter->count_.store(1, std::memory_order_release);
   return limiter;
 }
 
 std::pair<ProviderLimiter*, int> LearningLimiter::Current() const {
-  absl::MutexLock lock(&mu_);
-  return {generations_.back()->limiter.get(), static_cast<int>(generations_.size()) - 1};
+  const int epoch = count_.load(std::memory_order_acquire) - 1;
+  return {generations_[epoch]->limiter.get(), epoch};
 }
 
 void LearningLimiter::Acquire(absl::AnyInvocable<void(TokenReservation) &&> go, int64_t reserve_tokens) {
@@ -83,23 +83,18 @@ bool LearningLimiter::AcquireNow() {
 }
 
 void LearningLimiter::Release(int64_t tokens, TokenReservation reserved) {
-  ProviderLimiter* limiter;
-  {
-    absl::MutexLock lock(&mu_);
-    const size_t epoch = reserved.epoch >= 0 && static_cast<size_t>(reserved.epoch) < generations_.size()
-                             ? static_cast<size_t>(reserved.epoch)
-                             : 0;
-    limiter = generations_[epoch]->limiter.get();
-  }
+  const int count = count_.load(std::memory_order_acquire);
+  const int epoch = reserved.epoch >= 0 && reserved.epoch < count ? reserved.epoch : 0;
+  ProviderLimiter* limiter = generations_[epoch]->limiter.get();
   reserved.epoch = 0;
   limiter->Release(tokens, reserved);
 }
 
 ProviderLimiterStats LearningLimiter::Stats() const {
-  absl::MutexLock lock(&mu_);
   ProviderLimiterStats total;
-  for (const auto& g : generations_) {
-    const ProviderLimiterStats s = g->limiter->Stats();
+  const int count = count_.load(std::memory_order_acquire);
+  for (int i = 0; i < count; ++i) {
+    const ProviderLimiterStats s = generations_[i]->limiter->Stats();
     total.admitted += s.admitted;
     total.waiting += s.waiting;
     total.in_flight += s.in_flight;
@@ -111,8 +106,7 @@ ProviderLimiterStats LearningLimiter::Stats() const {
 void LearningLimiter::Pump() { Current().first->Pump(); }
 
 ProviderLimits LearningLimiter::limits() const {
-  absl::MutexLock lock(&mu_);
-  return generations_.back()->limits;
+  return generations_[count_.load(std::memory_order_acquire) - 1]->limits;
 }
 
 void LearningLimiter::Learn(const ProviderLimits& reported) {
@@ -122,9 +116,10 @@ void LearningLimiter::Learn(const ProviderLimits& reported) {
     limits.requests_per_minute = static_cast<int>(Share(reported.requests_per_minute));
   if (limits.tokens_per_minute == 0) limits.tokens_per_minute = Share(reported.tokens_per_minute);
   absl::MutexLock lock(&mu_);
-  const Generation& current = *generations_.back();
+  const int count = count_.load(std::memory_order_relaxed);  // only Learn raises it, under mu_
+  const Generation& current = *generations_[count - 1];
   if (SameLimits(current.reported, reported) || SameLimits(current.limits, limits)) return;
-  if (static_cast<int>(generations_.size()) >= kMaxGenerations) return;
+  if (count >= kMaxGenerations) return;
   ProviderLimiterOptions next = options_;
   next.limits = limits;
   absl::StatusOr<std::unique_ptr<ProviderLimiter>> inner = MakeProviderLimiter(next);
@@ -135,7 +130,8 @@ void LearningLimiter::Learn(const ProviderLimits& reported) {
                options_.provider.c_str(), reported.requests_per_minute,
                static_cast<long long>(reported.tokens_per_minute), limits.requests_per_minute,
                static_cast<long long>(limits.tokens_per_minute), kLearnedShare * 100);
-  generations_.push_back(std::make_unique<Generation>(Generation{limits, reported, *std::move(inner)}));
+  generations_[count] = std::make_unique<Generation>(Generation{limits, reported, *std::move(inner)});
+  count_.store(count + 1, std::memory_order_release);
 }
 
 absl::StatusOr<std::unique_ptr<ProviderLimiter>> MakeProviderLimiter(const ProviderLimiterOptions& options,

@@ -15,6 +15,8 @@
 #ifndef NOVELTYGRID_WORKER_LIMITS_LEARNED_LIMITS_H_
 #define NOVELTYGRID_WORKER_LIMITS_LEARNED_LIMITS_H_
 
+#include <array>
+#include <atomic>
 #include <memory>
 #include <string>
 #include <utility>
@@ -61,13 +63,15 @@ class LearningLimiter : public ProviderLimiter {
     ProviderLimits reported;  // what it was learned from (generation 0: nothing)
     std::unique_ptr<ProviderLimiter> limiter;
   };
-  // The generation admitting requests now.
+  // The generation admitting requests now, and its epoch.
   std::pair<ProviderLimiter*, int> Current() const;
 
   const ProviderLimiterOptions options_;
-  mutable absl::Mutex mu_;
-  // Never shrinks: a released request finds the generation that admitted it.
-  std::vector<std::unique_ptr<Generation>> generations_ ABSL_GUARDED_BY(mu_);
+  absl::Mutex mu_;  // serialises Learn
+  // Slots 0..count_-1 are set, each once (under mu_, before count_ is raised past it) and never freed,
+  // so every request -- acquired or released, on any thread -- reads them without a lock.
+  std::array<std::unique_ptr<Generation>, kMaxGenerations> generations_;
+  std::atomic<int> count_{0};
 };
 
 // A LearningLimiter when `learn` is set, else MakeProviderLimiter's.
