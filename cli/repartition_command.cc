@@ -47,8 +47,9 @@ constexpr char kSummary[] =
     "(listed in \"quality_imputed\").\n"
     "\n"
     "Partitioners: unigram (ROUGE-1 F > threshold, default 0.458; offline, needs no config).\n"
-    "classifier, embedding and llm ask a model: give --config, a sweep config whose noveltybench:\n"
-    "section sets partitioner, threshold, partition_model and (llm) the equivalence prompt, and whose\n"
+    "classifier, embedding, llm and llm-groups (one judge call per row, classing all its generations)\n"
+    "ask a model: give --config, a sweep config whose noveltybench: section sets partitioner, threshold,\n"
+    "partition_model and (llm, llm-groups) the judge's prompts file, and whose\n"
     "providers: say how to reach the model (keys from the environment, provider limits as in a sweep;\n"
     "the config's models, temperatures and datasets are not used). --partitioner may then be omitted,\n"
     "or must name the config's. With --redis (default $NOVELTYGRID_REDIS_URL) the partitioner's raw\n"
@@ -62,7 +63,7 @@ constexpr int kProgressMinRows = 50;
 
 std::vector<FlagSpec> Flags() {
   std::vector<FlagSpec> flags = {
-      {"partitioner", "NAME", "unigram, classifier, embedding or llm (the last three need --config)"},
+      {"partitioner", "NAME", "unigram, classifier, embedding, llm or llm-groups (all but unigram need --config)"},
       {"config", "CONFIG.yaml", "sweep config whose noveltybench: and providers: give the partitioner and its model"},
       {"out", "DIR", "results folder to write (created if missing)"},
       {"threshold", "T", "equivalent when the score > T, in [0, 1] (default: unigram 0.458, else the config's)"},
@@ -77,11 +78,6 @@ std::vector<FlagSpec> Flags() {
 int UsageError(const std::string& message) {
   std::fprintf(stderr, "noveltygrid repartition: %s\nUsage: noveltygrid %s (see --help)\n", message.c_str(), kUsage);
   return 2;
-}
-
-bool NeedsModel(const std::string& partitioner) {
-  return partitioner == kPartitionerClassifier || partitioner == kPartitionerEmbedding ||
-         partitioner == kPartitionerLlm;
 }
 
 // The partitioner the flags and the config choose: an offline one, built, or a model-backed one's
@@ -116,7 +112,7 @@ absl::StatusOr<Choice> ChoosePartitioner(const ParsedArgs& args) {
     if (partitioner.empty()) {
       return absl::InvalidArgumentError("--partitioner NAME is required (e.g. unigram), or --config CONFIG.yaml");
     }
-    if (NeedsModel(partitioner)) {
+    if (noveltybench::PartitionerNeedsModel(partitioner)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "partitioner '", partitioner, "' needs a model endpoint: give --config CONFIG.yaml, a sweep config ",
           "whose noveltybench: section names the partitioner and its partition_model"));
@@ -137,9 +133,12 @@ absl::StatusOr<Choice> ChoosePartitioner(const ParsedArgs& args) {
                                                    " does not match noveltybench.partitioner '", settings.partitioner(),
                                                    "' in ", path, "; omit --partitioner or change the config"));
   }
-  if (!NeedsModel(settings.partitioner()))
+  if (!noveltybench::PartitionerNeedsModel(settings.partitioner()))
     return Offline(settings.partitioner(), threshold.value_or(settings.threshold()));
   if (threshold.has_value()) {
+    if (settings.partitioner() == kPartitionerLlmGroups) {
+      return absl::InvalidArgumentError("--threshold does not apply to llm-groups: the judge names the classes");
+    }
     if (*threshold < 0 || *threshold > 1) {
       return absl::InvalidArgumentError(
           absl::StrCat("threshold ", *threshold, " for ", settings.partitioner(), " is outside [0, 1]"));
@@ -179,9 +178,10 @@ class PartitionerRuntime {
     DeciderOptions options;
     options.partitioner = settings.partitioner();
     options.threshold = settings.threshold();
-    options.equivalence_judge = settings.equivalence_prompt().empty()
-                                    ? noveltybench::DefaultNoveltyPrompts().equivalence_judge
-                                    : settings.equivalence_prompt();
+    const noveltybench::NoveltyPrompts defaults = noveltybench::DefaultNoveltyPrompts();
+    options.equivalence_judge =
+        settings.equivalence_prompt().empty() ? defaults.equivalence_judge : settings.equivalence_prompt();
+    options.groups_judge = settings.groups_prompt().empty() ? defaults.groups_judge : settings.groups_prompt();
     options.seed = settings.seed();
     absl::Status built;
     auto take = [&built](auto made, auto*& into) {
@@ -194,7 +194,7 @@ class PartitionerRuntime {
     if (settings.partitioner() == kPartitionerClassifier)
       take(r->models_->Classifier(id, endpoint), options.classifier);
     if (settings.partitioner() == kPartitionerEmbedding) take(r->models_->Embedding(id, endpoint), options.embedder);
-    if (settings.partitioner() == kPartitionerLlm) take(r->models_->Chat(id, endpoint), options.judge);
+    if (noveltybench::PartitionerUsesJudge(settings.partitioner())) take(r->models_->Chat(id, endpoint), options.judge);
     if (!built.ok()) return built;
     absl::StatusOr<std::unique_ptr<EquivalenceDecider>> decider = MakeEquivalenceDecider(options);
     if (!decider.ok()) return decider.status();
@@ -256,8 +256,10 @@ absl::StatusOr<std::vector<std::vector<int>>> PartitionWithModel(const std::vect
   EquivalenceDecider* decider = runtime.decider();
   const int total = static_cast<int>(rows.size());
   const int progress_step = total >= kProgressMinRows ? (total + 9) / 10 : 0;
-  std::fprintf(stderr, "noveltygrid repartition: partitioning %d rows with %s %s (threshold %g), %d at a time\n", total,
-               decider->kind().c_str(), decider->name().c_str(), decider->threshold(), kRowsInFlight);
+  const std::string threshold =
+      decider->classes_at_once() ? "one call per row" : absl::StrFormat("threshold %g", decider->threshold());
+  std::fprintf(stderr, "noveltygrid repartition: partitioning %d rows with %s %s (%s), %d at a time\n", total,
+               decider->kind().c_str(), decider->name().c_str(), threshold.c_str(), kRowsInFlight);
   auto run = std::make_shared<PartitionRun>(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {
     {
@@ -343,7 +345,7 @@ int RunRepartitionCommand(const std::vector<std::string>& args) {
     const int code = SetUpModel(*choice->settings, parsed->GetOrEnv("redis", "NOVELTYGRID_REDIS_URL"), model);
     if (code != 0) return code;
     scoring.partitioner = choice->settings->partitioner();
-    scoring.threshold = choice->settings->threshold();
+    if (choice->settings->partitioner() != kPartitionerLlmGroups) scoring.threshold = choice->settings->threshold();
     scoring.partition_model = choice->settings->partition_model();
   }
 

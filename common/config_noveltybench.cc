@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/config_sections.h"
 #include "common/dataset.h"
+#include "common/noveltybench/partitioners.h"
 #include "common/noveltybench/prompts.h"
 #include "common/noveltybench/unigram.h"
 #include "common/records.h"
@@ -33,12 +34,11 @@ struct PartitionerDefault {
   double threshold;
 };
 constexpr PartitionerDefault kPartitioners[] = {
-    {kPartitionerClassifier, 0.102},
-    {kPartitionerUnigram, noveltybench::kDefaultUnigramThreshold},
-    {kPartitionerEmbedding, 0.9},
-    {kPartitionerLlm, 0.5},
+    {kPartitionerClassifier, 0.102}, {kPartitionerUnigram, noveltybench::kDefaultUnigramThreshold},
+    {kPartitionerEmbedding, 0.9},    {kPartitionerLlm, 0.5},
+    {kPartitionerLlmGroups, 0},  // no threshold: the judge names the classes
 };
-constexpr char kPartitionersExpected[] = "one of classifier, unigram, embedding, llm";
+constexpr char kPartitionersExpected[] = "one of classifier, unigram, embedding, llm, llm-groups";
 constexpr char kModesExpected[] = "one of standard, in-context, paraphrase, system-prompt";
 constexpr char kDefaultClassifier[] = "sim:classifier";
 constexpr char kDefaultRewardModel[] = "sim:reward";
@@ -88,6 +88,10 @@ class NoveltyBenchSection : private ConfigReader {
     }
     s.set_threshold(partitioner->threshold);
     if (const YAML::Node* n = Find(entries, "threshold")) {
+      if (s.partitioner() == kPartitionerLlmGroups) {
+        return fields_.Error("noveltybench.threshold", "llm-groups has no threshold: the judge names the classes",
+                             "no threshold with partitioner: llm-groups (or partitioner: llm, which has one)");
+      }
       ASSIGN_OR_RETURN(const double threshold, fields_.Number(*n, "noveltybench.threshold", 0, 1));
       s.set_threshold(threshold);
     }
@@ -120,7 +124,8 @@ class NoveltyBenchSection : private ConfigReader {
     noveltybench::NoveltyPrompts wording = noveltybench::DefaultNoveltyPrompts();
     if (const YAML::Node* n = Find(entries, "prompts_file")) {
       constexpr char kPromptsFileExpected[] =
-          "a JSON file with any of the keys in_context_followup, system_prompt, equivalence_judge, quality_judge";
+          "a JSON file with any of the keys in_context_followup, system_prompt, equivalence_judge, groups_judge, "
+          "quality_judge";
       ASSIGN_OR_RETURN(std::string path, fields_.String(*n, "noveltybench.prompts_file", kPromptsFileExpected));
       nb.prompts_source = Resolve(path);
       absl::StatusOr<noveltybench::NoveltyPrompts> prompts = noveltybench::LoadNoveltyPrompts(nb.prompts_source);
@@ -130,6 +135,7 @@ class NoveltyBenchSection : private ConfigReader {
     s.set_in_context_followup(wording.in_context_followup);
     s.set_system_prompt(wording.system_prompt);
     s.set_equivalence_prompt(wording.equivalence_judge);
+    if (s.partitioner() == kPartitionerLlmGroups) s.set_groups_prompt(wording.groups_judge);
     s.set_quality_prompt(wording.quality_judge);
     RETURN_IF_ERROR(CheckParaphrases(nb));
     // The simulated scorers are the defaults; real generators must not be scored by them unasked.
@@ -235,7 +241,7 @@ class NoveltyBenchSection : private ConfigReader {
     }
     if (node == nullptr) {
       if (partitioner == kPartitionerEmbedding) return std::optional<ModelRef>(embedder);
-      if (partitioner == kPartitionerLlm) return std::optional<ModelRef>(judge);
+      if (noveltybench::PartitionerUsesJudge(partitioner)) return std::optional<ModelRef>(judge);
       return std::optional<ModelRef>(
           ModelRef{"noveltybench.partitioner", kDefaultClassifier, "", "", "", 0, "", false});
     }
@@ -244,9 +250,9 @@ class NoveltyBenchSection : private ConfigReader {
       return fields_.Error(JoinKey(kKey, "dimensions"), "applies to embedders only",
                            "dimensions only with partitioner: embedding");
     }
-    if (!ref.extra_body_json.empty() && partitioner != kPartitionerLlm) {
+    if (!ref.extra_body_json.empty() && !noveltybench::PartitionerUsesJudge(partitioner)) {
       return fields_.Error(JoinKey(kKey, "extra_body"), "applies to chat models only",
-                           "extra_body only with partitioner: llm");
+                           "extra_body only with partitioner: llm or llm-groups");
     }
     return std::optional<ModelRef>(std::move(ref));
   }

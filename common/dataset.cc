@@ -84,15 +84,22 @@ absl::Status ForEachJsonLine(const std::string& path, const char* item_name, con
 
 absl::StatusOr<std::vector<Question>> LoadQuestions(const std::string& path) {
   std::vector<Question> questions;
-  RETURN_IF_ERROR(ForEachJsonLine(path, "questions",
-                                  "one JSON object per line with string fields \"id\" and \"question\"",
-                                  [&](const Json& object, const LineContext& line) -> absl::StatusOr<std::string> {
-                                    Question q;
-                                    ASSIGN_OR_RETURN(q.id, line.String(object, "id", true));
-                                    ASSIGN_OR_RETURN(q.text, line.String(object, "question", true));
-                                    questions.push_back(std::move(q));
-                                    return questions.back().id;
-                                  }));
+  static constexpr char kExpected[] =
+      "one JSON object per line with string fields \"id\" and \"question\", optional string \"domain\" and "
+      "optional string \"subdomain\" (with a domain)";
+  RETURN_IF_ERROR(ForEachJsonLine(
+      path, "questions", kExpected, [&](const Json& object, const LineContext& line) -> absl::StatusOr<std::string> {
+        Question q;
+        ASSIGN_OR_RETURN(q.id, line.String(object, "id", true));
+        ASSIGN_OR_RETURN(q.text, line.String(object, "question", true));
+        ASSIGN_OR_RETURN(q.domain, line.String(object, "domain", false));
+        ASSIGN_OR_RETURN(q.subdomain, line.String(object, "subdomain", false));
+        if (!q.subdomain.empty() && q.domain.empty()) {
+          return line.Error(absl::StrCat("subdomain \"", q.subdomain, "\" without a domain"));
+        }
+        questions.push_back(std::move(q));
+        return questions.back().id;
+      }));
   return questions;
 }
 

@@ -12,10 +12,13 @@
 
 namespace noveltygrid {
 
-// One line of an AidanBench question file: {"id": ..., "question": ...}.
+// One line of an AidanBench question file: {"id": ..., "question": ...}, optionally with the
+// SciAidanBench layout's string "domain" and "subdomain" (a subdomain needs a domain). Empty when absent.
 struct Question {
   std::string id;
   std::string text;
+  std::string domain;
+  std::string subdomain;
 };
 
 // One line of a NoveltyBench prompt file (curated.jsonl format):

@@ -27,6 +27,7 @@ inline constexpr char kPartitionerClassifier[] = "classifier";  // pair classifi
 inline constexpr char kPartitionerUnigram[] = "unigram";        // ROUGE-1 F > threshold, offline
 inline constexpr char kPartitionerEmbedding[] = "embedding";    // cosine of embeddings > threshold
 inline constexpr char kPartitionerLlm[] = "llm";                // an LLM judge's similarity / 100 > threshold
+inline constexpr char kPartitionerLlmGroups[] = "llm-groups";  // an LLM judge classes all k generations in one call
 inline constexpr char kQualityReward[] = "reward";              // reward model, the reference's buckets
 inline constexpr char kQualityLlm[] = "llm";                    // an LLM judge's 1..10
 
@@ -46,6 +47,12 @@ struct UnitSpec {
   std::string dataset;                   // the prompt set's name, e.g. "curated" or "wildchat"
   std::vector<std::string> paraphrases;  // the prompt's paraphrases (used by kModeParaphrase)
   int repeat = 0;                        // which of the sweep's `repeats` (0-based); seeds derive from it
+  // The item's metadata from its question or prompt file ("" when it has none): AidanBench questions'
+  // `domain` / `subdomain`, NoveltyBench prompts' `category`. Reporting only: not part of the unit id
+  // and never sent to workers (the coordinator re-attaches its plan's spec to committed results).
+  std::string domain;
+  std::string subdomain;
+  std::string category;
 };
 
 // One step of a unit, as checkpointed, reported and committed: an AidanBench iteration (the answer and

@@ -1,6 +1,7 @@
 #include "common/records_json.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <optional>
 
@@ -29,7 +30,30 @@ int IntOf(const Json& value) {
   if (!n.has_value()) throw Json::out_of_range::create(406, absl::StrCat(value.dump(), " is not an int"), &value);
   return *n;
 }
+
+// The metadata keys with the fields they name (`Spec`: UnitSpec or const UnitSpec).
+template <typename Spec>
+auto MetadataFields(Spec& u) {
+  using Field = decltype(&u.domain);
+  return std::array<std::pair<const char*, Field>, 3>{
+      {{"domain", &u.domain}, {"subdomain", &u.subdomain}, {"category", &u.category}}};
+}
+
 }  // namespace
+
+std::vector<std::pair<const char*, std::string>> UnitMetadata(const UnitSpec& unit) {
+  std::vector<std::pair<const char*, std::string>> set;
+  for (const auto& [key, value] : MetadataFields(unit)) {
+    if (!value->empty()) set.emplace_back(key, *value);
+  }
+  return set;
+}
+
+void ReadUnitMetadata(const Json& json, UnitSpec& unit) {
+  for (const auto& [key, value] : MetadataFields(unit)) {
+    if (auto it = json.find(key); it != json.end()) *value = it->get<std::string>();
+  }
+}
 
 Json UnitSpecToJson(const UnitSpec& u) {
   Json j{{"id", u.id},
@@ -44,6 +68,7 @@ Json UnitSpecToJson(const UnitSpec& u) {
   if (!u.dataset.empty()) j["dataset"] = u.dataset;
   if (!u.paraphrases.empty()) j["paraphrases"] = u.paraphrases;
   if (u.repeat != 0) j["repeat"] = u.repeat;  // repeat 0 keeps the form of records without repeats
+  for (const auto& [key, value] : UnitMetadata(u)) j[key] = value;  // only when set, as above
   return j;
 }
 
@@ -61,6 +86,7 @@ absl::StatusOr<UnitSpec> UnitSpecFromJson(const Json& j) {
     if (j.contains("dataset")) u.dataset = j.at("dataset").get<std::string>();
     if (j.contains("paraphrases")) u.paraphrases = j.at("paraphrases").get<std::vector<std::string>>();
     if (j.contains("repeat")) u.repeat = IntOf(j.at("repeat"));
+    ReadUnitMetadata(j, u);
     return u;
   });
 }

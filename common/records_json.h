@@ -3,6 +3,10 @@
 #ifndef NOVELTYGRID_COMMON_RECORDS_JSON_H_
 #define NOVELTYGRID_COMMON_RECORDS_JSON_H_
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "absl/status/statusor.h"
 #include "common/json_util.h"
 #include "common/records.h"
@@ -11,6 +15,14 @@ namespace noveltygrid {
 
 Json UnitSpecToJson(const UnitSpec& unit);
 absl::StatusOr<UnitSpec> UnitSpecFromJson(const Json& json);
+
+// The unit's item metadata that is set, in the order results lines carry it: "domain", "subdomain"
+// (AidanBench), "category" (NoveltyBench). Results lines and rows add exactly these keys, so the lines of
+// items without metadata keep their form.
+std::vector<std::pair<const char*, std::string>> UnitMetadata(const UnitSpec& unit);
+// Reads those keys back where `json` has them (what UnitMetadata wrote). Throws Json::exception when one
+// is not a string, as the callers' other field reads do.
+void ReadUnitMetadata(const Json& json, UnitSpec& unit);
 
 Json StepToJson(const StepRecord& answer);
 absl::StatusOr<StepRecord> StepFromJson(const Json& json);

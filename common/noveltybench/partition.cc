@@ -46,18 +46,17 @@ std::optional<bool> ShortTextEquivalence(std::string_view a, std::string_view b)
   return common * 2 >= max_len;
 }
 
-std::vector<int> GreedyPartition(std::string_view prompt, const std::vector<std::string>& generations,
-                                 const Equivalence& equivalence) {
+std::vector<int> GreedyPartitionByIndex(const std::vector<std::string>& generations,
+                                        absl::FunctionRef<bool(size_t first, size_t candidate)> same) {
   std::vector<int> partition;
   std::vector<size_t> first_members;  // per class, the index of its first generation
   partition.reserve(generations.size());
   for (size_t i = 0; i < generations.size(); ++i) {
     int joined = -1;
     for (size_t c = 0; c < first_members.size() && joined < 0; ++c) {
-      const std::string& first = generations[first_members[c]];
-      const std::optional<bool> short_rule = ShortTextEquivalence(first, generations[i]);
-      const bool same = short_rule.has_value() ? *short_rule : equivalence.Equivalent(prompt, first, generations[i]);
-      if (same) joined = static_cast<int>(c);
+      const size_t first = first_members[c];
+      const std::optional<bool> short_rule = ShortTextEquivalence(generations[first], generations[i]);
+      if (short_rule.has_value() ? *short_rule : same(first, i)) joined = static_cast<int>(c);
     }
     if (joined < 0) {
       joined = static_cast<int>(first_members.size());
@@ -66,6 +65,21 @@ std::vector<int> GreedyPartition(std::string_view prompt, const std::vector<std:
     partition.push_back(joined);
   }
   return partition;
+}
+
+std::vector<int> GreedyPartition(std::string_view prompt, const std::vector<std::string>& generations,
+                                 const Equivalence& equivalence) {
+  return GreedyPartitionByIndex(generations, [&](size_t first, size_t candidate) {
+    return equivalence.Equivalent(prompt, generations[first], generations[candidate]);
+  });
+}
+
+bool ShortTextRuleDecidesAll(const std::vector<std::string>& generations) {
+  if (generations.size() < 2) return true;
+  for (const std::string& g : generations) {
+    if (LowercaseWords(g).size() > kShortTextWords) return false;
+  }
+  return true;
 }
 
 absl::Status ValidatePartition(const std::vector<int>& partition) {

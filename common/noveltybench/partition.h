@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 
 namespace noveltygrid::noveltybench {
@@ -44,6 +45,15 @@ std::optional<bool> ShortTextEquivalence(std::string_view a, std::string_view b)
 // applied first, then `equivalence` against each class's first member, classes in order.
 std::vector<int> GreedyPartition(std::string_view prompt, const std::vector<std::string>& generations,
                                  const Equivalence& equivalence);
+
+// GreedyPartition's rule with the predicate on generation indices: `same(first, candidate)` is asked
+// (after the short-text rule) with a class's first member and a later generation.
+std::vector<int> GreedyPartitionByIndex(const std::vector<std::string>& generations,
+                                        absl::FunctionRef<bool(size_t first, size_t candidate)> same);
+
+// Whether the short-text rule decides every pair GreedyPartition could ask about (fewer than two
+// generations, or none longer than five words): then the predicate is never asked.
+bool ShortTextRuleDecidesAll(const std::vector<std::string>& generations);
 
 // OK when `partition` is in the canonical form GreedyPartition produces: non-empty, starts at 0, and
 // every entry is at most one more than the largest before it. Else InvalidArgument saying where.

@@ -8,8 +8,14 @@
 
 namespace noveltygrid::noveltybench {
 
+bool PartitionerUsesJudge(const std::string& name) { return name == kPartitionerLlm || name == kPartitionerLlmGroups; }
+
+bool PartitionerNeedsModel(const std::string& name) {
+  return name == kPartitionerClassifier || name == kPartitionerEmbedding || PartitionerUsesJudge(name);
+}
+
 absl::StatusOr<OfflinePartitioner> MakeOfflinePartitioner(const std::string& name, std::optional<double> threshold) {
-  if (name == kPartitionerClassifier || name == kPartitionerEmbedding || name == kPartitionerLlm) {
+  if (PartitionerNeedsModel(name)) {
     return absl::UnimplementedError(
         absl::StrCat("partitioner '", name,
                      "' needs a model endpoint; it is available from a sweep config (issue 6), "
@@ -17,7 +23,7 @@ absl::StatusOr<OfflinePartitioner> MakeOfflinePartitioner(const std::string& nam
   }
   if (name != kPartitionerUnigram) {
     return absl::InvalidArgumentError(
-        absl::StrCat("unknown partitioner '", name, "'; expected unigram, classifier, embedding or llm"));
+        absl::StrCat("unknown partitioner '", name, "'; expected unigram, classifier, embedding, llm or llm-groups"));
   }
   const double t = threshold.value_or(kDefaultUnigramThreshold);
   if (!std::isfinite(t) || t < 0 || t > 1) {

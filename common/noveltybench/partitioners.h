@@ -3,7 +3,8 @@
 //   unigram     ROUGE-1 F > threshold (default 0.458); offline, built here
 //   classifier  the reference's pair classifier (P(same) > 0.102) -- needs a model endpoint
 //   embedding   cosine of embeddings > threshold                   -- needs a model endpoint
-//   llm         an LLM judge                                        -- needs a model endpoint
+//   llm         an LLM judge, pair by pair                          -- needs a model endpoint
+//   llm-groups  an LLM judge classes all k generations in one call  -- needs a model endpoint
 //
 // Only the offline one can be built without an endpoint; the others come from a sweep config.
 #ifndef NOVELTYGRID_COMMON_NOVELTYBENCH_PARTITIONERS_H_
@@ -17,6 +18,10 @@
 #include "common/noveltybench/partition.h"
 
 namespace noveltygrid::noveltybench {
+
+// Whether the partitioner asks a model (every one but unigram), and whether that model is a chat judge.
+bool PartitionerNeedsModel(const std::string& name);
+bool PartitionerUsesJudge(const std::string& name);
 
 struct OfflinePartitioner {
   std::string name;

@@ -14,6 +14,7 @@ namespace noveltygrid::noveltybench {
 // The project's own wording. Conventions the simulated judge (and any tag-reading judge) relies on:
 // the prompt sits in <question>, the answers in <answer1>/<answer2> (equivalence) or <answer>
 // (quality), each the LAST such tag (the instructions come first, nothing tag-like after them); the
+// groups judge lists the responses in <response1>, <response2>, ... and asks for <groups>; the
 // equivalence judge asks for 0..100 and never mentions "1 to 10"; the quality judge says "from 1 to
 // 10".
 NoveltyPrompts DefaultNoveltyPrompts() {
@@ -38,6 +39,17 @@ NoveltyPrompts DefaultNoveltyPrompts() {
       "Second response:\n<answer2>{answer2}</answer2>\n\n"
       "Reply with only your rating: one whole number from 0 to 100 inside "
       "<similarity_score></similarity_score> XML tags, and nothing else.";
+  p.groups_judge =
+      "You are sorting {count} responses to the same request into groups of functionally equivalent "
+      "responses: two belong together when a reader who has seen one would gain nothing new from the "
+      "other. Look at the substance (the idea, the choice, the plot, the item named), not the wording, "
+      "length or style.\n\n"
+      "The request:\n<question>{prompt}</question>\n\n"
+      "The responses:\n{responses}\n\n"
+      "Give every response a group number. Responses that are the same share a number; a response "
+      "unlike all before it starts the next number (1, 2, 3, ... in order of first appearance). Reply "
+      "with only the {count} group numbers, in the order of the responses, separated by commas, inside "
+      "<groups></groups> XML tags, and nothing else.";
   p.quality_judge =
       "You are rating the quality of one response to a user's request: is it coherent, relevant, "
       "well written and does it do what was asked?\n\n"
@@ -67,6 +79,7 @@ const std::vector<PromptKey>& PromptKeys() {
       {"in_context_followup", &NoveltyPrompts::in_context_followup, {}},
       {"system_prompt", &NoveltyPrompts::system_prompt, {}},
       {"equivalence_judge", &NoveltyPrompts::equivalence_judge, {"{prompt}", "{answer1}", "{answer2}"}},
+      {"groups_judge", &NoveltyPrompts::groups_judge, {"{prompt}", "{responses}"}},
       {"quality_judge", &NoveltyPrompts::quality_judge, {"{prompt}", "{response}"}},
   };
   return *kKeys;
@@ -106,6 +119,16 @@ absl::StatusOr<NoveltyPrompts> LoadNoveltyPrompts(const std::string& path) {
 std::string EquivalenceJudgePrompt(const NoveltyPrompts& prompts, const std::string& prompt, const std::string& answer1,
                                    const std::string& answer2) {
   return FillTemplate(prompts.equivalence_judge, {{"prompt", prompt}, {"answer1", answer1}, {"answer2", answer2}});
+}
+
+std::string GroupsJudgePrompt(const NoveltyPrompts& prompts, const std::string& prompt,
+                              const std::vector<std::string>& responses) {
+  std::string listed;
+  for (size_t i = 0; i < responses.size(); ++i) {
+    absl::StrAppend(&listed, i == 0 ? "" : "\n\n", "<response", i + 1, ">", responses[i], "</response", i + 1, ">");
+  }
+  return FillTemplate(prompts.groups_judge,
+                      {{"prompt", prompt}, {"responses", listed}, {"count", absl::StrCat(responses.size())}});
 }
 
 std::string QualityJudgePrompt(const NoveltyPrompts& prompts, const std::string& prompt, const std::string& response) {

@@ -4,6 +4,8 @@
 //   ng:emb:EMBEDDER:DIMS:HASH128        float32 vector (little endian) -- shared embedding cache
 //   ng:eq:KIND:MODEL:HASH128            raw equivalence score ("%.17g") of (context, first, candidate)
 //                                       -- shared NoveltyBench equivalence cache
+//   ng:eqg:KIND:MODEL:HASH128           class labels ("1,2,1") of (context, all generations in order)
+//                                       -- the same cache for a whole-set partitioner (llm-groups)
 //   ng:ckpt:UNIT_ID                     list of completed steps of a unit (AidanBench iterations,
 //                                       NoveltyBench generations) -- loop checkpoints
 //   ng:units                            hash unit id -> committed unit (result and call statistics,

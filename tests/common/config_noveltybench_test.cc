@@ -3,6 +3,7 @@
 
 #include "common/config.h"
 #include "common/json_util.h"
+#include "common/noveltybench/prompts.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/common/config_test_util.h"
@@ -157,7 +158,7 @@ TEST(NoveltyBenchConfigTest, BadValuesAreRefusedWithTheKey) {
   EXPECT_THAT(ParseError(NoveltyConfig("  modes: []\n")), HasSubstr("noveltybench.modes: is an empty list"));
   EXPECT_EQ(ParseError(NoveltyConfig("  partitioner: rouge\n")),
             "examples/bad.yaml: noveltybench.partitioner: unknown partitioner 'rouge'; expected one of "
-            "classifier, unigram, embedding, llm");
+            "classifier, unigram, embedding, llm, llm-groups");
   EXPECT_THAT(ParseError(NoveltyConfig("  threshold: 1.5\n")),
               HasSubstr("noveltybench.threshold: 1.5 is outside [0, 1]; expected a number between 0 and 1"));
   EXPECT_EQ(ParseError(NoveltyConfig("  partitioner: unigram\n  partition_model: sim:classifier\n")),
@@ -224,6 +225,17 @@ TEST(NoveltyBenchConfigTest, ScorerModelsAreRoutedLikeTheJudge) {
   EXPECT_EQ(llm->endpoints.count("openai:gpt-4o"), 1u);
   EXPECT_THAT(ParseError(NoveltyConfig("  quality_model: nowhere:rm\n")),
               HasSubstr("noveltybench.quality_model: unknown provider 'nowhere' (model 'nowhere:rm')"));
+
+  // llm-groups uses the judge too, has no threshold, and carries its template only when chosen.
+  auto groups = ParseSweepConfig(NoveltyConfig("  partitioner: llm-groups\n", "judge: openai:gpt-4o\n"), "x.yaml");
+  ASSERT_TRUE(groups.ok()) << groups.status();
+  EXPECT_EQ(groups->noveltybench->settings.partition_model(), "openai:gpt-4o");
+  EXPECT_EQ(groups->noveltybench->settings.groups_prompt(), noveltybench::DefaultNoveltyPrompts().groups_judge);
+  EXPECT_FALSE(llm->noveltybench->settings.has_groups_prompt());  // other partitioners' unit ids are unchanged
+  EXPECT_THAT(ParseError(NoveltyConfig("  partitioner: llm-groups\n  threshold: 0.5\n")),
+              HasSubstr("noveltybench.threshold: llm-groups has no threshold"));
+  EXPECT_THAT(ParseError(NoveltyConfig("  partitioner: llm-group\n")),
+              HasSubstr("one of classifier, unigram, embedding, llm, llm-groups"));
 
   // A `sim` provider routes the simulated scorers too.
   auto sim = ParseSweepConfig(NoveltyConfig("", "providers:\n  sim:\n    base_url: http://127.0.0.1:9/v1\n"), "x.yaml");

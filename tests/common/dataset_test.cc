@@ -76,6 +76,46 @@ TEST(LoadQuestionsTest, MissingAndNonStringFields) {
   EXPECT_THAT(status.message(), HasSubstr(array + ":1: the line is a JSON array"));
 }
 
+TEST(LoadQuestionsTest, DomainAndSubdomainAreOptionalStrings) {
+  TempDir dir;
+  const std::string path = dir.Write("sci.jsonl",
+                                     "{\"id\": \"a\", \"question\": \"qa\", \"domain\": \"Biology\", "
+                                     "\"subdomain\": \"Genetics\"}\n"
+                                     "{\"id\": \"b\", \"question\": \"qb\", \"domain\": \"Physics\"}\n"
+                                     "{\"id\": \"c\", \"question\": \"qc\", \"domain\": null}\n");
+  auto questions = LoadQuestions(path);
+  ASSERT_TRUE(questions.ok()) << questions.status();
+  ASSERT_EQ(questions->size(), 3u);
+  EXPECT_EQ((*questions)[0].domain, "Biology");
+  EXPECT_EQ((*questions)[0].subdomain, "Genetics");
+  EXPECT_EQ((*questions)[1].domain, "Physics");
+  EXPECT_EQ((*questions)[1].subdomain, "");
+  EXPECT_EQ((*questions)[2].domain, "");
+
+  // The published question files have none.
+  questions = LoadQuestions(SharedData("aidanbench/questions-2025-63.jsonl"));
+  ASSERT_TRUE(questions.ok()) << questions.status();
+  for (const Question& q : *questions) EXPECT_EQ(q.domain + q.subdomain, "") << q.id;
+}
+
+TEST(LoadQuestionsTest, MistypedDomainOrASubdomainWithoutDomainIsRefused) {
+  TempDir dir;
+  const std::string number = dir.Write(
+      "number.jsonl", "{\"id\": \"a\", \"question\": \"q\"}\n{\"id\": \"b\", \"question\": \"q\", \"domain\": 3}\n");
+  auto status = LoadQuestions(number).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr(number + ":2: field \"domain\" is number, not a string"));
+  EXPECT_THAT(status.message(), HasSubstr("optional string \"domain\""));
+
+  const std::string list =
+      dir.Write("list.jsonl", "{\"id\": \"a\", \"question\": \"q\", \"domain\": \"D\", \"subdomain\": [\"x\"]}\n");
+  EXPECT_THAT(LoadQuestions(list).status().message(),
+              HasSubstr(list + ":1: field \"subdomain\" is array, not a string"));
+
+  const std::string orphan = dir.Write("orphan.jsonl", "{\"id\": \"a\", \"question\": \"q\", \"subdomain\": \"x\"}\n");
+  EXPECT_THAT(LoadQuestions(orphan).status().message(), HasSubstr(orphan + ":1: subdomain \"x\" without a domain"));
+}
+
 TEST(LoadQuestionsTest, EmptyAndMissingFiles) {
   TempDir dir;
   const std::string empty = dir.Write("empty.jsonl", "");
@@ -128,6 +168,10 @@ TEST(LoadBenchPromptsTest, OptionalFieldsAndErrors) {
   const std::string duplicate =
       dir.Write("dup.jsonl", "{\"id\": \"p1\", \"prompt\": \"x\"}\n{\"id\": \"p1\", \"prompt\": \"y\"}\n");
   EXPECT_THAT(LoadBenchPrompts(duplicate).status().message(), HasSubstr(duplicate + ":2: duplicate id \"p1\""));
+
+  const std::string bad_category = dir.Write("cat.jsonl", "{\"id\": \"p1\", \"prompt\": \"x\", \"category\": 2}\n");
+  EXPECT_THAT(LoadBenchPrompts(bad_category).status().message(),
+              HasSubstr(bad_category + ":1: field \"category\" is number, not a string"));
 
   const std::string no_prompt = dir.Write("np.jsonl", "{\"id\": \"p1\", \"category\": \"c\"}\n");
   EXPECT_THAT(LoadBenchPrompts(no_prompt).status().message(), HasSubstr(no_prompt + ":1: missing field \"prompt\""));

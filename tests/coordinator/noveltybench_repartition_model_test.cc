@@ -20,6 +20,7 @@
 #include "sim_server/sim_server.h"
 #include "tests/common/test_files.h"
 #include "tests/coordinator/noveltybench_test_runs.h"
+#include "tests/coordinator/repartition_configs.h"
 #include "tests/worker/partition/sim_classifier_equivalence.h"
 #include "worker/sim/sim_scoring.h"
 
@@ -31,36 +32,6 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 constexpr double kClassifierThreshold = 0.102;
-
-// A sweep config holding `noveltybench` (partitioner settings appended verbatim) and `providers`.
-std::string WriteConfig(const TempDir& dir, const std::string& name, const std::string& noveltybench,
-                        const std::string& providers = "") {
-  std::string yaml = "name: repartition\nseed: 3\nmodels: [sim:steady]\ntemperatures: [1.0]\n";
-  if (noveltybench.empty()) {
-    absl::StrAppend(&yaml, "aidanbench:\n  questions: ", NOVELTYGRID_SOURCE_DIR,
-                    "/datasets/aidanbench/questions-paper-65.jsonl\n");
-  } else {
-    absl::StrAppend(&yaml, "noveltybench:\n  prompts: ", SharedData("noveltybench/curated.jsonl"), "\n", noveltybench);
-  }
-  absl::StrAppend(&yaml, providers);
-  return dir.Write(name, yaml);
-}
-
-std::string SimProvider(int port, const std::string& extra = "") {
-  return absl::StrCat("providers:\n  sim:\n    base_url: http://127.0.0.1:", port, "/v1\n", extra);
-}
-
-Json ReadJson(const std::filesystem::path& path) {
-  absl::StatusOr<Json> json = ReadJsonFile(path.string());
-  EXPECT_TRUE(json.ok()) << json.status();
-  return json.value_or(Json());
-}
-
-std::string Contents(const std::filesystem::path& path) {
-  absl::StatusOr<std::string> text = ReadFile(path.string());
-  EXPECT_TRUE(text.ok()) << text.status();
-  return text.value_or("");
-}
 
 TEST(RepartitionRowsTest, PrecomputedPartitionsScoreLikeTheEquivalence) {
   const auto& run = kReferenceRuns[3];  // gemma: many classes and imputed qualities

@@ -201,6 +201,14 @@ std::unique_ptr<Process> ClusterTest::Spawn(std::vector<std::string> args, std::
   return std::move(*process);
 }
 
+int ClusterTest::Run(const std::vector<std::string>& args, std::string* output) {
+  std::unique_ptr<Process> p = Spawn(args);
+  if (p == nullptr) return -1;
+  const int code = p->Wait();
+  *output = p->Output();
+  return code;
+}
+
 std::unique_ptr<Process> ClusterTest::SpawnCoordinator(const std::string& config, const std::string& out,
                                                        std::vector<std::string> extra, const std::string& listen,
                                                        std::string* listening) {

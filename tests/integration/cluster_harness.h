@@ -109,6 +109,9 @@ class ClusterTest : public ::testing::Test {
   absl::Duration process_timeout_ = absl::Seconds(90);
   std::unique_ptr<Process> Spawn(std::vector<std::string> args, std::optional<std::string> token = kToken,
                                  std::map<std::string, std::string> env = {});
+  // Runs `noveltygrid ARGS...` (Spawn) to its end: the exit code (-1 when it did not start), stdout and
+  // stderr in `output`.
+  int Run(const std::vector<std::string>& args, std::string* output);
   // `noveltygrid coordinator` on `listen`, once it says where it listens: that line in `listening`.
   std::unique_ptr<Process> SpawnCoordinator(const std::string& config, const std::string& out,
                                             std::vector<std::string> extra, const std::string& listen,

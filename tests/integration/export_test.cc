@@ -23,15 +23,6 @@ using Json = nlohmann::ordered_json;
 // The cluster tests' fixture gives the temporary folder and the binary.
 class ExportTest : public ClusterTest {
  protected:
-  // Runs `noveltygrid ARGS...` to its end: the exit code, stdout and stderr in `output`.
-  int Run(const std::vector<std::string>& args, std::string* output) {
-    std::unique_ptr<Process> p = Spawn(args);
-    if (p == nullptr) return -1;
-    const int code = p->Wait();
-    *output = p->Output();
-    return code;
-  }
-
   Json Summary(const std::string& dir) { return Json::parse(std::ifstream(dir + "/summary.json")); }
 };
 

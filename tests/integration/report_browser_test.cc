@@ -176,6 +176,10 @@ TEST_F(ReportBrowserTest, RendersWithoutErrorsOrRequestsAndPickersRedraw) {
     EXPECT_THAT(Strings(detail, "labels"), UnorderedElementsAreArray(models_));
   }
   EXPECT_THAT(Strings(facts, "duplicate_chart_ids"), IsEmpty());
+  // The quickstart's prompts carry categories (issue 17): a grouped bar chart of them, a series per model.
+  ASSERT_TRUE(facts["chart_details"].contains("noveltybench-by-category")) << "no noveltybench-by-category chart";
+  EXPECT_THAT(Strings(facts["chart_details"]["noveltybench-by-category"], "labels"),
+              UnorderedElementsAreArray(models_));
   for (const char* benchmark : {"aidanbench", "noveltybench"}) {  // the quickstart runs both
     EXPECT_GT(ablation_charts[benchmark], 0) << "no ablation-" << benchmark << "-* chart";
   }

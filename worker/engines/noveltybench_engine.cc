@@ -43,6 +43,7 @@ noveltybench::NoveltyPrompts ResolvePrompts(const NoveltySettings& settings) {
   over(prompts.in_context_followup, settings.in_context_followup());
   over(prompts.system_prompt, settings.system_prompt());
   over(prompts.equivalence_judge, settings.equivalence_prompt());
+  over(prompts.groups_judge, settings.groups_prompt());
   over(prompts.quality_judge, settings.quality_prompt());
   return prompts;
 }
@@ -145,6 +146,7 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
     decider.partitioner = settings_.partitioner();
     decider.threshold = settings_.threshold();
     decider.equivalence_judge = prompts_.equivalence_judge;
+    decider.groups_judge = prompts_.groups_judge;
     decider.seed = settings_.seed();
     decider.judge_retries = kJudgeRetries;
     decider.classifier = models_.classifier;

@@ -129,10 +129,55 @@ class GreedyRun : public std::enable_shared_from_this<GreedyRun> {
   CallStats calls_;
 };
 
+// A whole-set decider's partition: the classes from the cache or one Group call, then GreedyPartition's
+// rule over them (the short-text rule first), so the result is canonical whatever labels the judge
+// chose. No call when the short-text rule decides every pair.
+void PartitionAtOnce(std::string prompt, std::vector<std::string> generations, EquivalenceDecider* decider,
+                     EquivalenceCache* cache, PartitionCallback done) {
+  auto by_classes = [](const std::vector<std::string>& generations, const std::vector<int>& labels) {
+    return noveltybench::GreedyPartitionByIndex(
+        generations, [&labels](size_t first, size_t candidate) { return labels[first] == labels[candidate]; });
+  };
+  PartitionOutcome outcome;
+  if (noveltybench::ShortTextRuleDecidesAll(generations)) {
+    outcome.partition = by_classes(generations, std::vector<int>(generations.size(), 0));  // never asked
+    return std::move(done)(std::move(outcome));
+  }
+  const std::optional<EquivalenceScope> scope = cache != nullptr ? decider->CacheScope(prompt) : std::nullopt;
+  if (scope.has_value()) {
+    if (std::optional<std::vector<int>> labels = cache->GetGroups(*scope, generations); labels.has_value()) {
+      outcome.calls[decider->stats_key()].cache_hits++;
+      outcome.partition = by_classes(generations, *labels);
+      return std::move(done)(std::move(outcome));
+    }
+  }
+  auto texts = std::make_shared<const std::vector<std::string>>(generations);
+  decider->Group(
+      std::move(prompt), std::move(generations),
+      [texts, scope, cache, by_classes, key = decider->stats_key(), done = std::move(done)](GroupsReply reply) mutable {
+        PartitionOutcome outcome;
+        outcome.calls[key] += reply.calls;
+        if (reply.labels.ok() && reply.labels->size() != texts->size()) {
+          reply.labels = absl::InternalError(
+              absl::StrCat("the decider named ", reply.labels->size(), " classes for ", texts->size(), " generations"));
+        }
+        if (!reply.labels.ok()) {
+          outcome.partition = reply.labels.status();
+        } else {
+          if (scope.has_value()) cache->PutGroups(*scope, *texts, *reply.labels);
+          outcome.partition = by_classes(*texts, *reply.labels);
+        }
+        std::move(done)(std::move(outcome));
+      });
+}
+
 }  // namespace
 
 void PartitionAsync(std::string prompt, std::vector<std::string> generations, EquivalenceDecider* decider,
                     EquivalenceCache* cache, PartitionCallback done) {
+  if (decider->classes_at_once()) {
+    return PartitionAtOnce(std::move(prompt), std::move(generations), decider, cache, std::move(done));
+  }
   auto run = std::make_shared<GreedyRun>(std::move(prompt), std::move(generations), decider, cache, std::move(done));
   run->Advance();
 }

@@ -10,6 +10,10 @@
 //
 //   PartitionAsync(prompt, generations, decider, cache, [](PartitionOutcome outcome) { ... });
 //
+// A whole-set decider (classes_at_once: llm-groups) is asked once per prompt instead, through Group,
+// unless the cache holds its classes for these generations or the short-text rule decides every pair;
+// the partition is GreedyPartition's rule over its classes, the short-text rule first.
+//
 // One batch is in flight at a time, so the run needs no lock: each reply continues it on the thread
 // that delivered it.
 #ifndef NOVELTYGRID_WORKER_PARTITION_ASYNC_PARTITION_H_

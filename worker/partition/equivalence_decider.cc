@@ -7,6 +7,7 @@
 #include "worker/partition/classifier_decider.h"
 #include "worker/partition/embedding_decider.h"
 #include "worker/partition/llm_decider.h"
+#include "worker/partition/llm_groups_decider.h"
 #include "worker/partition/unigram_decider.h"
 
 namespace noveltygrid {
@@ -18,6 +19,18 @@ std::string EquivalenceDecider::stats_key() const {
 std::string EquivalenceDecider::cache_model() const {
   if (model_identity_.empty()) return name();
   return absl::StrCat(name(), "@", HexId(StableHasher().Add(model_identity_).Finish()));
+}
+
+EquivalenceScope EquivalenceDecider::JudgeScope(std::string_view judge_template, std::string_view prompt,
+                                                uint64_t seed) const {
+  return EquivalenceScope{kind(), cache_model(),
+                          HexId(StableHasher().Add(judge_template).Add(prompt).Add(seed).Finish())};
+}
+
+void EquivalenceDecider::Group(const std::string&, std::vector<std::string>, GroupsCallback done) {
+  std::move(done)(GroupsReply{
+      absl::UnimplementedError(absl::StrCat("partitioner '", kind_, "' scores pairs; it cannot class a whole set")),
+      CallCounters{}});
 }
 
 namespace {
@@ -45,9 +58,15 @@ absl::StatusOr<std::unique_ptr<EquivalenceDecider>> MakeDecider(const DeciderOpt
     return std::unique_ptr<EquivalenceDecider>(new LlmDecider(options.judge, options.equivalence_judge,
                                                               options.threshold, options.seed, options.judge_retries));
   }
+  if (kind == kPartitionerLlmGroups) {
+    if (options.judge == nullptr) return missing("a judge model");
+    if (options.groups_judge.empty()) return missing("a groups judge template");
+    return std::unique_ptr<EquivalenceDecider>(
+        new LlmGroupsDecider(options.judge, options.groups_judge, options.seed, options.judge_retries));
+  }
   if (kind == kPartitionerUnigram) return std::unique_ptr<EquivalenceDecider>(new UnigramDecider(options.threshold));
   return absl::InvalidArgumentError(
-      absl::StrCat("unknown partitioner '", kind, "'; expected classifier, unigram, embedding or llm"));
+      absl::StrCat("unknown partitioner '", kind, "'; expected classifier, unigram, embedding, llm or llm-groups"));
 }
 
 }  // namespace

@@ -9,6 +9,10 @@
 //   llm         judge     the judge's <similarity_score> / 100          ChatModel
 //   unigram     -         ROUGE-1 F (common/noveltybench/unigram.h)     none: computed in process
 //
+// A whole-set decider (llm-groups: one judge call names the class of every generation) answers
+// Group instead of Score; classes_at_once() tells the driver which to call. Its cache entry is the
+// classes of the whole set, under the same scope.
+//
 // Thread-safe. Score's callback runs on the model's executor, or inline before Score returns for a
 // decider that needs no model call (unigram; embeddings already held).
 #ifndef NOVELTYGRID_WORKER_PARTITION_EQUIVALENCE_DECIDER_H_
@@ -38,6 +42,13 @@ struct DeciderReply {
 };
 using DeciderCallback = absl::AnyInvocable<void(DeciderReply) &&>;
 
+// The classes of one prompt's generations, from a whole-set decider, and what asking cost.
+struct GroupsReply {
+  absl::StatusOr<std::vector<int>> labels;  // one per generation, in input order; equal labels: one class
+  CallCounters calls;
+};
+using GroupsCallback = absl::AnyInvocable<void(GroupsReply) &&>;
+
 class EquivalenceDecider {
  public:
   virtual ~EquivalenceDecider() = default;
@@ -64,9 +75,18 @@ class EquivalenceDecider {
   // Raw scores of the (first, candidate) pairs, both answers to `prompt`. `pairs` is non-empty.
   virtual void Score(const std::string& prompt, std::vector<TextPair> pairs, DeciderCallback done) = 0;
 
+  // True for a whole-set decider: the driver calls Group once per prompt, never Score.
+  virtual bool classes_at_once() const { return false; }
+  // The class of each of `generations` (at least two), all answers to `prompt`. A pairwise decider
+  // delivers Unimplemented.
+  virtual void Group(const std::string& prompt, std::vector<std::string> generations, GroupsCallback done);
+
  protected:
   EquivalenceDecider(std::string kind, std::string role, std::string model, double threshold)
       : kind_(std::move(kind)), role_(std::move(role)), model_(std::move(model)), threshold_(threshold) {}
+
+  // The scope of a judge's answers: they depend on its template, the prompt and the seed it is sent.
+  EquivalenceScope JudgeScope(std::string_view judge_template, std::string_view prompt, uint64_t seed) const;
 
  private:
   const std::string kind_;
@@ -79,14 +99,15 @@ class EquivalenceDecider {
 // What MakeEquivalenceDecider needs: the partitioner's settings and its model (only the one the
 // partitioner uses must be set; none are owned, all must outlive the decider).
 struct DeciderOptions {
-  std::string partitioner;  // "classifier", "embedding", "llm" or "unigram"
-  double threshold = 0;
+  std::string partitioner;        // "classifier", "embedding", "llm", "llm-groups" or "unigram"
+  double threshold = 0;           // unused by llm-groups
   std::string equivalence_judge;  // llm: the judge template (noveltybench::NoveltyPrompts)
-  uint64_t seed = 0;              // llm: sent with every judge request
+  std::string groups_judge;       // llm-groups: the judge template
+  uint64_t seed = 0;              // llm, llm-groups: sent with every judge request; orders llm-groups' list
   // What besides the model id decides its answers (the endpoint's remote model and extra body);
   // empty for an in-process model or a plain endpoint. Part of the cache scope.
   std::string model_identity;
-  int judge_retries = 2;  // llm: re-asks of an unparseable reply before failing
+  int judge_retries = 2;  // llm, llm-groups: re-asks of an unparseable reply before failing
   PairClassifier* classifier = nullptr;
   Embedder* embedder = nullptr;
   ChatModel* judge = nullptr;

@@ -5,8 +5,8 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "common/hashing.h"
 #include "common/text.h"
+#include "worker/partition/judge_call.h"
 
 namespace noveltygrid {
 namespace {
@@ -19,10 +19,8 @@ noveltybench::NoveltyPrompts WithTemplate(std::string judge_template) {
 
 }  // namespace
 
-// One Score call: its pairs, their scores as they arrive, and the first failure.
+// One Score call: its scores as they arrive, and the first failure.
 struct LlmDecider::Batch {
-  std::string prompt;
-  std::vector<TextPair> pairs;
   DeciderCallback done;
   absl::Mutex mu;
   std::vector<double> scores ABSL_GUARDED_BY(mu);
@@ -39,9 +37,7 @@ LlmDecider::LlmDecider(ChatModel* judge, std::string judge_template, double thre
       judge_retries_(judge_retries) {}
 
 std::optional<EquivalenceScope> LlmDecider::CacheScope(std::string_view prompt) const {
-  // The judge's answer depends on the template, the prompt and the seed it is sent.
-  const uint64_t context = StableHasher().Add(prompts_.equivalence_judge).Add(prompt).Add(seed_).Finish();
-  return EquivalenceScope{kind(), cache_model(), HexId(context)};
+  return JudgeScope(prompts_.equivalence_judge, prompt, seed_);
 }
 
 std::optional<double> LlmDecider::ParseSimilarity(const std::string& reply) {
@@ -54,74 +50,46 @@ std::optional<double> LlmDecider::ParseSimilarity(const std::string& reply) {
 
 void LlmDecider::Score(const std::string& prompt, std::vector<TextPair> pairs, DeciderCallback done) {
   auto batch = std::make_shared<Batch>();
-  batch->prompt = prompt;
-  batch->pairs = std::move(pairs);
   batch->done = std::move(done);
-  const size_t n = batch->pairs.size();
+  const size_t n = pairs.size();
   {
     absl::MutexLock lock(&batch->mu);
     batch->scores.assign(n, 0.0);
     batch->outstanding = n;
   }
-  for (size_t i = 0; i < n; ++i) Ask(batch, i, 0);
+  for (size_t i = 0; i < n; ++i) {
+    auto score = std::make_shared<double>(0.0);
+    AskJudge(
+        judge_, noveltybench::EquivalenceJudgePrompt(prompts_, prompt, pairs[i].first, pairs[i].second), seed_,
+        judge_retries_,
+        [score](const std::string& reply) {
+          const std::optional<double> parsed = ParseSimilarity(reply);
+          if (!parsed.has_value()) return absl::InvalidArgumentError("no integer 0-100 in <similarity_score> tags");
+          *score = *parsed;
+          return absl::OkStatus();
+        },
+        [batch, i, score](JudgeOutcome outcome) { Deliver(batch, i, *score, std::move(outcome)); });
+  }
 }
 
-void LlmDecider::Ask(std::shared_ptr<Batch> batch, size_t index, int attempt) {
-  ChatRequest request;
-  request.messages.push_back(
-      {"user", noveltybench::EquivalenceJudgePrompt(prompts_, batch->prompt, batch->pairs[index].first,
-                                                    batch->pairs[index].second)});
-  request.temperature = 0;
-  request.max_tokens = noveltybench::kJudgeMaxTokens;
-  request.seed = seed_;
-  {
-    absl::MutexLock lock(&batch->mu);
-    batch->calls.requests++;
-    if (attempt > 0) batch->calls.retries++;
+void LlmDecider::Deliver(const std::shared_ptr<Batch>& batch, size_t index, double score, JudgeOutcome outcome) {
+  absl::ReleasableMutexLock lock(&batch->mu);
+  batch->calls += outcome.calls;
+  if (outcome.status.ok()) {
+    batch->scores[index] = score;
+  } else if (batch->error.empty()) {
+    batch->error = absl::StrCat("judging pair ", index + 1, " ", outcome.status.message());
   }
-  judge_->Complete(std::move(request), [this, batch, index, attempt](absl::StatusOr<ChatReply> reply) mutable {
-    std::optional<double> score;
-    std::string why;
-    if (!reply.ok()) {
-      why = reply.status().ToString();
-    } else if (reply->choices.empty()) {
-      why = "the reply had no choices";
-    } else {
-      score = ParseSimilarity(reply->choices.front());
-      if (!score.has_value()) {
-        why = absl::StrCat("no integer 0-100 in <similarity_score> tags in the reply: \"",
-                           SanitizeUtf8(reply->choices.front().substr(0, 200)), "\"");
-      }
-    }
-    absl::ReleasableMutexLock lock(&batch->mu);
-    if (reply.ok()) {
-      CountReply(*reply, batch->calls);
-    }
-    if (!score.has_value() && reply.ok() && attempt < judge_retries_ && batch->error.empty()) {
-      lock.Release();
-      Ask(std::move(batch), index, attempt + 1);  // re-ask only a judge that answered
-      return;
-    }
-    if (score.has_value()) {
-      batch->scores[index] = *score;
-    } else {
-      batch->calls.errors++;
-      if (batch->error.empty()) {
-        batch->error = absl::StrCat("judging pair ", index + 1, " failed after ", attempt + 1, " attempt",
-                                    attempt == 0 ? "" : "s", ": ", why);
-      }
-    }
-    if (--batch->outstanding > 0) return;
-    DeciderReply out;
-    out.calls = batch->calls;
-    if (batch->error.empty()) {
-      out.scores = std::move(batch->scores);
-    } else {
-      out.scores = absl::InternalError(batch->error);
-    }
-    lock.Release();
-    std::move(batch->done)(std::move(out));
-  });
+  if (--batch->outstanding > 0) return;
+  DeciderReply out;
+  out.calls = batch->calls;
+  if (batch->error.empty()) {
+    out.scores = std::move(batch->scores);
+  } else {
+    out.scores = absl::InternalError(batch->error);
+  }
+  lock.Release();
+  std::move(batch->done)(std::move(out));
 }
 
 }  // namespace noveltygrid

@@ -4,8 +4,8 @@
 // without a parseable LAST <similarity_score> (an integer 0..100) is asked again, up to
 // `judge_retries` times; then, or on a failed call, the batch fails. See equivalence_decider.h.
 //
-// Thread-safe: immutable; each batch joins its concurrent replies under its own mutex. The judge and
-// the decider must outlive every call in flight.
+// Thread-safe: immutable; each batch joins its concurrent replies under its own mutex. The judge must
+// outlive every call in flight.
 #ifndef NOVELTYGRID_WORKER_PARTITION_LLM_DECIDER_H_
 #define NOVELTYGRID_WORKER_PARTITION_LLM_DECIDER_H_
 
@@ -19,6 +19,7 @@
 #include "common/noveltybench/prompts.h"
 #include "worker/models/model.h"
 #include "worker/partition/equivalence_decider.h"
+#include "worker/partition/judge_call.h"
 
 namespace noveltygrid {
 
@@ -37,7 +38,7 @@ class LlmDecider : public EquivalenceDecider {
 
  private:
   struct Batch;
-  void Ask(std::shared_ptr<Batch> batch, size_t index, int attempt);
+  static void Deliver(const std::shared_ptr<Batch>& batch, size_t index, double score, JudgeOutcome outcome);
 
   ChatModel* const judge_;
   const noveltybench::NoveltyPrompts prompts_;  // only equivalence_judge is used

@@ -177,6 +177,20 @@ int SimJudgeModel::ScoreCoherence(std::string_view question, std::string_view an
   return static_cast<int>(std::clamp(std::round(100.0 * quality), 0.0, 100.0));
 }
 
+std::string SimJudgeModel::GroupResponses(const std::vector<std::string>& responses) {
+  std::vector<size_t> first_members;  // per group, its first response
+  std::string labels;
+  for (size_t i = 0; i < responses.size(); ++i) {
+    size_t group = first_members.size();
+    for (size_t g = 0; g < first_members.size() && group == first_members.size(); ++g) {
+      if (ScoreSimilarity(responses[first_members[g]], responses[i]) > kSameIdeaSimilarity) group = g;
+    }
+    if (group == first_members.size()) first_members.push_back(i);
+    absl::StrAppend(&labels, i == 0 ? "" : ", ", group + 1);
+  }
+  return labels;
+}
+
 int SimJudgeModel::ScoreSimilarity(std::string_view answer1, std::string_view answer2) {
   auto content = [](std::string_view text) {
     std::vector<std::string> words;
@@ -222,7 +236,14 @@ absl::StatusOr<ChatReply> SimJudgeModel::Judge(const ChatRequest& request) {
   const std::optional<std::string> answer1 = ExtractLastTag(prompt, "answer1");
   const std::optional<std::string> answer2 = ExtractLastTag(prompt, "answer2");
   const std::optional<std::string> answer = ExtractLastTag(prompt, "answer");
-  if (answer1 && answer2) {
+  std::vector<std::string> responses;  // <response1>, <response2>, ... as listed
+  for (std::optional<std::string> r; (r = ExtractLastTag(prompt, absl::StrCat("response", responses.size() + 1)));) {
+    responses.push_back(*std::move(r));
+  }
+  if (!responses.empty() && prompt.find("<groups>") != std::string_view::npos) {
+    tag = "groups";
+    text = GroupResponses(responses);
+  } else if (answer1 && answer2) {
     tag = "similarity_score";
     text = absl::StrCat(ScoreSimilarity(*answer1, *answer2));
   } else if (answer && prompt.find("coherence_score") != std::string_view::npos) {

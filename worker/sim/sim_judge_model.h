@@ -9,6 +9,9 @@
 //     coherent answers land around 60-95, its word salad at 0-15, an empty answer at 0.
 //   similarity prompt (<answer1> and <answer2>): "<similarity_score>N</similarity_score>" from the
 //     lexical overlap of the two answers' content words, 0..100.
+//   groups prompt (<response1>, <response2>, ... and a request for <groups>): "<groups>1, 2, 1</groups>",
+//     each response joining the first group whose first response it is similar to (similarity score
+//     above 50, the llm partitioner's default cut), else starting the next group.
 //   anything else: a short refusal with no tag, so callers exercise their parse-failure path.
 //
 // "sim:judge-flaky" behaves the same except that about 30% of calls reply without a tag or with a
@@ -25,6 +28,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "common/executor.h"
@@ -47,6 +51,9 @@ class SimJudgeModel : public ChatModel {
   static int ScoreCoherence(std::string_view question, std::string_view answer);
   // The 0..100 similarity score of two answers, jitter included.
   static int ScoreSimilarity(std::string_view answer1, std::string_view answer2);
+  // The group numbers the groups prompt is answered with, comma-separated ("1, 2, 1").
+  static std::string GroupResponses(const std::vector<std::string>& responses);
+  static constexpr int kSameIdeaSimilarity = 50;
 
  private:
   SimJudgeModel(std::string id, bool flaky, Executor* executor);

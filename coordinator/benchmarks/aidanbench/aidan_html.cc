@@ -1,7 +1,7 @@
 // AidanBench's sections of report.html (coordinator/report/html_report.h): the paper's figures for a
 // sweep -- total score per model (Figure 2), score against temperature (Figure 6), coherence, novelty
-// and MMR per answer of one question (Figures 3-5), the per-question table (Table 1) -- and how the
-// loops stopped.
+// and MMR per answer of one question (Figures 3-5), the per-question table (Table 1) -- how the loops
+// stopped, and the totals by question domain when the questions carry one.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -14,9 +14,11 @@
 #include "common/json_util.h"
 #include "common/status_macros.h"
 #include "coordinator/benchmarks/aidanbench/aidan_results.h"
+#include "coordinator/benchmarks/item_groups_html.h"
 #include "coordinator/benchmarks/repeat_interval.h"
 #include "coordinator/benchmarks/unit_source.h"
 #include "coordinator/report/html/svg_chart.h"
+#include "coordinator/report/text_table.h"
 
 namespace noveltygrid {
 namespace {
@@ -180,6 +182,62 @@ HtmlSection QuestionTableSection(const AidanSnapshot& s) {
   return HtmlSection{"aidanbench-questions", "AidanBench per question", std::move(html)};
 }
 
+// Valid answers, novelty sum and questions per domain (and subdomain) of every cell, and a chart of each
+// model's valid answers per domain at its best temperature. Only for sweeps whose questions carry domains.
+HtmlSection DomainSection(const AidanSnapshot& s, const ReportContext& context) {
+  std::set<std::string> domains;
+  bool subdomains = false;
+  for (const AidanCell& cell : s.cells) {
+    for (const auto& [name, domain] : cell.by_domain) {
+      domains.insert(name);
+      subdomains |= !domain.by_subdomain.empty();
+    }
+  }
+  HtmlTable table;
+  table.id = "aidanbench-domains-table";
+  table.sortable = true;
+  table.header = {"model", "temperature", "domain"};
+  if (subdomains) table.header.push_back("subdomain");
+  for (const char* h : {"questions", "valid answers", "novelty sum", "mean coherence"}) table.header.push_back(h);
+  auto add_row = [&](const AidanCell& cell, const std::string& domain, const std::string& subdomain,
+                     const AidanTotals& t) {
+    std::vector<HtmlCell> row = {TextCell(cell.model), TemperatureCell(cell.temperature), TextCell(domain)};
+    if (subdomains) row.push_back(TextCell(subdomain));
+    row.push_back(NumberCell(static_cast<double>(t.questions), 0));
+    row.push_back(NumberCell(static_cast<double>(t.valid_answers), 0));
+    row.push_back(NumberCell(t.novelty_sum, 2));
+    row.push_back(t.valid_answers > 0 ? NumberCell(t.coherence_sum / t.valid_answers, 3) : MissingCell());
+    table.rows.push_back(std::move(row));
+  };
+  for (const AidanCell& cell : s.cells) {
+    for (const auto& [name, domain] : cell.by_domain) {
+      add_row(cell, name, "all", domain.totals);
+      for (const auto& [sub, totals] : domain.by_subdomain) add_row(cell, name, sub, totals);
+    }
+  }
+  std::vector<ChartedCell> charted;
+  std::vector<const AidanCell*> best_cells;
+  for (const AidanBest& best : s.leaderboard) {
+    charted.push_back({best.model, best.temperature});
+    best_cells.push_back(FindCell(s.cells, best.model, best.temperature));
+  }
+  ChartSpec spec =
+      context.NewChart("aidanbench-by-domain", "Valid answers per domain at each model's best temperature");
+  spec.y_label = "valid answers";
+  const std::string chart = GroupedBarChart(std::move(spec), context, {domains.begin(), domains.end()}, charted, 0,
+                                            [&](size_t c, const std::string& domain) -> std::optional<double> {
+                                              auto it = best_cells[c]->by_domain.find(domain);
+                                              if (it == best_cells[c]->by_domain.end()) return std::nullopt;
+                                              return static_cast<double>(it->second.totals.valid_answers);
+                                            });
+  std::string html = absl::StrCat(
+      "<p>The totals of each model and temperature split by the questions' <code>domain</code>",
+      subdomains ? " and <code>subdomain</code> (\"all\": the whole domain)" : "", "; questions without one are under ",
+      HtmlEscape(kNoGroup), ". summary.json holds them as <code>by_domain</code>.</p>", chart, "<div class=\"scroll\">",
+      RenderTable(table), "</div>");
+  return HtmlSection{"aidanbench-domains", "AidanBench by domain", std::move(html)};
+}
+
 // What the iteration plots need of one answer.
 struct AnswerPoint {
   int answer_num = 0;
@@ -316,6 +374,10 @@ absl::Status AidanBenchResults::AddHtmlSections(const ReportContext& context, Ht
   page.AddSection(LeaderboardSection(snapshot_, context));
   page.AddSection(AblationSection(snapshot_, context));
   page.AddSection(StopsSection(snapshot_, context));
+  if (std::any_of(snapshot_.cells.begin(), snapshot_.cells.end(),
+                  [](const AidanCell& cell) { return !cell.by_domain.empty(); })) {
+    page.AddSection(DomainSection(snapshot_, context));
+  }
   page.AddSection(QuestionTableSection(snapshot_));
   ASSIGN_OR_RETURN(HtmlSection iterations, IterationSection(snapshot_, context));
   page.AddSection(std::move(iterations));

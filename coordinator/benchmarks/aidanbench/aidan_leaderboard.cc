@@ -27,6 +27,22 @@ std::string ValidAndNovelty(const AidanTotals& totals, const std::vector<AidanTo
   return absl::StrCat(valid, separator, novelty);
 }
 
+// Each model's totals per question domain at its best temperature (subdomains under theirs).
+std::string DomainsAtBest(const AidanSnapshot& snapshot) {
+  std::vector<std::vector<std::string>> table = {{"model", "best temp", "domain", "questions", "valid", "novelty"}};
+  auto add = [&](const AidanBest& best, const std::string& group, const AidanTotals& t) {
+    table.push_back({best.model, FormatTemperature(best.temperature), group, absl::StrCat(t.questions),
+                     absl::StrCat(t.valid_answers), absl::StrFormat("%.2f", t.novelty_sum)});
+  };
+  for (const AidanBest& best : snapshot.leaderboard) {
+    for (const auto& [name, domain] : FindCell(snapshot.cells, best.model, best.temperature)->by_domain) {
+      add(best, name, domain.totals);
+      for (const auto& [sub, totals] : domain.by_subdomain) add(best, absl::StrCat(name, " / ", sub), totals);
+    }
+  }
+  return absl::StrCat("\nby domain (domain / subdomain):\n", RenderTable(table));
+}
+
 }  // namespace
 
 std::string FormatLeaderboard(const AidanSnapshot& snapshot, bool simulated) {
@@ -48,6 +64,7 @@ std::string FormatLeaderboard(const AidanSnapshot& snapshot, bool simulated) {
   }
   absl::StrAppend(&out, RenderTable(table));
   if (repeats) absl::StrAppend(&out, "\n", kRepeatLeaderboardNote, "\n");
+  if (!snapshot.cells.front().by_domain.empty()) absl::StrAppend(&out, DomainsAtBest(snapshot));
   return out;
 }
 

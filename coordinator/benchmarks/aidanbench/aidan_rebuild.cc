@@ -63,6 +63,11 @@ AidanPrior ReadAidanPrior(const Json& summary) {
         unit.unit.item_id = StringAt(row, "question_id");
         unit.unit.item_text = StringAt(row, "question");
         unit.unit.repeat = IntField(row, "repeat", 0).value_or(0);
+        try {
+          ReadUnitMetadata(row, unit.unit);
+        } catch (const Json::exception&) {
+          // Lenient, as the rest of the old summary: a mistyped domain is left out.
+        }
         unit.stop_reason = StringAt(row, "stop_reason");
         unit.error = StringAt(row, "error");
         prior.rows.push_back(std::move(unit));
@@ -114,6 +119,7 @@ absl::StatusOr<std::vector<UnitResult>> ReadAidanAnswersFile(const std::string& 
       if (!repeat.ok())
         return absl::InvalidArgumentError(absl::StrCat(where, "malformed answer line: ", repeat.status().message()));
       unit.unit.repeat = *repeat;
+      ReadUnitMetadata(j, unit.unit);
       absl::StatusOr<StepRecord> answer = StepFromJson(j);
       if (!answer.ok()) return absl::InvalidArgumentError(where + std::string(answer.status().message()));
       unit.answers.push_back(std::move(*answer));

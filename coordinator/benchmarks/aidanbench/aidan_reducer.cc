@@ -22,6 +22,8 @@ AidanQuestionRow QuestionRowOf(const UnitResult& unit, const AidanTotals& totals
   row.temperature = u.temperature;
   row.question_id = u.item_id;
   row.question = u.item_text;
+  row.domain = u.domain;
+  row.subdomain = u.subdomain;
   row.repeat = u.repeat;
   row.iterations = totals.stored_answers;
   row.valid_answers = totals.valid_answers;
@@ -76,6 +78,8 @@ AidanSnapshot AidanReducer::Snapshot() const {
   snap.calls = std::move(contents.calls);
   snap.run = std::move(contents.run);
   std::vector<AidanEntry>& entries = contents.entries;
+  const bool by_domain =
+      std::any_of(entries.begin(), entries.end(), [](const AidanEntry& e) { return !e.result.unit.domain.empty(); });
   snap.temperatures = ValuesInOrder(entries, temperatures(), [](const UnitSpec& u) { return u.temperature; });
 
   snap.units.reserve(entries.size());
@@ -95,9 +99,23 @@ AidanSnapshot AidanReducer::Snapshot() const {
     cell.by_repeat[u.repeat] += e.totals;
     cell.max_iterations = std::max(cell.max_iterations, e.result.max_iterations);
     cell.has_llm_novelty |= e.has_llm_novelty;
+    if (by_domain) {
+      AidanDomain& domain = cell.by_domain[GroupKey(u.domain)];
+      domain.totals += e.totals;
+      domain.by_subdomain[GroupKey(u.subdomain)] += e.totals;
+    }
 
     snap.unit_totals.push_back(e.totals);
     snap.units.push_back(std::move(e.result));  // `entries` is the snapshot's own copy
+  }
+
+  // A domain none of whose questions has a subdomain has no breakdown by subdomain.
+  for (AidanCell& cell : snap.cells) {
+    for (auto& [name, domain] : cell.by_domain) {
+      if (domain.by_subdomain.size() == 1 && domain.by_subdomain.begin()->first == kNoGroup) {
+        domain.by_subdomain.clear();
+      }
+    }
   }
 
   // Cells are model-major, so each model's cells are consecutive.

@@ -30,9 +30,18 @@
 #include "common/config.h"
 #include "common/json_util.h"
 #include "common/records.h"
+#include "coordinator/benchmarks/item_groups.h"
 #include "coordinator/benchmarks/reduced_units.h"
 
 namespace noveltygrid {
+
+// Totals of one domain of a cell (questions' `domain`, kNoGroup for those without one): the sum of its
+// questions' totals, and per subdomain (kNoGroup for those without one) when any question of the domain
+// in the cell has a subdomain.
+struct AidanDomain {
+  AidanTotals totals;
+  std::map<std::string, AidanTotals> by_subdomain;
+};
 
 // Totals of one (model, temperature): the sum of its questions' totals (over every repeat).
 struct AidanCell {
@@ -42,6 +51,8 @@ struct AidanCell {
   std::vector<AidanTotals> by_repeat;  // per repeat (`repeats: N`); one entry without repeats
   int max_iterations = 0;              // the cap recorded with the units (0 = none)
   bool has_llm_novelty = false;        // some answer carried an LLM novelty score
+  // Per domain, by name; empty unless some question of the sweep has a domain (item_groups.h).
+  std::map<std::string, AidanDomain> by_domain;
 };
 
 // One row of the per-question table (paper Table 1). Averages are over valid answers, coherence on
@@ -51,6 +62,8 @@ struct AidanQuestionRow {
   double temperature = 0;
   std::string question_id;
   std::string question;
+  std::string domain;  // the question's metadata ("" when it has none)
+  std::string subdomain;
   long long iterations = 0;  // stored answers
   long long valid_answers = 0;
   int repeat = 0;

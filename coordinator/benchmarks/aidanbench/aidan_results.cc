@@ -19,15 +19,36 @@ Json AidanRepeatsJson(const std::vector<AidanTotals>& by_repeat) {
       {{"valid_answers", PerRepeatValidAnswers(by_repeat)}, {"novelty_sum", PerRepeatNoveltySum(by_repeat)}});
 }
 
-Json CellJson(const AidanCell& cell, const AidanPreset& preset) {
-  const AidanTotals& t = cell.totals;
+// The totals' fields, as a cell and each of its domains and subdomains write them.
+Json TotalsJson(const AidanTotals& t, bool has_llm_novelty) {
   Json j{{"valid_answers", t.valid_answers},   {"novelty_sum", t.novelty_sum}, {"coherence_sum", t.coherence_sum},
          {"stored_answers", t.stored_answers}, {"questions", t.questions},     {"mmr_sum", t.mmr_sum}};
-  if (cell.has_llm_novelty) j["llm_novelty_sum"] = t.llm_novelty_sum;
+  if (has_llm_novelty) j["llm_novelty_sum"] = t.llm_novelty_sum;
   j["errors"] = t.errors;
+  return j;
+}
+
+// {DOMAIN: totals [+ "by_subdomain": {SUBDOMAIN: totals}]}, by name.
+Json ByDomainJson(const AidanCell& cell) {
+  Json out = Json::object();
+  for (const auto& [name, domain] : cell.by_domain) {
+    Json j = TotalsJson(domain.totals, cell.has_llm_novelty);
+    if (!domain.by_subdomain.empty()) {
+      Json subdomains = Json::object();
+      for (const auto& [sub, totals] : domain.by_subdomain) subdomains[sub] = TotalsJson(totals, cell.has_llm_novelty);
+      j["by_subdomain"] = std::move(subdomains);
+    }
+    out[name] = std::move(j);
+  }
+  return out;
+}
+
+Json CellJson(const AidanCell& cell, const AidanPreset& preset) {
+  Json j = TotalsJson(cell.totals, cell.has_llm_novelty);
   j["max_iterations"] = cell.max_iterations;
   j["preset"] = preset.name;
   if (cell.by_repeat.size() > 1) j["repeats"] = AidanRepeatsJson(cell.by_repeat);
+  if (!cell.by_domain.empty()) j["by_domain"] = ByDomainJson(cell);
   return j;
 }
 
@@ -36,7 +57,9 @@ Json RowJson(const AidanQuestionRow& row) {
          {"temperature", row.temperature},
          {"question_id", row.question_id},
          {"question", row.question}};
-  if (row.repeat != 0) j["repeat"] = row.repeat;  // rows of repeat 0 keep the form of sweeps without repeats
+  if (row.repeat != 0) j["repeat"] = row.repeat;      // rows of repeat 0 keep the form of sweeps without repeats
+  if (!row.domain.empty()) j["domain"] = row.domain;  // as answers.jsonl: only when the question has them
+  if (!row.subdomain.empty()) j["subdomain"] = row.subdomain;
   const Json rest{{"iterations", row.iterations},
                   {"valid_answers", row.valid_answers},
                   {"avg_coherence", OptionalNumber(row.avg_coherence)},
@@ -65,6 +88,7 @@ absl::Status WriteAidanAnswers(const AidanSnapshot& snapshot, const RowsSink& si
               {"question_id", u.item_id},
               {"question", u.item_text}};
     if (u.repeat != 0) head["repeat"] = u.repeat;
+    for (const auto& [key, value] : UnitMetadata(u)) head[key] = value;  // only when set
     std::string prefix = DumpJson(head);
     prefix.back() = ',';
     std::vector<StepRecord> answers = unit.answers;

@@ -28,6 +28,9 @@ void AidanBenchmark::PlanUnits(const std::vector<std::string>& models, std::vect
                             .Add(q.text)
                             .Add(settings_hash_)
                             .Finish());
+        // After the id: metadata is reported, not computed with, so editing it reuses the work done.
+        unit.domain = q.domain;
+        unit.subdomain = q.subdomain;
         AppendUnit(std::move(unit), units, fingerprint);
       }
     }

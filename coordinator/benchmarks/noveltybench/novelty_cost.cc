@@ -28,7 +28,9 @@ std::map<std::string, CallsEstimate> NoveltyBenchmark::ExpectedCalls(const UnitS
   const bool one_request = s.ask_n() && (unit.mode == kModeStandard || unit.mode == kModeSystemPrompt);
   const double requests = one_request ? 1 : k;
   calls[kGenerateSelf] = CallsEstimate{requests, prompt * requests, generation * k};
-  if (!s.partition_model().empty()) {
+  if (s.partitioner() == kPartitionerLlmGroups) {  // one call listing all k generations
+    calls[absl::StrCat("judge:", s.partition_model())] = CallsEstimate{1, prompt + generation * k, 4 * k};
+  } else if (!s.partition_model().empty()) {
     const char* role = s.partitioner() == kPartitionerClassifier  ? "classify"
                        : s.partitioner() == kPartitionerEmbedding ? "embed"
                                                                   : "judge";

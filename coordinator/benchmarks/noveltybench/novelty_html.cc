@@ -1,6 +1,7 @@
 // NoveltyBench's sections of report.html (BenchmarkResults::AddHtmlSections): the leaderboard, the
-// temperature ablation, distinct against utility, the means by sampling mode and by dataset, and a
-// sample viewer showing a prompt's generations coloured by partition class.
+// temperature ablation, distinct against utility, the means by sampling mode, dataset and (when the
+// prompts carry one) category, and a sample viewer showing a prompt's generations coloured by
+// partition class.
 //
 // Every number comes from the snapshot (the reducer's means; nothing is scored again). The viewer's
 // generations are fetched the way samples.jsonl's are (ForEachWholeUnit: from the snapshot's unit
@@ -15,10 +16,12 @@
 #include "absl/strings/str_format.h"
 #include "common/json_util.h"
 #include "common/status_macros.h"
+#include "coordinator/benchmarks/item_groups_html.h"
 #include "coordinator/benchmarks/noveltybench/noveltybench.h"
 #include "coordinator/benchmarks/repeat_interval.h"
 #include "coordinator/benchmarks/unit_source.h"
 #include "coordinator/report/html/svg_chart.h"
+#include "coordinator/report/text_table.h"
 
 namespace noveltygrid {
 namespace {
@@ -213,6 +216,34 @@ std::string BreakdownHtml(const NoveltySnapshot& snap) {
       GroupTable(snap, "noveltybench-datasets-table", snap.datasets, &NoveltySweepCell::by_dataset, false));
 }
 
+// The means per prompt category of every cell, and a chart of each model's mean utility per category at
+// its best temperature. Only for sweeps whose prompts carry categories.
+std::string CategoryHtml(const NoveltySnapshot& snap, const ReportContext& context) {
+  std::vector<ChartedCell> charted;
+  std::vector<const NoveltySweepCell*> best_cells;
+  for (const NoveltyBest& best : snap.leaderboard) {
+    charted.push_back({best.model, best.temperature});
+    best_cells.push_back(FindCell(snap.cells, best.model, best.temperature));
+  }
+  ChartSpec spec = context.NewChart("noveltybench-by-category", "Mean utility per category at best temperature");
+  spec.y_label = kUtility.title;
+  spec.caption = absl::StrCat("Mode ", snap.modes.front(), ", every dataset.");
+  const std::string chart =
+      GroupedBarChart(std::move(spec), context, snap.categories, charted, 2,
+                      [&](size_t c, const std::string& category) -> std::optional<double> {
+                        const std::vector<NoveltyGroupMeans>& groups = best_cells[c]->by_category;
+                        auto it = std::find_if(groups.begin(), groups.end(),
+                                               [&](const NoveltyGroupMeans& g) { return g.name == category; });
+                        if (it == groups.end()) return std::nullopt;
+                        return it->means.mean_utility;
+                      });
+  return absl::StrCat(
+      "<h3>By category</h3><p class=\"note\">Mode ", HtmlEscape(snap.modes.front()),
+      "'s rows per prompt <code>category</code> (", HtmlEscape(kNoGroup),
+      ": prompts without one); summary.json holds them as <code>by_category</code>.</p>", chart,
+      GroupTable(snap, "noveltybench-categories-table", snap.categories, &NoveltySweepCell::by_category, false));
+}
+
 // The units the viewer shows: each viewed prompt's repeat-0 rows in row order, the prompts in order of
 // first appearance.
 struct ViewedUnits {
@@ -329,7 +360,12 @@ absl::Status NoveltyBenchResults::AddHtmlSections(const ReportContext& context, 
                                            AblationChart(snap, context, kDistinct), "</div>")});
   page.AddSection(
       HtmlSection{"noveltybench-scatter", "NoveltyBench: distinct against utility", ScatterChart(snap, context)});
-  page.AddSection(HtmlSection{"noveltybench-breakdown", "NoveltyBench by mode and dataset", BreakdownHtml(snap)});
+  if (snap.categories.empty()) {
+    page.AddSection(HtmlSection{"noveltybench-breakdown", "NoveltyBench by mode and dataset", BreakdownHtml(snap)});
+  } else {
+    page.AddSection(HtmlSection{"noveltybench-breakdown", "NoveltyBench by mode, dataset and category",
+                                absl::StrCat(BreakdownHtml(snap), CategoryHtml(snap, context))});
+  }
   ASSIGN_OR_RETURN(std::string viewer, SampleViewer(snap));
   page.AddSection(HtmlSection{"noveltybench-samples", "NoveltyBench samples", std::move(viewer)});
   return absl::OkStatus();

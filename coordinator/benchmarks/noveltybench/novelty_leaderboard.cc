@@ -39,7 +39,12 @@ std::string Headline(const NoveltySweepCell& cell) {
 
 std::string NoveltyHeader(const NoveltySnapshot& snapshot) {
   const NoveltySettings& s = snapshot.settings;
-  std::string out = absl::StrCat("partitioner: ", s.partitioner(), " (threshold ", s.threshold());
+  std::string out = absl::StrCat("partitioner: ", s.partitioner(), " (");
+  if (s.partitioner() == kPartitionerLlmGroups) {
+    absl::StrAppend(&out, "one call per prompt");  // no threshold: the judge names the classes
+  } else {
+    absl::StrAppend(&out, "threshold ", s.threshold());
+  }
   if (!s.partition_model().empty()) absl::StrAppend(&out, ", ", s.partition_model());
   absl::StrAppend(&out, "); quality: ", s.quality(), " (", s.quality_model(), "); patience ", s.patience(), "; k ",
                   s.k(), "\n");
@@ -48,6 +53,38 @@ std::string NoveltyHeader(const NoveltySnapshot& snapshot) {
                                     [](const NoveltyBest& b) { return b.weighted; });
   if (weighted) absl::StrAppend(&out, " (utility / distinct: the curated+wildchat leaderboard value)");
   return out + "\n";
+}
+
+// Tables under the leaderboard, at each model's best temperature: every mode, every prompt category.
+std::string ModesAtBest(const NoveltySnapshot& snapshot) {
+  std::vector<std::vector<std::string>> table;
+  std::vector<std::string> header = {"model", "best temp"};
+  for (const std::string& mode : snapshot.modes) header.push_back(mode);
+  table.push_back(std::move(header));
+  for (const NoveltyBest& best : snapshot.leaderboard) {
+    const NoveltySweepCell* cell = FindCell(snapshot.cells, best.model, best.temperature);
+    std::vector<std::string> row = {best.model, FormatTemperature(best.temperature)};
+    for (const std::string& mode : snapshot.modes) {
+      auto it = std::find_if(cell->by_mode.begin(), cell->by_mode.end(),
+                             [&](const NoveltyGroupMeans& g) { return g.name == mode; });
+      row.push_back(it == cell->by_mode.end() ? "-" : UtilityDistinct(it->means.mean_utility, it->means.mean_distinct));
+    }
+    table.push_back(std::move(row));
+  }
+  return absl::StrCat("\nby sampling mode (utility / distinct, every dataset):\n", RenderTable(table));
+}
+
+std::string CategoriesAtBest(const NoveltySnapshot& snapshot) {
+  std::vector<std::vector<std::string>> table = {{"model", "best temp", "category", "utility", "distinct", "prompts"}};
+  for (const NoveltyBest& best : snapshot.leaderboard) {
+    const NoveltySweepCell* cell = FindCell(snapshot.cells, best.model, best.temperature);
+    for (const NoveltyGroupMeans& g : cell->by_category) {
+      table.push_back({best.model, FormatTemperature(best.temperature), g.name,
+                       absl::StrFormat("%.2f", g.means.mean_utility), absl::StrFormat("%.2f", g.means.mean_distinct),
+                       absl::StrCat(g.means.prompts)});
+    }
+  }
+  return absl::StrCat("\nby category (mode ", snapshot.modes.front(), ", every dataset):\n", RenderTable(table));
 }
 
 }  // namespace
@@ -71,24 +108,9 @@ std::string FormatNoveltySweepLeaderboard(const NoveltySnapshot& snapshot, bool 
   }
   absl::StrAppend(&out, RenderTable(table));
   if (repeats) absl::StrAppend(&out, "\n", kRepeatLeaderboardNote, "\n");
-  if (snapshot.modes.size() <= 1) return out;
-
-  // Every mode at each model's best temperature.
-  table.clear();
-  std::vector<std::string> header = {"model", "best temp"};
-  for (const std::string& mode : snapshot.modes) header.push_back(mode);
-  table.push_back(std::move(header));
-  for (const NoveltyBest& best : snapshot.leaderboard) {
-    const NoveltySweepCell* cell = FindCell(snapshot.cells, best.model, best.temperature);
-    std::vector<std::string> row = {best.model, FormatTemperature(best.temperature)};
-    for (const std::string& mode : snapshot.modes) {
-      auto it = std::find_if(cell->by_mode.begin(), cell->by_mode.end(),
-                             [&](const NoveltyGroupMeans& g) { return g.name == mode; });
-      row.push_back(it == cell->by_mode.end() ? "-" : UtilityDistinct(it->means.mean_utility, it->means.mean_distinct));
-    }
-    table.push_back(std::move(row));
-  }
-  return absl::StrCat(out, "\nby sampling mode (utility / distinct, every dataset):\n", RenderTable(table));
+  if (snapshot.modes.size() > 1) absl::StrAppend(&out, ModesAtBest(snapshot));
+  if (!snapshot.categories.empty()) absl::StrAppend(&out, CategoriesAtBest(snapshot));
+  return out;
 }
 
 }  // namespace noveltygrid

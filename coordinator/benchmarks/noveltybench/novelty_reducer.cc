@@ -63,6 +63,9 @@ NoveltySweepCell MakeCell(const std::vector<const NoveltyRowResult*>& rows, cons
   }
   cell.by_dataset = GroupMeans(first_mode, snap.datasets, dataset_of);
   cell.leaderboard_value = LeaderboardValue(cell.by_dataset);
+  if (!snap.categories.empty()) {
+    cell.by_category = GroupMeans(first_mode, snap.categories, [](const UnitSpec& u) { return GroupKey(u.category); });
+  }
   for (const NoveltyRowResult* row : rows) cell.errors += row->score.has_value() ? 0 : 1;
   int last_repeat = 0;
   for (const NoveltyRowResult* row : rows) last_repeat = std::max(last_repeat, row->result.unit.repeat);
@@ -171,6 +174,11 @@ NoveltySnapshot NoveltyReducer::Snapshot() const {
   snap.temperatures = ValuesInOrder(snap.rows, temperatures(), [](const UnitSpec& u) { return u.temperature; });
   snap.modes = ValuesInOrder(snap.rows, modes_, [](const UnitSpec& u) { return u.mode; });
   snap.datasets = ValuesInOrder(snap.rows, datasets_, [](const UnitSpec& u) { return u.dataset; });
+  if (std::any_of(snap.rows.begin(), snap.rows.end(),
+                  [](const NoveltyRowResult& r) { return !r.result.unit.category.empty(); })) {
+    snap.categories =
+        ValuesInOrder(snap.rows, std::vector<std::string>(), [](const UnitSpec& u) { return GroupKey(u.category); });
+  }
 
   // Rows are model-major, then temperature: each cell's rows are consecutive.
   std::vector<const NoveltyRowResult*> cell_rows;

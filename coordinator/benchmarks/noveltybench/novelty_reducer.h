@@ -31,6 +31,7 @@
 #include "common/noveltybench/scoring.h"
 #include "common/records.h"
 #include "common/unit_settings.h"
+#include "coordinator/benchmarks/item_groups.h"
 #include "coordinator/benchmarks/reduced_units.h"
 
 namespace noveltygrid {
@@ -63,10 +64,13 @@ struct NoveltyWeightedValue {
 struct NoveltySweepCell {
   std::string model;
   double temperature = 0;
-  std::string mode;                                       // the sweep's first mode: the one `means` is about
-  noveltybench::ScoreMeans means;                         // that mode's rows, every dataset
-  std::vector<NoveltyGroupMeans> by_mode;                 // every mode with rows in the cell, sweep order
-  std::vector<NoveltyGroupMeans> by_dataset;              // `mode`'s rows per dataset, sweep order
+  std::string mode;                           // the sweep's first mode: the one `means` is about
+  noveltybench::ScoreMeans means;             // that mode's rows, every dataset
+  std::vector<NoveltyGroupMeans> by_mode;     // every mode with rows in the cell, sweep order
+  std::vector<NoveltyGroupMeans> by_dataset;  // `mode`'s rows per dataset, sweep order
+  // `mode`'s rows per prompt category (kNoGroup: prompts without one), by name; empty unless some prompt
+  // of the sweep has a category (item_groups.h).
+  std::vector<NoveltyGroupMeans> by_category;
   std::optional<NoveltyWeightedValue> leaderboard_value;  // when curated and wildchat both have rows
   // With `repeats: N` (N > 1): the headline value (leaderboard_value, else `means`) of each repeat.
   std::vector<NoveltyWeightedValue> by_repeat;
@@ -95,6 +99,7 @@ struct NoveltySnapshot {
   std::vector<double> temperatures;      // with results, config order
   std::vector<std::string> modes;        // with results, config order
   std::vector<std::string> datasets;     // with results, config order
+  std::vector<std::string> categories;   // the rows' GroupKey(category), by name; empty when no row has one
   std::vector<NoveltyRowResult> rows;    // one per unit, canonical order; no generations when `source` is set
   std::vector<NoveltySweepCell> cells;   // model-major, then temperature
   std::vector<NoveltyBest> leaderboard;  // utility descending, then model name

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/noveltybench/rows.h"
+#include "common/records_json.h"
 #include "common/status_macros.h"
 #include "common/text.h"
 #include "coordinator/benchmarks/repeat_interval.h"
@@ -56,6 +57,7 @@ Json SampleLine(const NoveltyRowResult& row, const UnitResult& whole) {
   line["mode"] = u.mode;
   line["dataset"] = u.dataset;
   if (u.repeat != 0) line["repeat"] = u.repeat;  // lines of repeat 0 keep the form of sweeps without repeats
+  for (const auto& [key, value] : UnitMetadata(u)) line[key] = value;  // only when the prompt has a category
   line["unit_id"] = u.id;
   if (std::any_of(whole.answers.begin(), whole.answers.end(), [](const StepRecord& a) { return a.reasoning_tokens; })) {
     Json reasoning = Json::array();  // only when the provider reported any: other sweeps' lines are unchanged
@@ -95,6 +97,7 @@ absl::StatusOr<UnitResult> UnitFromSampleLine(const Json& j, const std::string& 
     if (!repeat.ok())
       return absl::InvalidArgumentError(absl::StrCat(where, ": malformed sample line: ", repeat.status().message()));
     r.unit.repeat = *repeat;
+    ReadUnitMetadata(j, r.unit);
     const std::vector<std::string> generations = j.at("generations").get<std::vector<std::string>>();
     for (size_t i = 0; i < generations.size(); ++i) {
       StepRecord a;
@@ -147,7 +150,7 @@ Json NoveltySweepSectionJson(const NoveltySnapshot& snapshot) {
     Json j = MeansJson(cell.means);
     j["patience"] = s.patience();
     j["partitioner"] = s.partitioner();
-    j["threshold"] = s.threshold();
+    if (s.partitioner() != kPartitionerLlmGroups) j["threshold"] = s.threshold();  // it has none
     j["quality"] = s.quality();
     j["mode"] = cell.mode;
     if (!s.partition_model().empty()) j["partition_model"] = s.partition_model();
@@ -156,6 +159,7 @@ Json NoveltySweepSectionJson(const NoveltySnapshot& snapshot) {
     j["errors"] = cell.errors;
     if (snapshot.modes.size() > 1) j["by_mode"] = GroupsJson(cell.by_mode);
     if (snapshot.datasets.size() > 1) j["by_dataset"] = GroupsJson(cell.by_dataset);
+    if (!cell.by_category.empty()) j["by_category"] = GroupsJson(cell.by_category);
     if (cell.leaderboard_value.has_value()) {
       j["leaderboard_value"] =
           Json{{"distinct", cell.leaderboard_value->distinct}, {"utility", cell.leaderboard_value->utility}};

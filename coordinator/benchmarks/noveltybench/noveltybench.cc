@@ -64,6 +64,7 @@ void NoveltyBenchmark::PlanUnits(const std::vector<std::string>& models, std::ve
               unit.paraphrases.assign(p.paraphrases.begin(), p.paraphrases.begin() + n);
             }
             unit.id = NoveltyUnitId(unit, settings_hash_);
+            unit.category = p.category;  // after the id: reported, not computed with
             AppendUnit(std::move(unit), units, fingerprint);
           }
         }

@@ -26,6 +26,9 @@ TEST(NoveltyPromptsTest, DefaultsAreNonEmptyAndCarryTheirPlaceholders) {
   for (const char* placeholder : {"{prompt}", "{response}", "<coherence_score>", "from 1 to 10"}) {
     EXPECT_THAT(p.quality_judge, HasSubstr(placeholder));
   }
+  for (const char* placeholder : {"{prompt}", "{responses}", "{count}", "<groups></groups>"}) {
+    EXPECT_THAT(p.groups_judge, HasSubstr(placeholder));
+  }
   // The equivalence judge is on 0..100 and must not read as a 1-10 judge.
   EXPECT_THAT(p.equivalence_judge, HasSubstr("0 to 100"));
   EXPECT_THAT(p.equivalence_judge, Not(HasSubstr("1 to 10")));
@@ -40,6 +43,13 @@ TEST(NoveltyPromptsTest, JudgePromptsPutTheTextsInTheLastTags) {
   const std::string quality = QualityJudgePrompt(p, "Name a color.", "Teal.");
   EXPECT_EQ(ExtractLastTag(quality, "question"), "Name a color.");
   EXPECT_EQ(ExtractLastTag(quality, "answer"), "Teal.");
+  const std::string groups = GroupsJudgePrompt(p, "Name a color.", {"Teal.", "Crimson.", "Teal, again."});
+  EXPECT_EQ(ExtractLastTag(groups, "question"), "Name a color.");
+  EXPECT_EQ(ExtractLastTag(groups, "response1"), "Teal.");
+  EXPECT_EQ(ExtractLastTag(groups, "response2"), "Crimson.");
+  EXPECT_EQ(ExtractLastTag(groups, "response3"), "Teal, again.");
+  EXPECT_EQ(ExtractLastTag(groups, "response4"), std::nullopt);
+  EXPECT_THAT(groups, HasSubstr("only the 3 group numbers"));
 }
 
 TEST(NoveltyPromptsTest, SubstitutionIsOnePassSoTextsAreNeverExpanded) {
@@ -48,6 +58,9 @@ TEST(NoveltyPromptsTest, SubstitutionIsOnePassSoTextsAreNeverExpanded) {
   p.quality_judge = "[{prompt}|{response}]";
   EXPECT_EQ(EquivalenceJudgePrompt(p, "P {answer2}", "A {prompt}", "B"), "[P {answer2}|A {prompt}|B]");
   EXPECT_EQ(QualityJudgePrompt(p, "{response}", "R"), "[{response}|R]");
+  p.groups_judge = "[{prompt}|{count}|{responses}]";
+  EXPECT_EQ(GroupsJudgePrompt(p, "{count}", {"{responses}", "x"}),
+            "[{count}|2|<response1>{responses}</response1>\n\n<response2>x</response2>]");
 }
 
 TEST(LoadNoveltyPromptsTest, ReplacesOnlyTheEntriesTheFileNames) {
@@ -86,6 +99,7 @@ TEST(LoadNoveltyPromptsTest, MalformedFilesAreRefusedNamingFileAndKey) {
       {R"({"equivalence_judge": "Compare {answer1} and {answer2}."})",
        "equivalence_judge: has no {prompt} placeholder"},
       {R"({"quality_judge": "Rate {prompt}."})", "quality_judge: has no {response} placeholder"},
+      {R"({"groups_judge": "Group these: {responses}"})", "groups_judge: has no {prompt} placeholder"},
   };
   for (const Case& c : cases) {
     const std::string path = dir.Write("bad.json", c.contents);

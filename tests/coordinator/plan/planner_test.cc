@@ -180,6 +180,45 @@ TEST_F(PlannerTest, RepeatsFollowEachBenchmarksUnitsAndRepeatZeroKeepsItsIds) {
   EXPECT_NE(RepeatSeed(7, 1), RepeatSeed(7, 2));
 }
 
+// Question and prompt metadata (issue 17) travels with every unit, repeats included, and changes no id:
+// it is reported, not computed with.
+TEST_F(PlannerTest, MetadataTravelsWithTheUnitsAndLeavesTheirIds) {
+  const std::string yaml = std::string(kAidan) +
+                           "repeats: 2\nnoveltybench:\n  prompts: curated.jsonl\n  k: 2\n"
+                           "  partitioner: unigram\n  quality_model: sim:reward\n";
+  const Plan plain = PlanOf(yaml);
+  dir_.Write("q.jsonl",
+             "{\"id\": \"q1\", \"question\": \"Why is the sky blue?\", \"domain\": \"Physics\", "
+             "\"subdomain\": \"Optics\"}\n"
+             "{\"id\": \"q2\", \"question\": \"Name a use for a brick.\"}\n");
+  dir_.Write("curated.jsonl",
+             "{\"id\": \"c0\", \"prompt\": \"Prompt 0\", \"category\": \"Creativity\"}\n"
+             "{\"id\": \"c1\", \"prompt\": \"Prompt 1\"}\n"
+             "{\"id\": \"c2\", \"prompt\": \"Prompt 2\", \"category\": \"Facts\"}\n");
+  const Plan tagged = PlanOf(yaml);
+  ASSERT_EQ(tagged.units.size(), plain.units.size());
+  EXPECT_EQ(tagged.fingerprint, plain.fingerprint);
+  int with_domain = 0, with_category = 0;
+  for (size_t i = 0; i < tagged.units.size(); ++i) {
+    const UnitSpec& u = tagged.units[i];
+    SCOPED_TRACE(u.benchmark + " " + u.item_id + " repeat " + std::to_string(u.repeat));
+    EXPECT_EQ(u.id, plain.units[i].id);
+    EXPECT_EQ(plain.units[i].domain + plain.units[i].subdomain + plain.units[i].category, "");
+    if (u.benchmark == kAidanBench) {
+      EXPECT_EQ(u.domain, u.item_id == "q1" ? "Physics" : "");
+      EXPECT_EQ(u.subdomain, u.item_id == "q1" ? "Optics" : "");
+      EXPECT_EQ(u.category, "");
+      with_domain += u.domain.empty() ? 0 : 1;
+    } else {
+      EXPECT_EQ(u.category, u.item_id == "c0" ? "Creativity" : u.item_id == "c2" ? "Facts" : "");
+      EXPECT_EQ(u.domain, "");
+      with_category += u.category.empty() ? 0 : 1;
+    }
+  }
+  EXPECT_EQ(with_domain, 2 * 2 * 2);        // q1 x 2 models x 2 temperatures x 2 repeats
+  EXPECT_EQ(with_category, 2 * 2 * 2 * 2);  // c0 and c2 x 2 models x 2 temperatures x 2 repeats
+}
+
 TEST_F(PlannerTest, RepeatsMustBeAPositiveWholeNumber) {
   for (const char* bad : {"repeats: 0\n", "repeats: -2\n", "repeats: two\n"}) {
     absl::StatusOr<SweepConfig> config =

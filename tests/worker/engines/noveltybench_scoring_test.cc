@@ -217,6 +217,33 @@ TEST(NoveltyEngineTest, AnUnparseableQualityReplyIsAskedTwiceMoreThenFails) {
   }
 }
 
+TEST(NoveltyEngineTest, LlmGroupsPartitionsWithOneJudgeCallAndItsOwnWording) {
+  Harness h;
+  h.settings.set_partitioner(kPartitionerLlmGroups);
+  h.settings.set_groups_prompt("Group for {prompt}: {responses} -> <groups>");
+  absl::StatusOr<std::unique_ptr<SimJudgeModel>> judge = SimJudgeModel::Create("sim:judge", &h.executor);
+  ASSERT_TRUE(judge.ok());
+  h.models.classifier = nullptr;
+  h.models.equivalence_judge = judge->get();
+  Outcome o = h.Run();
+  ASSERT_EQ(o.result.stop_reason, kStopComplete) << o.result.error;
+  EXPECT_EQ(o.calls["judge:sim:judge"].requests, 1);
+  EXPECT_EQ(o.calls["judge:sim:judge"].errors, 0);
+  EXPECT_TRUE(noveltybench::ValidatePartition(o.result.novelty->partition).ok());
+
+  Harness garbled;
+  garbled.settings.set_partitioner(kPartitionerLlmGroups);
+  FakeChat says_nothing("judge", &garbled.executor, [](const ChatRequest& r, int) {
+    EXPECT_THAT(r.messages[0].content, HasSubstr("<response5>"));  // the default wording, all five listed
+    return std::string("They all look alike to me.");
+  });
+  garbled.models.classifier = nullptr;
+  garbled.models.equivalence_judge = &says_nothing;
+  ExpectScoringError(garbled.Run(), "partition by judge: grouping the 5 generations failed after 3 attempts",
+                     "judge:judge");
+  EXPECT_EQ(says_nothing.requests.size(), 3u);
+}
+
 // A failing classifier fails the partition (and no quality is asked for), a failing reward model the
 // quality.
 TEST(NoveltyEngineTest, AScorerErrorIsAPartitionOrAQualityError) {

@@ -27,16 +27,6 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-// Runs a partition to its end on `executor`.
-PartitionOutcome Partition(ManualExecutor& executor, const std::vector<std::string>& generations,
-                           EquivalenceDecider& decider, EquivalenceCache* cache = nullptr) {
-  std::optional<PartitionOutcome> outcome;
-  PartitionAsync(kPrompt, generations, &decider, cache, [&outcome](PartitionOutcome o) { outcome = std::move(o); });
-  executor.RunAll();
-  EXPECT_TRUE(outcome.has_value()) << "the partition never finished";
-  return outcome.has_value() ? std::move(*outcome) : PartitionOutcome{absl::InternalError("unfinished"), {}};
-}
-
 // Same iff the first words match (any text: the short-text rule comes first anyway).
 double SameFirstWord(const std::string& a, const std::string& b) {
   return a.substr(0, a.find(' ')) == b.substr(0, b.find(' ')) ? 0.9 : 0.05;

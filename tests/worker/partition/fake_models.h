@@ -5,6 +5,7 @@
 #define NOVELTYGRID_TESTS_WORKER_PARTITION_FAKE_MODELS_H_
 
 #include <functional>
+#include <optional>
 #include <map>
 #include <string>
 #include <utility>
@@ -13,8 +14,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/executor.h"
+#include "gtest/gtest.h"
 #include "tests/worker/models/sim_test_util.h"
 #include "worker/models/model.h"
+#include "worker/partition/async_partition.h"
 #include "worker/scorers/scorers.h"
 
 namespace noveltygrid::nbtest {
@@ -161,6 +164,16 @@ class FakeReward : public RewardModel {
   Executor* executor_;
   RewardFn reward_;
 };
+
+// Runs a partition of `generations` (answers to kPrompt) to its end on `executor`.
+inline PartitionOutcome Partition(ManualExecutor& executor, const std::vector<std::string>& generations,
+                                  EquivalenceDecider& decider, EquivalenceCache* cache = nullptr) {
+  std::optional<PartitionOutcome> outcome;
+  PartitionAsync(kPrompt, generations, &decider, cache, [&outcome](PartitionOutcome o) { outcome = std::move(o); });
+  executor.RunAll();
+  EXPECT_TRUE(outcome.has_value()) << "the partition never finished";
+  return outcome.has_value() ? std::move(*outcome) : PartitionOutcome{absl::InternalError("unfinished"), {}};
+}
 
 }  // namespace noveltygrid::nbtest
 

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "common/hashing.h"
+#include "common/noveltybench/partitioners.h"
 #include "proto/wire.h"
 #include "worker/activity/unit_activity.h"
 
@@ -27,7 +28,7 @@ absl::StatusOr<NoveltyModels> NoveltyRunner::ModelsFor(const NoveltySettings& se
   const std::string& pm = settings.partition_model();
   if (settings.partitioner() == kPartitionerClassifier) take(registry->Classifier(pm, endpoint(pm)), models.classifier);
   if (settings.partitioner() == kPartitionerEmbedding) take(registry->Embedding(pm, endpoint(pm)), models.embedder);
-  if (settings.partitioner() == kPartitionerLlm) take(registry->Chat(pm, endpoint(pm)), models.equivalence_judge);
+  if (noveltybench::PartitionerUsesJudge(settings.partitioner())) take(registry->Chat(pm, endpoint(pm)), models.equivalence_judge);
   const std::string& qm = settings.quality_model();
   if (settings.quality() == kQualityReward) take(registry->Reward(qm, endpoint(qm)), models.reward);
   if (settings.quality() == kQualityLlm) take(registry->Chat(qm, endpoint(qm)), models.quality_judge);
