@@ -1,5 +1,6 @@
 // HttpProviderTest: the cluster fixture with a real `noveltygrid serve-sim` process, sweep configs that
-// reach it, and its /stats -- shared by the tests of HTTP providers (http_test.cc, provider_api_test.cc).
+// reach it, and its /stats -- shared by the tests of HTTP providers (http_test.cc, provider_api_test.cc,
+// tests/peers/anthropic_kind_test.cc).
 #ifndef NOVELTYGRID_TESTS_INTEGRATION_HTTP_PROVIDER_FIXTURE_H_
 #define NOVELTYGRID_TESTS_INTEGRATION_HTTP_PROVIDER_FIXTURE_H_
 

@@ -115,6 +115,7 @@ void OnReply(const std::shared_ptr<Call>& call, absl::StatusOr<HttpResponse> res
   if (core.observer) core.observer(core.config.name, absl::Now() - sent_at, c.outcome == CallOutcome::kSuccess);
   if (core.limiter != nullptr && result.ok() && !result->rate_limit_headers.empty()) {
     core.limiter->Learn(LimitsFromHeaders(result->rate_limit_headers));
+    core.limiter->HoldFor(PauseFromHeaders(result->rate_limit_headers, absl::Now()));
   }
   if (core.limiter != nullptr) {
     // A reply without usage is taken to have used its reservation; a failed attempt used nothing.

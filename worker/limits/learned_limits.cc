@@ -51,6 +51,43 @@ ProviderLimits LimitsFromHeaders(const std::vector<std::pair<std::string, std::s
   return out;
 }
 
+absl::Duration PauseFromHeaders(const std::vector<std::pair<std::string, std::string>>& headers, absl::Time now) {
+  // What the headers say about one kind of quota (requests, tokens).
+  struct Quota {
+    const char* noun;
+    int64_t unit;  // what one more request needs of it
+    bool exhausted = false;
+    absl::Duration reset = absl::ZeroDuration();
+    int64_t limit = 0;
+  };
+  Quota quotas[] = {{"requests", 1}, {"tokens", kHeldRequestTokens}};
+  for (const auto& [name, value] : headers) {
+    for (Quota& q : quotas) {
+      if (name == absl::StrCat("x-ratelimit-remaining-", q.noun) ||
+          name == absl::StrCat("anthropic-ratelimit-", q.noun, "-remaining")) {
+        q.exhausted = value == "0";
+      } else if (name == absl::StrCat("x-ratelimit-limit-", q.noun) ||
+                 name == absl::StrCat("anthropic-ratelimit-", q.noun, "-limit")) {
+        q.limit = PositiveInteger(value);
+      } else if (name == absl::StrCat("x-ratelimit-reset-", q.noun)) {
+        absl::Duration d;
+        if (absl::ParseDuration(value, &d) && d > absl::ZeroDuration()) q.reset = d;
+      } else if (name == absl::StrCat("anthropic-ratelimit-", q.noun, "-reset")) {
+        absl::Time t;
+        std::string error;
+        if (absl::ParseTime(absl::RFC3339_full, value, &t, &error) && t > now) q.reset = t - now;
+      }
+    }
+  }
+  absl::Duration pause = absl::ZeroDuration();
+  for (const Quota& q : quotas) {
+    if (!q.exhausted) continue;
+    const double share = q.limit > 0 ? std::min(1.0, static_cast<double>(q.unit) / static_cast<double>(q.limit)) : 1.0;
+    pause = std::max(pause, q.reset * share);
+  }
+  return std::min(kMaxHold, pause);
+}
+
 absl::StatusOr<std::unique_ptr<LearningLimiter>> LearningLimiter::Create(const ProviderLimiterOptions& options) {
   std::unique_ptr<LearningLimiter> limiter(new LearningLimiter(options));
   ProviderLimiterOptions first = options;
@@ -66,7 +103,55 @@ std::pair<ProviderLimiter*, int> LearningLimiter::Current() const {
   return {generations_[epoch]->limiter.get(), epoch};
 }
 
+LearningLimiter::~LearningLimiter() {
+  {
+    absl::MutexLock lock(&hold_mu_);
+    stopping_ = true;
+  }
+  if (holder_.joinable()) holder_.join();
+}
+
 void LearningLimiter::Acquire(absl::AnyInvocable<void(TokenReservation) &&> go, int64_t reserve_tokens) {
+  if (Holding()) {
+    absl::MutexLock lock(&hold_mu_);
+    held_.push_back(Held{std::move(go), reserve_tokens});
+    ++held_total_;
+    return;
+  }
+  AcquireFromCurrent(std::move(go), reserve_tokens);
+}
+
+void LearningLimiter::HoldFor(absl::Duration pause) {
+  if (pause <= absl::ZeroDuration()) return;
+  const int64_t until = absl::ToUnixNanos(clock_->Now() + pause);
+  int64_t current = hold_until_ns_.load(std::memory_order_acquire);
+  while (current < until && !hold_until_ns_.compare_exchange_weak(current, until, std::memory_order_acq_rel)) {
+  }
+  absl::MutexLock lock(&hold_mu_);
+  if (!holder_.joinable() && !stopping_) holder_ = std::thread([this] { ReleaseHeld(); });
+}
+
+void LearningLimiter::ReleaseHeld() {
+  absl::MutexLock lock(&hold_mu_);
+  // Evaluated with hold_mu_ held.
+  const auto stop_or_held = [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return stopping_ || !held_.empty(); };
+  const auto stop = [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return stopping_; };
+  while (true) {
+    hold_mu_.Await(absl::Condition(&stop_or_held));
+    if (stopping_) return;
+    const absl::Time until = absl::FromUnixNanos(hold_until_ns_.load(std::memory_order_acquire));
+    if (clock_->Now() < until) {
+      clock_->AwaitWithDeadline(hold_mu_, absl::Condition(&stop), until);
+      continue;  // the hold may have been extended meanwhile
+    }
+    std::deque<Held> ready = std::exchange(held_, {});
+    hold_mu_.Unlock();
+    for (Held& h : ready) AcquireFromCurrent(std::move(h.go), h.reserve_tokens);
+    hold_mu_.Lock();
+  }
+}
+
+void LearningLimiter::AcquireFromCurrent(absl::AnyInvocable<void(TokenReservation) &&> go, int64_t reserve_tokens) {
   auto [limiter, epoch] = Current();
   limiter->Acquire(
       [go = std::move(go), epoch = epoch](TokenReservation reserved) mutable {
@@ -77,6 +162,7 @@ void LearningLimiter::Acquire(absl::AnyInvocable<void(TokenReservation) &&> go, 
 }
 
 bool LearningLimiter::AcquireNow() {
+  if (Holding()) return false;
   auto [limiter, epoch] = Current();
   // The caller releases with a default reservation (epoch 0): only generation 0 may grant at once.
   return epoch == 0 && limiter->AcquireNow();
@@ -100,6 +186,9 @@ ProviderLimiterStats LearningLimiter::Stats() const {
     total.in_flight += s.in_flight;
     total.delayed += s.delayed;
   }
+  absl::MutexLock lock(&hold_mu_);
+  total.waiting += static_cast<int64_t>(held_.size());
+  total.delayed += held_total_;
   return total;
 }
 

@@ -105,6 +105,9 @@ class ProviderLimiter {
   // 0 = not reported). A limiter that learns (learned_limits.h) enforces a share of them where the
   // config set none; the default ignores them.
   virtual void Learn(const ProviderLimits& /*reported*/) {}
+  // The provider said it has nothing left for now (a rate-limit header's remaining count is 0): a
+  // limiter that learns admits nothing new for `pause`; the default ignores it.
+  virtual void HoldFor(absl::Duration /*pause*/) {}
 };
 
 struct ProviderLimiterOptions {

@@ -6,6 +6,8 @@
 #include <memory>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
 #include "tests/worker/limits/inline_executor.h"
 
@@ -31,6 +33,41 @@ TEST(LimitsFromHeadersTest, ReadsOpenAiAndAnthropicNames) {
   const ProviderLimits junk =
       LimitsFromHeaders({{"x-ratelimit-limit-requests", "-5"}, {"x-ratelimit-limit-tokens", "lots"}});
   EXPECT_TRUE(junk.unlimited());
+}
+
+TEST(PauseFromHeadersTest, NothingRemainingPausesUntilOneMoreRequestIsBack) {
+  const absl::Time now = absl::FromUnixSeconds(1'700'000'000);
+  // OpenAI: 600 a minute refill in "1m0s" from nothing, so one is back after 100 ms.
+  EXPECT_EQ(PauseFromHeaders({{"x-ratelimit-limit-requests", "600"},
+                              {"x-ratelimit-remaining-requests", "0"},
+                              {"x-ratelimit-reset-requests", "1m0s"}},
+                             now),
+            absl::Milliseconds(100));
+  // Something left: no pause, whatever the reset says.
+  EXPECT_EQ(PauseFromHeaders({{"x-ratelimit-remaining-requests", "3"}, {"x-ratelimit-reset-requests", "6s"}}, now),
+            absl::ZeroDuration());
+  // No limit reported: the whole reset time.
+  EXPECT_EQ(PauseFromHeaders({{"x-ratelimit-remaining-requests", "0"}, {"x-ratelimit-reset-requests", "6s"}}, now),
+            absl::Seconds(6));
+  // Tokens: until a request's worth (kHeldRequestTokens) is back; the longer of the two quotas wins.
+  EXPECT_EQ(PauseFromHeaders({{"x-ratelimit-limit-tokens", "10000"},
+                              {"x-ratelimit-remaining-tokens", "0"},
+                              {"x-ratelimit-reset-tokens", "30s"},
+                              {"x-ratelimit-remaining-requests", "0"},
+                              {"x-ratelimit-reset-requests", "120ms"}},
+                             now),
+            absl::Seconds(3));
+  // Anthropic: the reset is a time.
+  EXPECT_EQ(PauseFromHeaders({{"anthropic-ratelimit-requests-limit", "50"},
+                              {"anthropic-ratelimit-requests-remaining", "0"},
+                              {"anthropic-ratelimit-requests-reset", "2023-11-14T22:13:30Z"}},
+                             now),
+            absl::Seconds(10) / 50);
+  // Capped, and garbage is no pause.
+  EXPECT_EQ(PauseFromHeaders({{"x-ratelimit-remaining-requests", "0"}, {"x-ratelimit-reset-requests", "10m0s"}}, now),
+            kMaxHold);
+  EXPECT_EQ(PauseFromHeaders({{"x-ratelimit-remaining-requests", "0"}, {"x-ratelimit-reset-requests", "soon"}}, now),
+            absl::ZeroDuration());
 }
 
 class LearningLimiterTest : public ::testing::Test {
@@ -109,6 +146,38 @@ TEST_F(LearningLimiterTest, ARequestAdmittedBeforeLearningIsReleasedWhereItWasAd
   limiter->Release(0, first);
   limiter->Release(0, second);
   EXPECT_EQ(limiter->Stats().in_flight, 0);
+}
+
+TEST_F(LearningLimiterTest, AHoldKeepsNewRequestsBackUntilItEndsThenAdmitsThemInOrder) {
+  std::unique_ptr<LearningLimiter> limiter = Make({});
+  limiter->HoldFor(absl::Seconds(2));
+  EXPECT_FALSE(limiter->AcquireNow());
+  absl::Mutex mu;
+  std::vector<int> order;
+  absl::Notification both;
+  for (int i = 0; i < 2; ++i) {
+    limiter->Acquire(
+        [&, i](TokenReservation) {
+          absl::MutexLock lock(&mu);
+          order.push_back(i);
+          if (order.size() == 2) both.Notify();
+        },
+        0);
+  }
+  EXPECT_EQ(limiter->Stats().waiting, 2);
+  clock_.Advance(absl::Seconds(1));
+  limiter->HoldFor(absl::Milliseconds(500));  // within the hold: changes nothing
+  EXPECT_FALSE(limiter->AcquireNow());
+  clock_.Advance(absl::Seconds(1));
+  both.WaitForNotification();  // the holder thread admits them once the clock passes the hold
+  {
+    absl::MutexLock lock(&mu);
+    EXPECT_EQ(order, (std::vector<int>{0, 1}));
+  }
+  EXPECT_EQ(limiter->Stats().waiting, 0);
+  EXPECT_EQ(limiter->Stats().delayed, 2);
+  ASSERT_TRUE(limiter->AcquireNow());
+  limiter->Release(0, {});
 }
 
 }  // namespace
