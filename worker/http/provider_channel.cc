@@ -262,10 +262,13 @@ class ProviderChannelImpl : public ProviderChannel {
     request->body = std::move(body);
     request->timeout = core_->config.timeout;
     request->connect_timeout = std::min(core_->config.timeout, absl::Seconds(10));
-    if (core_->limiter != nullptr && core_->config.limits.tokens_per_minute > 0) {
-      // Capped at the limit: a larger one would be admitted the same way (alone in a minute), and
-      // every sum of reservations stays far from overflowing.
-      call->reserve = std::min(EstimateRequestTokens(request->body), core_->config.limits.tokens_per_minute);
+    const int64_t tokens_per_minute = core_->config.limits.tokens_per_minute;
+    if (core_->limiter != nullptr && (tokens_per_minute > 0 || core_->config.learn_limits)) {
+      // Capped at a configured limit: a larger one would be admitted the same way (alone in a minute),
+      // and every sum of reservations stays far from overflowing. A limit learned later counts the
+      // estimate too (an unlimited limiter ignores it).
+      const int64_t estimate = EstimateRequestTokens(request->body);
+      call->reserve = tokens_per_minute > 0 ? std::min(estimate, tokens_per_minute) : estimate;
     }
     call->request = std::move(request);
     Attempt(std::move(call));

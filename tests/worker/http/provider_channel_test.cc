@@ -28,7 +28,8 @@ TEST_F(ProviderChannelTest, PromptPlusCompletionTokensWithoutTotal) {
   auto channel = Make(Config(server.base_url()));
   ASSERT_TRUE(Call(*channel).reply.ok());
   ASSERT_TRUE(Call(*channel).reply.ok());
-  EXPECT_EQ(limiter_.released(), (std::vector<int64_t>{11, 0}));
+  // The second reply has no usage: it counts as its reservation, the request's estimate.
+  EXPECT_EQ(limiter_.released(), (std::vector<int64_t>{11, EstimateRequestTokens(server.last_body())}));
 }
 
 TEST_F(ProviderChannelTest, UnderATokenLimitEachAttemptReservesTheRequestsEstimate) {
@@ -48,9 +49,16 @@ TEST_F(ProviderChannelTest, UnderATokenLimitEachAttemptReservesTheRequestsEstima
     EXPECT_EQ(settled.minute, FakeLimiter::kMinute);
   }
 
-  // Without a token limit nothing is estimated or reserved.
-  auto unlimited = Make(Config(server.base_url()));
+  // Without a token limit the estimate is reserved still, for a limit learned from the provider's
+  // headers to count; with learn_limits: false nothing is estimated or reserved.
+  ProviderConfig learning = Config(server.base_url());
+  ASSERT_TRUE(learning.learn_limits);
+  auto unlimited = Make(learning);
   ASSERT_TRUE(Call(*unlimited, body).reply.ok());
+  EXPECT_EQ(limiter_.reserves().back(), estimate);
+  learning.learn_limits = false;
+  auto fixed = Make(learning);
+  ASSERT_TRUE(Call(*fixed, body).reply.ok());
   EXPECT_EQ(limiter_.reserves().back(), 0);
   EXPECT_EQ(limiter_.settled().back().tokens, 0);
 
