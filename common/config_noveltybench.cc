@@ -134,8 +134,12 @@ class NoveltyBenchSection : private ConfigReader {
     }
     s.set_in_context_followup(wording.in_context_followup);
     s.set_system_prompt(wording.system_prompt);
-    s.set_equivalence_prompt(wording.equivalence_judge);
-    if (s.partitioner() == kPartitionerLlmGroups) s.set_groups_prompt(wording.groups_judge);
+    // Each LLM partitioner's wording only (it is part of the unit ids).
+    if (s.partitioner() == kPartitionerLlmGroups) {
+      s.set_groups_prompt(wording.groups_judge);
+    } else {
+      s.set_equivalence_prompt(wording.equivalence_judge);
+    }
     s.set_quality_prompt(wording.quality_judge);
     RETURN_IF_ERROR(CheckParaphrases(nb));
     // The simulated scorers are the defaults; real generators must not be scored by them unasked.

@@ -231,6 +231,7 @@ TEST(NoveltyBenchConfigTest, ScorerModelsAreRoutedLikeTheJudge) {
   ASSERT_TRUE(groups.ok()) << groups.status();
   EXPECT_EQ(groups->noveltybench->settings.partition_model(), "openai:gpt-4o");
   EXPECT_EQ(groups->noveltybench->settings.groups_prompt(), noveltybench::DefaultNoveltyPrompts().groups_judge);
+  EXPECT_TRUE(groups->noveltybench->settings.equivalence_prompt().empty());  // not its wording: not in its ids
   EXPECT_FALSE(llm->noveltybench->settings.has_groups_prompt());  // other partitioners' unit ids are unchanged
   EXPECT_THAT(ParseError(NoveltyConfig("  partitioner: llm-groups\n  threshold: 0.5\n")),
               HasSubstr("noveltybench.threshold: llm-groups has no threshold"));

@@ -264,9 +264,9 @@ class ProviderChannelImpl : public ProviderChannel {
     request->connect_timeout = std::min(core_->config.timeout, absl::Seconds(10));
     const int64_t tokens_per_minute = core_->config.limits.tokens_per_minute;
     if (core_->limiter != nullptr && (tokens_per_minute > 0 || core_->config.learn_limits)) {
-      // Capped at a configured limit: a larger one would be admitted the same way (alone in a minute),
-      // and every sum of reservations stays far from overflowing. A limit learned later counts the
-      // estimate too (an unlimited limiter ignores it).
+      // Capped at a configured limit: a larger one would be admitted the same way (alone in a minute).
+      // A limit learned later counts the estimate too, uncapped (an unlimited limiter ignores it); an
+      // estimate is the body's bytes / 4 plus max_tokens x n, so sums stay far from overflowing.
       const int64_t estimate = EstimateRequestTokens(request->body);
       call->reserve = tokens_per_minute > 0 ? std::min(estimate, tokens_per_minute) : estimate;
     }

@@ -112,11 +112,15 @@ LearningLimiter::~LearningLimiter() {
 }
 
 void LearningLimiter::Acquire(absl::AnyInvocable<void(TokenReservation) &&> go, int64_t reserve_tokens) {
-  if (Holding()) {
+  if (Holding() || held_pending_.load(std::memory_order_acquire)) {
     absl::MutexLock lock(&hold_mu_);
-    held_.push_back(Held{std::move(go), reserve_tokens});
-    ++held_total_;
-    return;
+    // Behind the held ones too (until the holder has passed them on), so none is overtaken.
+    if (Holding() || held_pending_.load(std::memory_order_relaxed)) {
+      held_.push_back(Held{std::move(go), reserve_tokens});
+      ++held_total_;
+      held_pending_.store(true, std::memory_order_release);
+      return;
+    }
   }
   AcquireFromCurrent(std::move(go), reserve_tokens);
 }
@@ -144,10 +148,11 @@ void LearningLimiter::ReleaseHeld() {
       clock_->AwaitWithDeadline(hold_mu_, absl::Condition(&stop), until);
       continue;  // the hold may have been extended meanwhile
     }
-    std::deque<Held> ready = std::exchange(held_, {});
+    std::deque<Held> ready = std::exchange(held_, {});  // held_pending_ stays set: newcomers queue behind
     hold_mu_.Unlock();
     for (Held& h : ready) AcquireFromCurrent(std::move(h.go), h.reserve_tokens);
     hold_mu_.Lock();
+    if (held_.empty()) held_pending_.store(false, std::memory_order_release);
   }
 }
 
@@ -162,7 +167,7 @@ void LearningLimiter::AcquireFromCurrent(absl::AnyInvocable<void(TokenReservatio
 }
 
 bool LearningLimiter::AcquireNow() {
-  if (Holding()) return false;
+  if (Holding() || held_pending_.load(std::memory_order_acquire)) return false;
   auto [limiter, epoch] = Current();
   // The caller releases with a default reservation (epoch 0): only generation 0 may grant at once.
   return epoch == 0 && limiter->AcquireNow();

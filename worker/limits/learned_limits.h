@@ -14,8 +14,10 @@
 // The remaining/reset headers say when the provider has nothing left right now -- other clients of
 // the same key used it, or a limit is lower than it says. Then (PauseFromHeaders) the limiter holds
 // every new request back for the time the provider needs to give one more (HoldFor); held requests
-// are admitted, in order, by a thread the first hold starts. Each worker holds on its own replies'
-// headers, so every worker that hears "nothing left" pauses.
+// are passed on to the limits in force, in order and before any later request, by a thread the first
+// hold starts. Requests already waiting in a learned limit's queue when a hold starts are not held
+// back (that limit paces them). Each worker holds on its own replies' headers, so every worker that
+// hears "nothing left" pauses.
 //
 // Thread-safe, as every ProviderLimiter.
 #ifndef NOVELTYGRID_WORKER_LIMITS_LEARNED_LIMITS_H_
@@ -79,7 +81,7 @@ class LearningLimiter : public ProviderLimiter {
 
  private:
   explicit LearningLimiter(ProviderLimiterOptions options)
-      : options_(std::move(options)), clock_(options_.clock != nullptr ? options_.clock : &system_clock_) {}
+      : options_(std::move(options)), clock_(options_.clock != nullptr ? options_.clock : SystemClockInstance()) {}
   struct Generation {
     ProviderLimits limits;
     ProviderLimits reported;  // what it was learned from (generation 0: nothing)
@@ -100,7 +102,6 @@ class LearningLimiter : public ProviderLimiter {
   std::array<std::unique_ptr<Generation>, kMaxGenerations> generations_;
   std::atomic<int> count_{0};
 
-  const SystemClock system_clock_;
   const Clock* const clock_;
   std::atomic<int64_t> hold_until_ns_{0};  // unix ns; nothing is held before it
   struct Held {
@@ -111,6 +112,8 @@ class LearningLimiter : public ProviderLimiter {
   std::deque<Held> held_ ABSL_GUARDED_BY(hold_mu_);
   int64_t held_total_ ABSL_GUARDED_BY(hold_mu_) = 0;  // requests ever held (Stats().delayed)
   bool stopping_ ABSL_GUARDED_BY(hold_mu_) = false;
+  // Requests are held, or being passed on by the holder: set with hold_mu_ held, read without it.
+  std::atomic<bool> held_pending_{false};
   std::thread holder_;  // started by the first hold; joined by the destructor
 };
 

@@ -18,6 +18,7 @@ struct Judgement {
   int retries;
   JudgeAccept accept;
   JudgeDone done;
+  std::shared_ptr<const std::atomic<bool>> cancelled;  // may be null
   CallCounters calls;
 };
 
@@ -44,7 +45,8 @@ void Attempt(std::shared_ptr<Judgement> j, int attempt) {
       }
     }
     if (why.ok()) return std::move(j->done)(JudgeOutcome{absl::OkStatus(), j->calls});
-    if (reply.ok() && attempt < j->retries) return Attempt(std::move(j), attempt + 1);  // re-ask one that answered
+    const bool cancelled = j->cancelled != nullptr && j->cancelled->load(std::memory_order_acquire);
+    if (reply.ok() && attempt < j->retries && !cancelled) return Attempt(std::move(j), attempt + 1);  // it answered
     j->calls.errors++;
     const absl::Status failed(why.code(), absl::StrCat("failed after ", attempt + 1, " attempt",
                                                        attempt == 0 ? "" : "s", ": ", why.message()));
@@ -54,9 +56,10 @@ void Attempt(std::shared_ptr<Judgement> j, int attempt) {
 
 }  // namespace
 
-void AskJudge(ChatModel* judge, std::string prompt, uint64_t seed, int retries, JudgeAccept accept, JudgeDone done) {
-  auto j = std::make_shared<Judgement>(
-      Judgement{judge, std::move(prompt), seed, retries, std::move(accept), std::move(done), CallCounters{}});
+void AskJudge(ChatModel* judge, std::string prompt, uint64_t seed, int retries, JudgeAccept accept, JudgeDone done,
+              std::shared_ptr<const std::atomic<bool>> cancelled) {
+  auto j = std::make_shared<Judgement>(Judgement{judge, std::move(prompt), seed, retries, std::move(accept),
+                                                 std::move(done), std::move(cancelled), CallCounters{}});
   Attempt(std::move(j), 0);
 }
 

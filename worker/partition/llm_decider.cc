@@ -1,5 +1,7 @@
 #include "worker/partition/llm_decider.h"
 
+#include <atomic>
+#include <memory>
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
@@ -22,6 +24,7 @@ noveltybench::NoveltyPrompts WithTemplate(std::string judge_template) {
 // One Score call: its scores as they arrive, and the first failure.
 struct LlmDecider::Batch {
   DeciderCallback done;
+  std::shared_ptr<std::atomic<bool>> failed = std::make_shared<std::atomic<bool>>(false);  // stops re-asks
   absl::Mutex mu;
   std::vector<double> scores ABSL_GUARDED_BY(mu);
   size_t outstanding ABSL_GUARDED_BY(mu) = 0;
@@ -68,7 +71,7 @@ void LlmDecider::Score(const std::string& prompt, std::vector<TextPair> pairs, D
           *score = *parsed;
           return absl::OkStatus();
         },
-        [batch, i, score](JudgeOutcome outcome) { Deliver(batch, i, *score, std::move(outcome)); });
+        [batch, i, score](JudgeOutcome outcome) { Deliver(batch, i, *score, std::move(outcome)); }, batch->failed);
   }
 }
 
@@ -79,6 +82,7 @@ void LlmDecider::Deliver(const std::shared_ptr<Batch>& batch, size_t index, doub
     batch->scores[index] = score;
   } else if (batch->error.empty()) {
     batch->error = absl::StrCat("judging pair ", index + 1, " ", outcome.status.message());
+    batch->failed->store(true, std::memory_order_release);
   }
   if (--batch->outstanding > 0) return;
   DeciderReply out;

@@ -150,6 +150,7 @@ TEST_F(LearningLimiterTest, ARequestAdmittedBeforeLearningIsReleasedWhereItWasAd
 
 TEST_F(LearningLimiterTest, AHoldKeepsNewRequestsBackUntilItEndsThenAdmitsThemInOrder) {
   std::unique_ptr<LearningLimiter> limiter = Make({});
+  const absl::Time start = clock_.Now();
   limiter->HoldFor(absl::Seconds(2));
   EXPECT_FALSE(limiter->AcquireNow());
   absl::Mutex mu;
@@ -165,19 +166,30 @@ TEST_F(LearningLimiterTest, AHoldKeepsNewRequestsBackUntilItEndsThenAdmitsThemIn
         0);
   }
   EXPECT_EQ(limiter->Stats().waiting, 2);
+  clock_.AwaitDeadline(start + absl::Seconds(2));  // the holder waits for the end of the hold
   clock_.Advance(absl::Seconds(1));
-  limiter->HoldFor(absl::Milliseconds(500));  // within the hold: changes nothing
+  limiter->HoldFor(absl::Milliseconds(500));  // ends within the hold: changes nothing
+  limiter->HoldFor(absl::Seconds(3));         // ends after it: extends it to 4 s from the start
+  clock_.Advance(absl::Seconds(1));
+  clock_.AwaitDeadline(start + absl::Seconds(4));  // woke at 2 s, found the hold extended
   EXPECT_FALSE(limiter->AcquireNow());
-  clock_.Advance(absl::Seconds(1));
+  EXPECT_EQ(limiter->Stats().waiting, 2);
+  {
+    absl::MutexLock lock(&mu);
+    EXPECT_TRUE(order.empty()) << "admitted during the hold";
+  }
+  clock_.Advance(absl::Seconds(2));
   both.WaitForNotification();  // the holder thread admits them once the clock passes the hold
   {
     absl::MutexLock lock(&mu);
     EXPECT_EQ(order, (std::vector<int>{0, 1}));
   }
-  EXPECT_EQ(limiter->Stats().waiting, 0);
   EXPECT_EQ(limiter->Stats().delayed, 2);
-  ASSERT_TRUE(limiter->AcquireNow());
-  limiter->Release(0, {});
+  // After the hold a request goes (straight, or behind the held ones while they are passed on).
+  absl::Notification third;
+  limiter->Acquire([&](TokenReservation) { third.Notify(); }, 0);
+  third.WaitForNotification();
+  EXPECT_EQ(limiter->Stats().waiting, 0);
 }
 
 }  // namespace

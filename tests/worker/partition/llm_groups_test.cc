@@ -221,28 +221,40 @@ TEST(LlmGroupsDeciderTest, TheCacheAnswersASecondRunUnderItsOwnScope) {
   EXPECT_FALSE(cache.GetGroups(*decider.CacheScope(kPrompt), generations).has_value());
 }
 
-TEST(LlmGroupsDeciderTest, TheSimulatedJudgeGroupsAsItsPairwiseScoresWould) {
+// The simulated judge over HTTP-free plumbing: in the order shown, a response joins the first group
+// whose first response its pairwise similarity score exceeds 50 with; the partition is then the greedy
+// rule (short-text rule first) over those groups, in generation order.
+TEST(LlmGroupsDeciderTest, TheSimulatedJudgeGroupsByItsPairwiseScoresInTheOrderShown) {
   ManualExecutor executor;
   absl::StatusOr<std::unique_ptr<SimJudgeModel>> judge = SimJudgeModel::Create("sim:judge", &executor);
   ASSERT_TRUE(judge.ok());
   LlmGroupsDecider decider(judge->get(), Template(), 0, 2);
+  int sets_where_the_order_matters = 0;
   for (const std::vector<std::string>& generations : GenerationSets(8, 10, /*seed=*/5)) {
     const PartitionOutcome outcome = Partition(executor, generations, decider);
     ASSERT_TRUE(outcome.partition.ok()) << outcome.partition.status();
-    // The sim judge groups in the order it is shown; put that back and compare with its rule.
-    const std::vector<size_t> order = decider.PresentationOrder(kPrompt, generations.size());
-    std::vector<std::string> shown;
-    for (size_t i : order) shown.push_back(generations[i]);
-    const std::string labels = SimJudgeModel::GroupResponses(shown);
-    absl::StatusOr<std::vector<int>> parsed =
-        LlmGroupsDecider::ParseGroups(absl::StrCat("<groups>", labels, "</groups>"), shown.size());
-    ASSERT_TRUE(parsed.ok());
-    std::vector<int> in_order(generations.size());
-    for (size_t j = 0; j < order.size(); ++j) in_order[order[j]] = (*parsed)[j];
-    EXPECT_EQ(*outcome.partition, noveltybench::GreedyPartitionByIndex(
-                                      generations, [&](size_t a, size_t b) { return in_order[a] == in_order[b]; }));
     EXPECT_EQ(outcome.calls.at("judge:sim:judge").requests, 1);
+    // The oracle: group ids by the judge's rule over the shown order, kept per generation.
+    const std::vector<size_t> order = decider.PresentationOrder(kPrompt, generations.size());
+    std::vector<size_t> firsts;                     // generation index of each group's first response
+    std::vector<size_t> group(generations.size());  // by generation index
+    for (size_t g : order) {
+      size_t joined = firsts.size();
+      for (size_t c = 0; c < firsts.size() && joined == firsts.size(); ++c) {
+        if (SimJudgeModel::ScoreSimilarity(generations[firsts[c]], generations[g]) > 50) joined = c;
+      }
+      if (joined == firsts.size()) firsts.push_back(g);
+      group[g] = joined;
+    }
+    const std::vector<int> expected =
+        noveltybench::GreedyPartitionByIndex(generations, [&](size_t a, size_t b) { return group[a] == group[b]; });
+    EXPECT_EQ(*outcome.partition, expected);
+    sets_where_the_order_matters +=
+        expected != noveltybench::GreedyPartitionByIndex(generations, [&](size_t a, size_t b) {
+          return SimJudgeModel::ScoreSimilarity(generations[a], generations[b]) > 50;
+        });
   }
+  std::printf("sets whose groups depend on the order shown: %d of 8\n", sets_where_the_order_matters);
 }
 
 TEST(LlmGroupsDeciderTest, PairwiseDecidersCannotGroupAndThisOneCannotScore) {
