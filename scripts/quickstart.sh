@@ -4,5 +4,5 @@
 # results/quickstart, then prints the leaderboards.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+BUILD_TARGETS=${BUILD_TARGETS:-noveltygrid} bash scripts/setup.sh  # the binary only; scripts/test.sh builds the rest
 exec ./build/noveltygrid run examples/quickstart.yaml --out "${OUT:-results/quickstart}" "$@"

@@ -4,6 +4,7 @@
 #   BUILD_DIR   build folder (default build)
 #   BUILD_TYPE  CMake build type (default RelWithDebInfo)
 #   CMAKE_ARGS  extra CMake arguments
+#   BUILD_TARGETS  what to build (default: everything, tests included; the quickstart builds noveltygrid)
 #   NOVELTYGRID_SETUP_SDK=1  also node/npm and the packages of the OpenAI and Anthropic SDK tests and of the
 #                            peer test (tests/peers/mock_llm; scripts/test.sh sets it)
 #   NOVELTYGRID_SETUP_BROWSER=1  also Debian's chromium, node/npm and tests/browser's packages (playwright-core),
@@ -62,4 +63,6 @@ if [ "$with_k8s" = 1 ]; then npm_ci tests/k8s "the manifest validation (scripts/
 build_dir=${BUILD_DIR:-build}
 jobs=$(nproc)
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-RelWithDebInfo}" ${CMAKE_ARGS:-} >/dev/null
-cmake --build "$build_dir" -j "$jobs"
+targets=()
+for t in ${BUILD_TARGETS:-}; do targets+=(--target "$t"); done
+cmake --build "$build_dir" -j "$jobs" "${targets[@]}"
