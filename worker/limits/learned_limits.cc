@@ -52,27 +52,36 @@ ProviderLimits LimitsFromHeaders(const std::vector<std::pair<std::string, std::s
 }
 
 absl::Duration PauseFromHeaders(const std::vector<std::pair<std::string, std::string>>& headers, absl::Time now) {
-  // What the headers say about one kind of quota (requests, tokens).
+  // What the headers say about one kind of quota (requests, tokens); names fixed, as every reply is read.
   struct Quota {
-    const char* noun;
-    int64_t unit;  // what one more request needs of it
+    const char* openai_remaining;
+    const char* anthropic_remaining;
+    const char* openai_limit;
+    const char* anthropic_limit;
+    const char* openai_reset;     // a duration
+    const char* anthropic_reset;  // an RFC 3339 time
+    int64_t unit;                 // what one more request needs of it
     bool exhausted = false;
     absl::Duration reset = absl::ZeroDuration();
     int64_t limit = 0;
   };
-  Quota quotas[] = {{"requests", 1}, {"tokens", kHeldRequestTokens}};
+  Quota quotas[] = {
+      {"x-ratelimit-remaining-requests", "anthropic-ratelimit-requests-remaining", "x-ratelimit-limit-requests",
+       "anthropic-ratelimit-requests-limit", "x-ratelimit-reset-requests", "anthropic-ratelimit-requests-reset", 1},
+      {"x-ratelimit-remaining-tokens", "anthropic-ratelimit-tokens-remaining", "x-ratelimit-limit-tokens",
+       "anthropic-ratelimit-tokens-limit", "x-ratelimit-reset-tokens", "anthropic-ratelimit-tokens-reset",
+       kHeldRequestTokens},
+  };
   for (const auto& [name, value] : headers) {
     for (Quota& q : quotas) {
-      if (name == absl::StrCat("x-ratelimit-remaining-", q.noun) ||
-          name == absl::StrCat("anthropic-ratelimit-", q.noun, "-remaining")) {
+      if (name == q.openai_remaining || name == q.anthropic_remaining) {
         q.exhausted = value == "0";
-      } else if (name == absl::StrCat("x-ratelimit-limit-", q.noun) ||
-                 name == absl::StrCat("anthropic-ratelimit-", q.noun, "-limit")) {
+      } else if (name == q.openai_limit || name == q.anthropic_limit) {
         q.limit = PositiveInteger(value);
-      } else if (name == absl::StrCat("x-ratelimit-reset-", q.noun)) {
+      } else if (name == q.openai_reset) {
         absl::Duration d;
         if (absl::ParseDuration(value, &d) && d > absl::ZeroDuration()) q.reset = d;
-      } else if (name == absl::StrCat("anthropic-ratelimit-", q.noun, "-reset")) {
+      } else if (name == q.anthropic_reset) {
         absl::Time t;
         std::string error;
         if (absl::ParseTime(absl::RFC3339_full, value, &t, &error) && t > now) q.reset = t - now;
