@@ -20,10 +20,31 @@ if [ ! -d ../shared/data ]; then
 fi
 jobs=$(nproc)
 status=0
+failures=()  # "STAGE: TEST" for every failed test, repeated at the end (CI keeps only the output's tail)
+
+# run_ctest DIR STAGE ARGS...: ctest in DIR; its failed tests are added to failures.
+run_ctest() {
+  local dir=$1 stage=$2 rc=0 name; shift 2
+  (cd "$dir" && ctest --output-on-failure -j "$jobs" --timeout 600 "$@") || rc=$?
+  if [ "$rc" != 0 ]; then
+    # ctest names the failed tests in Testing/Temporary/LastTestsFailed.log, one "NUMBER:NAME" a line.
+    while IFS= read -r name; do failures+=("$stage: ${name#*:}"); done \
+      < <(cat "$dir/Testing/Temporary/LastTestsFailed.log" 2>/dev/null || echo "0:ctest exited with $rc")
+  fi
+  return "$rc"
+}
+# finish: names every failure again, last, and exits with the run's status.
+finish() {
+  if [ "${#failures[@]}" -gt 0 ]; then
+    echo "test: FAILED (${#failures[@]}); the output of each is above, under its name:" >&2
+    printf '  %s\n' "${failures[@]}" >&2
+  fi
+  exit "$status"
+}
 # Formatting is part of the suite: unformatted C++ fails it (the message prints the fix command).
-bash scripts/format.sh || status=1
-(cd build && ctest --output-on-failure -j "$jobs" --timeout 600 "$@") || status=$?
-[ "$sanitize" = 1 ] || exit $status
+bash scripts/format.sh || { status=1; failures+=("format: scripts/format.sh"); }
+run_ctest build "main suite" "$@" || status=$?
+[ "$sanitize" = 1 ] || finish
 
 # clang_build DIR SANITIZER [CMAKE_ARGS...]: configures DIR as a clang Debug build with that sanitizer.
 clang_build() {
@@ -37,15 +58,15 @@ stage "unit tests under AddressSanitizer and UndefinedBehaviorSanitizer, and the
 clang_build build-asan address -DNOVELTYGRID_FUZZ=ON
 cmake --build build-asan -j "$jobs" --target $(cat build-asan/unit_test_targets.txt build-asan/fuzz_targets.txt) \
   >/dev/null
-(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-   ctest --output-on-failure -j "$jobs" --timeout 600 -L 'unit|fuzz') || status=$?
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  run_ctest build-asan "AddressSanitizer" -L 'unit|fuzz' || status=$?
 stage "fuzzing every parser for ${FUZZ_SECONDS:-20} s each (scripts/fuzz.sh)"
-bash scripts/fuzz.sh build-asan || status=$?
+bash scripts/fuzz.sh build-asan || { status=$?; failures+=("fuzz: scripts/fuzz.sh (its FAILED lines above)"); }
 
 stage "tests of concurrent code under ThreadSanitizer (build-tsan)"
 clang_build build-tsan thread
 cmake --build build-tsan -j "$jobs" --target $(cat build-tsan/thread_test_targets.txt) >/dev/null
-(cd build-tsan && TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/../tests/tsan/suppressions.txt" \
-   ctest --output-on-failure -j "$jobs" --timeout 600 -L threads) || status=$?
+TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tests/tsan/suppressions.txt" \
+  run_ctest build-tsan "ThreadSanitizer" -L threads || status=$?
 stage "done"
-exit $status
+finish
