@@ -74,10 +74,11 @@ absl::StatusOr<std::unique_ptr<SweepCoordinator>> SweepCoordinator::Start(const 
     if (c->budget_ != nullptr) c->budget_->Committed(entry.result, entry.calls);
     const std::string id = entry.result.unit.id;
     const int64_t answers = static_cast<int64_t>(entry.result.answers.size());
+    const int steps = entry.result.stop_reason == kStopError ? -1 : static_cast<int>(answers);  // for the lease order
     if (c->AddToReducer(std::move(entry.result), entry.calls)) {
       service_options.resumed_answers += answers;
       MergeCallStats(entry.calls, service_options.resumed_calls);
-      c->scheduler_->MarkDone(id);
+      c->scheduler_->MarkDone(id, /*failed=*/false, steps);
       committed.insert(id);
       ++c->units_resumed_;
     }

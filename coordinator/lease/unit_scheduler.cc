@@ -20,7 +20,8 @@ UnitScheduler::UnitScheduler(const std::vector<UnitSpec>* kept, std::vector<std:
     : options_(options),
       clock_(clock),
       lease_salt_(StableHasher().Add("lease").Add(static_cast<uint64_t>(absl::ToUnixNanos(clock->Now()))).Finish()),
-      owned_units_(std::move(owned)) {
+      owned_units_(std::move(owned)),
+      order_(0) {
   const std::vector<UnitSpec>& units = kept != nullptr ? *kept : owned_units_;
   // Models: the configured order first, then models that only the units name, by name.
   absl::flat_hash_map<std::string, int> model_rank;
@@ -37,6 +38,7 @@ UnitScheduler::UnitScheduler(const std::vector<UnitSpec>* kept, std::vector<std:
   }
   for (const std::string& name : others) add_model(name);
   models_ = std::move(model_states);
+  order_ = PendingOrder(static_cast<int>(models_.size()));
 
   // Cells: (model, benchmark) pairs, by model rank, then benchmark name.
   std::map<std::pair<int, std::string>, int> cell_rank;
@@ -52,11 +54,12 @@ UnitScheduler::UnitScheduler(const std::vector<UnitSpec>* kept, std::vector<std:
     const size_t slot = units_.size();
     if (!unit_slot_.emplace(spec.id, slot).second) continue;  // a repeated id is the same unit
     const int model = model_rank.at(spec.model);
-    models_[model].pending.emplace(spec.index, slot);
     UnitEntry& entry = units_.emplace_back();
     entry.spec = &spec;
     entry.model = model;
     entry.cell = cell_rank.at({model, spec.benchmark});
+    entry.item = order_.Register(spec.benchmark, spec.item_id);
+    order_.Add(model, entry.item, spec.index, slot);
     ++cells[entry.cell].pending;
   }
   cells_ = std::move(cells);
@@ -73,16 +76,16 @@ std::vector<LeaseGrant> UnitScheduler::Lease(const std::string& worker_id, int m
     const int model = PickModel(refused);
     if (model < 0) break;
     ModelState& state = models_[model];
-    const size_t slot = state.pending.begin()->second;
+    const size_t slot = *order_.Front(model);
     if (options_.policy != nullptr && !options_.policy->Allows(*units_[slot].spec)) {
       refused[model] = true;
       continue;
     }
     if (options_.policy != nullptr) options_.policy->Leased(*units_[slot].spec);
-    state.pending.erase(state.pending.begin());
+    UnitEntry& unit = units_[slot];
+    order_.Remove(model, unit.item, unit.spec->index, slot);
     ++state.leased;
 
-    UnitEntry& unit = units_[slot];
     SetState(unit, UnitState::kLeased);
     ++unit.token;
     unit.lease_id = NewLeaseId();
@@ -157,7 +160,7 @@ CommitCheck UnitScheduler::CheckCommit(const std::string& lease_id, uint64_t fen
   return CurrentSlot(lease_id, fencing_token) == it->second ? CommitCheck::kAccepted : CommitCheck::kStaleToken;
 }
 
-void UnitScheduler::MarkDone(const std::string& unit_id, bool failed) {
+void UnitScheduler::MarkDone(const std::string& unit_id, bool failed, int steps) {
   const auto it = unit_slot_.find(unit_id);
   if (it == unit_slot_.end()) return;
   const size_t slot = it->second;
@@ -171,9 +174,10 @@ void UnitScheduler::MarkDone(const std::string& unit_id, bool failed) {
       DropLease(slot);
       break;
     case UnitState::kPending:
-      model.pending.erase({unit.spec->index, slot});
+      order_.Remove(unit.model, unit.item, unit.spec->index, slot);
       break;
   }
+  if (!failed) order_.Learn(unit.item, steps);
   SetState(unit, UnitState::kDone, failed);
   std::vector<CheckpointStep>().swap(unit.checkpoint);  // free the memory, not just the size
   ++model.done;
@@ -192,7 +196,7 @@ std::vector<RestoredLease> UnitScheduler::Restore(const std::vector<RestoredLeas
     if (unit.state != UnitState::kPending || lease.fencing_token < unit.token) continue;
     unit.token = lease.fencing_token;
     ModelState& model = models_[unit.model];
-    model.pending.erase({unit.spec->index, slot});
+    order_.Remove(unit.model, unit.item, unit.spec->index, slot);
     ++model.leased;
     if (options_.policy != nullptr) options_.policy->Leased(*unit.spec);
     SetState(unit, UnitState::kLeased);
@@ -239,11 +243,12 @@ SchedulerStatus UnitScheduler::Status() const {
   const absl::Time now = clock_->Now();
   SchedulerStatus status;
   status.total = static_cast<int64_t>(units_.size());
-  for (const ModelState& model : models_) {
+  for (size_t i = 0; i < models_.size(); ++i) {
+    const ModelState& model = models_[i];
     ModelCounts counts{.model = model.name,
                        .done = model.done,
                        .leased = model.leased,
-                       .pending = static_cast<int64_t>(model.pending.size()),
+                       .pending = static_cast<int64_t>(order_.Size(static_cast<int>(i))),
                        .failed = model.failed};
     status.done += counts.done;
     status.leased += counts.leased;
@@ -280,10 +285,11 @@ bool UnitScheduler::Blocked() const {
   absl::MutexLock lock(&mu_);
   if (options_.policy == nullptr) return false;
   bool pending = false;
-  for (const ModelState& model : models_) {
-    if (model.leased > 0) return false;
-    if (model.pending.empty()) continue;
-    if (options_.policy->Allows(*units_[model.pending.begin()->second].spec)) return false;
+  for (size_t i = 0; i < models_.size(); ++i) {
+    if (models_[i].leased > 0) return false;
+    const std::optional<size_t> next = order_.Front(static_cast<int>(i));
+    if (!next) continue;
+    if (options_.policy->Allows(*units_[*next].spec)) return false;
     pending = true;
   }
   return pending;
@@ -293,7 +299,7 @@ int UnitScheduler::PickModel(const std::vector<bool>& refused) const {
   int best = -1;
   for (int i = 0; i < static_cast<int>(models_.size()); ++i) {
     const ModelState& model = models_[i];
-    if (model.pending.empty() || refused[i]) continue;
+    if (order_.Empty(i) || refused[i]) continue;
     if (options_.per_model_cap > 0 && model.leased >= options_.per_model_cap) continue;
     if (best < 0 || model.leased < models_[best].leased) best = i;  // strict: ties keep config order
   }
@@ -346,7 +352,7 @@ void UnitScheduler::ReturnToPending(size_t slot) {
   DropLease(slot);
   UnitEntry& unit = units_[slot];
   SetState(unit, UnitState::kPending);
-  models_[unit.model].pending.emplace(unit.spec->index, slot);
+  order_.Add(unit.model, unit.item, unit.spec->index, slot);
 }
 
 int UnitScheduler::ExpireLocked(absl::Time now) {

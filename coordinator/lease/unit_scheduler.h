@@ -8,7 +8,8 @@
 //
 // Fairness: each lease goes to the model with pending units and the fewest leased units (ties: config
 // order), never above `per_model_cap` leased units of one model (0 = no cap); inside a model, the
-// lowest plan index first. Commits are validated against the current holder and token: a stale token
+// longest expected unit first, learned from the units completed so far (pending_order.h; with nothing
+// learned, plan order). Commits are validated against the current holder and token: a stale token
 // is refused, a second commit of a done unit is reported as a duplicate.
 //
 // A LeasePolicy (SchedulerOptions.policy) may refuse a unit: its model gets nothing more in that Lease
@@ -36,6 +37,7 @@
 #include "common/embedding.h"
 #include "common/records.h"
 #include "coordinator/lease/lease_policy.h"
+#include "coordinator/lease/pending_order.h"
 
 namespace noveltygrid {
 
@@ -145,8 +147,10 @@ class UnitScheduler {
   CommitCheck CheckCommit(const std::string& lease_id, uint64_t fencing_token, const std::string& unit_id);
 
   // Marks a unit done (after its result is persisted, or at start-up for units already in the
-  // journal); `failed` counts it in the status as failed. Drops its lease and checkpoint.
-  void MarkDone(const std::string& unit_id, bool failed = false);
+  // journal); `failed` counts it in the status as failed. Drops its lease and checkpoint. `steps`
+  // (answers or generations; -1: not known) teaches the lease order how long units of its item run;
+  // a failed unit teaches nothing.
+  void MarkDone(const std::string& unit_id, bool failed = false, int steps = -1);
 
   // At start-up, after the committed units are marked done: the leases a crashed coordinator had granted.
   // Each one of a pending unit is granted again as it was -- same lease id, fencing token and worker --
@@ -186,6 +190,7 @@ class UnitScheduler {
     const UnitSpec* spec = nullptr;  // in the plan
     int model = 0;                   // index into models_
     int cell = 0;                    // index into cells_
+    int item = 0;                    // its item in order_
     UnitState state = UnitState::kPending;
     uint64_t token = 0;     // of the latest lease; 0 before the first
     std::string lease_id;   // the current lease; empty unless leased
@@ -196,7 +201,6 @@ class UnitScheduler {
 
   struct ModelState {
     std::string name;
-    std::set<std::pair<int, size_t>> pending;  // (plan index, slot): lowest index first
     int64_t leased = 0, done = 0, failed = 0;  // `done` includes `failed`
   };
 
@@ -231,6 +235,7 @@ class UnitScheduler {
   mutable absl::Mutex mu_;
   std::vector<UnitEntry> units_ ABSL_GUARDED_BY(mu_);                     // plan order
   std::vector<ModelState> models_ ABSL_GUARDED_BY(mu_);                   // config order, then the others by name
+  PendingOrder order_ ABSL_GUARDED_BY(mu_);                               // each model's pending units
   absl::flat_hash_map<std::string, size_t> leases_ ABSL_GUARDED_BY(mu_);  // current lease id -> slot
   std::map<std::string, WorkerEntry> workers_ ABSL_GUARDED_BY(mu_);       // by id, for Status
   std::vector<CellCounts> cells_ ABSL_GUARDED_BY(mu_);                    // by model index, then benchmark name

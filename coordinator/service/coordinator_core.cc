@@ -215,7 +215,7 @@ absl::Status CoordinatorCore::CommitLocked(const v1::CompleteRequest& request, v
     ++commits_.accepted;
     MergeCallStats(calls, calls_);
   }
-  scheduler_->MarkDone(request.unit_id(), failed);
+  scheduler_->MarkDone(request.unit_id(), failed, request.answers_size());
   if (options_.on_marked_done) options_.on_marked_done();
   response->set_accepted(true);
   return absl::OkStatus();

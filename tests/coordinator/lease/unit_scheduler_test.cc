@@ -17,7 +17,8 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-// `per_model` units for each model, model-major plan order; ids "model#i".
+// `per_model` units for each model, model-major plan order; ids "model#i", items "model/qi" (no item is
+// shared between models, so each model leases in plan order: pending_order_test.cc covers shared items).
 std::vector<UnitSpec> Units(const std::vector<std::string>& models, int per_model) {
   std::vector<UnitSpec> units;
   for (const std::string& model : models) {
@@ -27,11 +28,14 @@ std::vector<UnitSpec> Units(const std::vector<std::string>& models, int per_mode
                                .index = index,
                                .benchmark = kAidanBench,
                                .model = model,
-                               .item_id = absl::StrCat("q", i),
+                               .item_id = absl::StrCat(model, "/q", i),
                                .item_text = absl::StrCat("question ", i),
                                .mode = "",
                                .dataset = "",
-                               .paraphrases = {}});
+                               .paraphrases = {},
+                               .domain = "",
+                               .subdomain = "",
+                               .category = ""});
     }
   }
   return units;
@@ -304,7 +308,7 @@ TEST(UnitSchedulerTest, UnitByIdReturnsThePlansCopy) {
   const std::optional<UnitSpec> unit = scheduler.UnitById("m#1");
   ASSERT_TRUE(unit.has_value());
   EXPECT_EQ(unit->index, 1);
-  EXPECT_EQ(unit->item_id, "q1");
+  EXPECT_EQ(unit->item_id, "m/q1");
   EXPECT_FALSE(scheduler.UnitById("m#9").has_value());
 }
 
