@@ -73,10 +73,11 @@ absl::Duration LeaseLoop::Backoff(int failures) const {
   return base * jitter;
 }
 
-void LeaseLoop::Pause(absl::Duration d, bool wake_on_drain) {
+void LeaseLoop::Pause(absl::Duration d, bool wake_on_drain, std::optional<int64_t> committed) {
   absl::MutexLock lock(&mu_);
-  auto woken = [this, wake_on_drain]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    return stopping_ || (wake_on_drain && (draining_ || !fatal_.ok()));
+  auto woken = [this, wake_on_drain, committed]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return stopping_ || (wake_on_drain && (draining_ || !fatal_.ok())) ||
+           (committed && stats_.units_committed != *committed);
   };
   clock_->AwaitWithDeadline(mu_, absl::Condition(&woken), clock_->Now() + d);
 }
@@ -89,6 +90,7 @@ absl::Status LeaseLoop::Run() {
   bool complete = false;
   while (true) {
     int free;
+    int64_t committed;  // before asking: a commit acknowledged after the answer ends an idle wait
     {
       absl::MutexLock lock(&mu_);
       auto can_lease = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
@@ -97,6 +99,7 @@ absl::Status LeaseLoop::Run() {
       mu_.Await(absl::Condition(&can_lease));
       if (draining_ || !fatal_.ok()) break;
       free = options_.concurrency - running_;
+      committed = stats_.units_committed;
     }
     v1::LeaseRequest request;
     request.set_worker_id(options_.worker_id);
@@ -141,7 +144,10 @@ absl::Status LeaseLoop::Run() {
         complete = true;
         break;
       }
-      Pause(absl::Milliseconds(std::max<int64_t>(50, response.retry_after_ms())), /*wake_on_drain=*/true);
+      // Nothing to lease now. Ask again after the coordinator's interval, or as soon as one of this
+      // worker's units is committed: the last commit completes the sweep, and the worker that made
+      // it then learns so at once instead of an interval later.
+      Pause(absl::Milliseconds(std::max<int64_t>(50, response.retry_after_ms())), /*wake_on_drain=*/true, committed);
     }
   }
 

@@ -166,8 +166,10 @@ class LeaseLoop {
   void SendRelease(const v1::ReleaseRequest& request);
   // The deadline of an RPC started now.
   absl::Time Deadline() const;
-  // Waits up to `d`, or less when stopping (or draining or failed, if `wake_on_drain`).
-  void Pause(absl::Duration d, bool wake_on_drain);
+  // Waits up to `d`, or less when stopping (or draining or failed, if `wake_on_drain`), or -- given
+  // `committed` -- when this worker's committed units are no longer that many (a commit may have
+  // completed the sweep, or a lease of it may be worth asking for again).
+  void Pause(absl::Duration d, bool wake_on_drain, std::optional<int64_t> committed = std::nullopt);
   absl::Duration Backoff(int failures) const;
   void Log(const std::string& message) const;
 

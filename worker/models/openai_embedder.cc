@@ -66,12 +66,13 @@ bool DecodeCanonicalBase64Floats(absl::string_view text, Embedding* out) {
 
 }  // namespace
 
-OpenAiEmbedder::OpenAiEmbedder(ModelEndpoint endpoint, ProviderChannel* channel, HttpClient* timers)
+OpenAiEmbedder::OpenAiEmbedder(ModelEndpoint endpoint, ProviderChannel* channel, HttpClient* timers, const Clock* clock)
     : endpoint_(std::move(endpoint)),
       channel_(channel),
       timers_(timers),
       self_(std::make_shared<OpenAiEmbedder*>(this)),
-      fallback_(std::make_shared<Fallback>(endpoint_, channel)) {}
+      fallback_(std::make_shared<Fallback>(endpoint_, channel)),
+      clock_(clock) {}
 
 OpenAiEmbedder::~OpenAiEmbedder() = default;
 
@@ -249,10 +250,17 @@ void OpenAiEmbedder::Embed(std::vector<std::string> texts, EmbedCallback done) {
   uint64_t generation = 0;
   {
     absl::MutexLock lock(&mu_);
+    const absl::Duration wait = endpoint_.provider.embed_wait;
+    const absl::Time now = clock_->Now();
+    if (last_text_ != absl::InfinitePast()) {
+      // A quarter weight to the newest gap; gaps over a second count as a second (an idle spell).
+      mean_gap_ = mean_gap_ * 0.75 + std::min(now - last_text_, absl::Seconds(1)) * 0.25;
+    }
+    last_text_ = now;
     const bool was_empty = pending_.waiters.empty();
     pending_.waiters.push_back({texts.size(), std::move(done)});
     for (std::string& t : texts) pending_.texts.push_back(std::move(t));
-    if (pending_.texts.size() >= batch_limit || endpoint_.provider.embed_wait <= absl::ZeroDuration()) {
+    if (pending_.texts.size() >= batch_limit || wait <= absl::ZeroDuration() || (was_empty && mean_gap_ > wait)) {
       ready = std::move(pending_);
       pending_ = Batch();
       ++generation_;

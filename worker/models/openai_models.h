@@ -27,6 +27,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "common/clock.h"
 #include "common/json_util.h"
 #include "common/provider_config.h"
 #include "worker/http/http_client.h"
@@ -69,7 +70,14 @@ class OpenAiChatModel : public ChatModel {
 class OpenAiEmbedder : public Embedder {
  public:
   // `channel` and `timers` (for the coalescing wait) are not owned and must outlive the embedder.
-  OpenAiEmbedder(ModelEndpoint endpoint, ProviderChannel* channel, HttpClient* timers);
+  //
+  // Coalescing: texts arriving within the provider's `embed_wait` of the first one share a request
+  // (up to `embed_batch` texts). The wait is only paid when it is likely to find company: while the
+  // mean gap between texts (an exponential moving average on `clock`) is longer than the wait, a text
+  // is sent at once -- a sweep of a few loops then loses nothing per iteration, one of hundreds still
+  // batches.
+  OpenAiEmbedder(ModelEndpoint endpoint, ProviderChannel* channel, HttpClient* timers,
+                 const Clock* clock = SystemClockInstance());
   ~OpenAiEmbedder() override;
 
   const std::string& id() const override { return endpoint_.name; }
@@ -118,6 +126,9 @@ class OpenAiEmbedder : public Embedder {
   absl::Mutex mu_;
   Batch pending_ ABSL_GUARDED_BY(mu_);
   uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;  // bumped at every flush; stale timers do nothing
+  const Clock* const clock_;
+  absl::Time last_text_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+  absl::Duration mean_gap_ ABSL_GUARDED_BY(mu_) = absl::ZeroDuration();  // between Embed calls (EWMA)
   // Shared with timer tasks so that a timer firing after destruction finds the embedder gone.
   std::shared_ptr<OpenAiEmbedder*> self_;
   const std::shared_ptr<Fallback> fallback_;

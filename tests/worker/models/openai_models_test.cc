@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "common/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sim_test_util.h"
@@ -218,7 +220,8 @@ TEST(OpenAiEmbedderTest, Base64ReadsAsAbslDecodesIt) {
 TEST(OpenAiEmbedderTest, ConcurrentCallsAreCoalescedIntoBoundedBatches) {
   ScriptedChannel channel;
   ManualTimers timers;
-  OpenAiEmbedder embedder(Endpoint(), &channel, &timers);
+  FakeClock clock;  // does not move: the texts come together
+  OpenAiEmbedder embedder(Endpoint(), &channel, &timers, &clock);
   std::vector<std::optional<absl::StatusOr<EmbedReply>>> got(6);
   auto collect = [&got](int i) { return [&got, i](absl::StatusOr<EmbedReply> r) { got[i] = std::move(r); }; };
   // Five single texts with a batch limit of 4: the fourth call fills a batch, which goes at once.
@@ -251,6 +254,46 @@ TEST(OpenAiEmbedderTest, ConcurrentCallsAreCoalescedIntoBoundedBatches) {
   std::move(channel.calls[1].done)(absl::UnavailableError("provider 'local': gave up"), CallInfo{7});
   ASSERT_TRUE(got[4].has_value());
   EXPECT_EQ(got[4]->status().code(), absl::StatusCode::kUnavailable);
+}
+
+// The wait is only paid while texts come closer together than it on average: texts 20 ms apart (a few
+// loops) go at once; when they come together again, they wait for company again.
+TEST(OpenAiEmbedderTest, TextsThatComeFarApartAreNotKeptWaiting) {
+  ScriptedChannel channel;
+  ManualTimers timers;
+  FakeClock clock;
+  OpenAiEmbedder embedder(Endpoint(), &channel, &timers, &clock);
+  auto ignore = [](absl::StatusOr<EmbedReply>) {};
+  // The first text knows no gap yet: it waits.
+  embedder.Embed({"first"}, ignore);
+  EXPECT_EQ(channel.calls.size(), 0u);
+  timers.FireAll();
+  ASSERT_EQ(channel.calls.size(), 1u);
+  // 20 ms gaps: the mean gap passes the 5 ms wait after a few, and from then on each text goes at once.
+  size_t waited = 0;
+  for (int i = 0; i < 8; ++i) {
+    clock.Advance(absl::Milliseconds(20));
+    const size_t before = channel.calls.size();
+    embedder.Embed({absl::StrCat("apart ", i)}, ignore);
+    if (channel.calls.size() == before) {
+      ++waited;
+      timers.FireAll();
+    }
+  }
+  EXPECT_EQ(channel.calls.size(), 9u);  // one request per text either way
+  EXPECT_LT(waited, 3u);
+  const size_t timers_started = timers.delays.size();
+  clock.Advance(absl::Milliseconds(20));
+  embedder.Embed({"at once"}, ignore);
+  EXPECT_EQ(channel.calls.size(), 10u);
+  EXPECT_EQ(timers.delays.size(), timers_started) << "no wait was started";
+  // A burst of texts together: the mean gap falls under the wait and they share requests again.
+  for (int i = 0; i < 13; ++i) embedder.Embed({absl::StrCat("together ", i)}, ignore);
+  timers.FireAll();
+  EXPECT_LT(channel.calls.size(), 10u + 13u);
+  size_t full = 0;
+  for (size_t i = 10; i < channel.calls.size(); ++i) full += channel.calls[i].body["input"].size() == 4 ? 1 : 0;
+  EXPECT_EQ(full, 2u);  // two full batches (embed_batch: 4) once the gaps shrank
 }
 
 TEST(OpenAiChatModelTest, ReasoningEffortIsSentAsEachProviderExpectsAndTemperatureCanBeOmitted) {
