@@ -5,8 +5,8 @@
 #define NOVELTYGRID_TESTS_WORKER_PARTITION_FAKE_MODELS_H_
 
 #include <functional>
-#include <optional>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>

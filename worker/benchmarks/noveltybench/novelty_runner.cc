@@ -28,7 +28,8 @@ absl::StatusOr<NoveltyModels> NoveltyRunner::ModelsFor(const NoveltySettings& se
   const std::string& pm = settings.partition_model();
   if (settings.partitioner() == kPartitionerClassifier) take(registry->Classifier(pm, endpoint(pm)), models.classifier);
   if (settings.partitioner() == kPartitionerEmbedding) take(registry->Embedding(pm, endpoint(pm)), models.embedder);
-  if (noveltybench::PartitionerUsesJudge(settings.partitioner())) take(registry->Chat(pm, endpoint(pm)), models.equivalence_judge);
+  if (noveltybench::PartitionerUsesJudge(settings.partitioner()))
+    take(registry->Chat(pm, endpoint(pm)), models.equivalence_judge);
   const std::string& qm = settings.quality_model();
   if (settings.quality() == kQualityReward) take(registry->Reward(qm, endpoint(qm)), models.reward);
   if (settings.quality() == kQualityLlm) take(registry->Chat(qm, endpoint(qm)), models.quality_judge);
