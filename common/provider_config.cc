@@ -36,7 +36,8 @@ std::string Fingerprint(const ProviderConfig& p) {
                       absl::FormatDuration(p.timeout), "|", p.max_retries, "|", absl::FormatDuration(p.initial_backoff),
                       "|", absl::FormatDuration(p.max_backoff), "|", p.embed_batch, "|",
                       absl::FormatDuration(p.embed_wait), "|", p.extra_body_json, "|", p.max_tokens_field, "|",
-                      p.embed_encoding, "|", p.api, "|", p.prompt_cache, "|", p.learn_limits);
+                      p.embed_encoding, "|", p.api, "|", p.prompt_cache, "|", p.learn_limits, "|",
+                      absl::FormatDuration(p.hedge_after), "|", p.hedge_percentile);
 }
 
 std::string Fingerprint(const ModelEndpoint& e) {

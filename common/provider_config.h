@@ -19,6 +19,8 @@
 //       api: anthropic                     # the Messages API (default openai: chat completions)
 //       prompt_cache: true                 # anthropic: cache_control on the prompts' stable prefix
 //       learn_limits: false                # default true: unset limits learned from rate-limit headers
+//       hedge_after_ms: 400                # a request unanswered after 400 ms gets one duplicate; default off
+//       hedge_after: p95                   # or adaptive: after 1.5 x the observed p95 (worker/http/hedge_policy.h)
 //
 // Known names come with defaults: openai, openrouter, anthropic (keys from OPENAI_API_KEY /
 // OPENROUTER_API_KEY / ANTHROPIC_API_KEY), vllm, llamacpp, ollama (local base URLs, no key).
@@ -66,6 +68,11 @@ struct ProviderConfig {
   // Limits the config leaves at 0 are learned from the provider's rate-limit headers (a share of what it
   // reports; worker/limits/learned_limits.h). `learn_limits: false` keeps the configured ones only.
   bool learn_limits = true;
+  // Hedging (off unless set): a request with no reply after `hedge_after` (`hedge_after_ms`) gets one
+  // duplicate, the first successful reply wins; `hedge_percentile` (`hedge_after: p95`) > 0 makes the
+  // wait adaptive, from the latencies observed (hedge_after then its floor). worker/http/hedge_policy.h.
+  absl::Duration hedge_after = absl::ZeroDuration();
+  double hedge_percentile = 0;
 };
 
 inline constexpr char kApiOpenAi[] = "openai";

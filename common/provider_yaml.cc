@@ -6,6 +6,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
@@ -25,7 +26,8 @@ const std::vector<std::string>& ProviderKeys() {
                                    "timeout_s",     "max_retries",         "initial_backoff_ms",
                                    "max_backoff_s", "embed_batch",         "embed_wait_ms",
                                    "extra_body",    "max_tokens_field",    "embed_encoding",
-                                   "api",           "prompt_cache",        "learn_limits"};
+                                   "api",           "prompt_cache",        "learn_limits",
+                                   "hedge_after",   "hedge_after_ms"};
   return *kKeys;
 }
 
@@ -100,6 +102,37 @@ absl::StatusOr<std::string> ExtraBody(const YamlFields& fields, const YAML::Node
     }
   }
   return DumpJson(body);
+}
+
+// hedge_after_ms (a whole number of milliseconds, below timeout_s: a hedge at the timeout would come too
+// late) and hedge_after (pNN, the adaptive wait).
+absl::Status Hedge(const YamlFields& fields, const std::string& key, const std::map<std::string, YAML::Node>& entries,
+                   ProviderConfig& config) {
+  if (const YAML::Node* n = Find(entries, "hedge_after_ms")) {
+    const std::string field = JoinKey(key, "hedge_after_ms");
+    ASSIGN_OR_RETURN(int64_t ms, fields.Integer(*n, field, 1, 86'400'000));
+    config.hedge_after = absl::Milliseconds(ms);
+    if (config.hedge_after >= config.timeout) {
+      return fields.Error(field,
+                          absl::StrCat(ms, " ms is not below the provider's timeout (",
+                                       absl::FormatDuration(config.timeout), "), so it would never fire"),
+                          "a wait well below timeout_s, a little above the provider's usual latency");
+    }
+  }
+  if (const YAML::Node* n = Find(entries, "hedge_after")) {
+    const std::string field = JoinKey(key, "hedge_after");
+    constexpr char kExpected[] = "a latency percentile pNN between p50 and p99.9, e.g. hedge_after: p95";
+    ASSIGN_OR_RETURN(std::string text, fields.String(*n, field, kExpected));
+    double percentile = 0;
+    const bool parsed = text.size() > 1 && text[0] == 'p' &&
+                        text.find_first_not_of("0123456789.", 1) == std::string::npos &&
+                        absl::SimpleAtod(text.substr(1), &percentile);
+    if (!parsed || percentile < 50 || percentile > 99.9) {
+      return fields.Error(field, absl::StrCat("'", text, "'"), kExpected);
+    }
+    config.hedge_percentile = percentile;
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<ProviderConfig> Provider(const YamlFields& fields, const std::string& name, const YAML::Node& node) {
@@ -181,6 +214,7 @@ absl::StatusOr<ProviderConfig> Provider(const YamlFields& fields, const std::str
     ASSIGN_OR_RETURN(double seconds, fields.Number(*n, JoinKey(key, "timeout_s"), 0.001, 86400));
     config.timeout = absl::Seconds(seconds);
   }
+  RETURN_IF_ERROR(Hedge(fields, key, entries, config));
   if (const YAML::Node* n = Find(entries, "extra_body")) {
     ASSIGN_OR_RETURN(config.extra_body_json, ExtraBody(fields, *n, JoinKey(key, "extra_body")));
   }

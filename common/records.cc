@@ -12,6 +12,7 @@ CallCounters& CallCounters::operator+=(const CallCounters& other) {
   reasoning_tokens += other.reasoning_tokens;
   cache_read_tokens += other.cache_read_tokens;
   cache_write_tokens += other.cache_write_tokens;
+  hedges += other.hedges;
   return *this;
 }
 
@@ -25,12 +26,14 @@ CallCounters& CallCounters::operator-=(const CallCounters& other) {
   reasoning_tokens -= other.reasoning_tokens;
   cache_read_tokens -= other.cache_read_tokens;
   cache_write_tokens -= other.cache_write_tokens;
+  hedges -= other.hedges;
   return *this;
 }
 
 bool CallCounters::IsZero() const {
   return requests == 0 && cache_hits == 0 && retries == 0 && errors == 0 && prompt_tokens == 0 &&
-         completion_tokens == 0 && reasoning_tokens == 0 && cache_read_tokens == 0 && cache_write_tokens == 0;
+         completion_tokens == 0 && reasoning_tokens == 0 && cache_read_tokens == 0 && cache_write_tokens == 0 &&
+         hedges == 0;
 }
 
 void MergeCallStats(const CallStats& from, CallStats& into) {

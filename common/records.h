@@ -27,7 +27,7 @@ inline constexpr char kPartitionerClassifier[] = "classifier";  // pair classifi
 inline constexpr char kPartitionerUnigram[] = "unigram";        // ROUGE-1 F > threshold, offline
 inline constexpr char kPartitionerEmbedding[] = "embedding";    // cosine of embeddings > threshold
 inline constexpr char kPartitionerLlm[] = "llm";                // an LLM judge's similarity / 100 > threshold
-inline constexpr char kPartitionerLlmGroups[] = "llm-groups";  // an LLM judge classes all k generations in one call
+inline constexpr char kPartitionerLlmGroups[] = "llm-groups";   // an LLM judge classes all k generations in one call
 inline constexpr char kQualityReward[] = "reward";              // reward model, the reference's buckets
 inline constexpr char kQualityLlm[] = "llm";                    // an LLM judge's 1..10
 
@@ -110,6 +110,9 @@ struct CallCounters {
   int64_t reasoning_tokens = 0;    // of completion_tokens, as providers report them (priced as completion)
   int64_t cache_read_tokens = 0;   // of prompt_tokens, read from the provider's prompt cache
   int64_t cache_write_tokens = 0;  // of prompt_tokens, written to it
+  // Duplicates sent by hedging (provider `hedge_after_ms`); not in requests or retries. Their tokens are
+  // in the token counts above (a duplicate is costed as its call's reply: the same request).
+  int64_t hedges = 0;
 
   CallCounters& operator+=(const CallCounters& other);
   CallCounters& operator-=(const CallCounters& other);

@@ -184,6 +184,7 @@ Json CallStatsToJson(const CallStats& calls) {
     if (c.reasoning_tokens != 0) entry["reasoning_tokens"] = c.reasoning_tokens;
     if (c.cache_read_tokens != 0) entry["cache_read_tokens"] = c.cache_read_tokens;
     if (c.cache_write_tokens != 0) entry["cache_write_tokens"] = c.cache_write_tokens;
+    if (c.hedges != 0) entry["hedges"] = c.hedges;  // only with hedging on
   }
   return j;
 }
@@ -213,6 +214,7 @@ CallStats CallStatsFromJson(const Json& j) {
     out.reasoning_tokens = CounterAt(c, "reasoning_tokens");
     out.cache_read_tokens = CounterAt(c, "cache_read_tokens");
     out.cache_write_tokens = CounterAt(c, "cache_write_tokens");
+    out.hedges = CounterAt(c, "hedges");
   }
   return calls;
 }

@@ -31,6 +31,8 @@ void ToProto(const ModelEndpoint& e, v1::ModelEndpoint* out) {
   out->set_api(p.api);
   out->set_prompt_cache(p.prompt_cache);
   out->set_ignore_reported_limits(!p.learn_limits);
+  out->set_hedge_after_ms(absl::ToInt64Milliseconds(p.hedge_after));
+  out->set_hedge_percentile(p.hedge_percentile);
 }
 
 ModelEndpoint FromProto(const v1::ModelEndpoint& e) {
@@ -61,6 +63,8 @@ ModelEndpoint FromProto(const v1::ModelEndpoint& e) {
   p.api = e.api().empty() ? kApiOpenAi : e.api();
   p.prompt_cache = e.prompt_cache();
   p.learn_limits = !e.ignore_reported_limits();
+  p.hedge_after = absl::Milliseconds(e.hedge_after_ms());
+  p.hedge_percentile = e.hedge_percentile();
   return out;
 }
 

@@ -91,6 +91,7 @@ void ToProto(const CallStats& calls, google::protobuf::RepeatedPtrField<v1::Call
     p->set_reasoning_tokens(c.reasoning_tokens);
     p->set_cache_read_tokens(c.cache_read_tokens);
     p->set_cache_write_tokens(c.cache_write_tokens);
+    p->set_hedges(c.hedges);
   }
 }
 
@@ -107,6 +108,7 @@ CallStats FromProto(const google::protobuf::RepeatedPtrField<v1::CallCounter>& c
     c.reasoning_tokens += p.reasoning_tokens();
     c.cache_read_tokens += p.cache_read_tokens();
     c.cache_write_tokens += p.cache_write_tokens();
+    c.hedges += p.hedges();
   }
   return out;
 }

@@ -1,11 +1,13 @@
 // ProviderChannel: every call is a small state object (request, attempts, callback) passed from the
 // limiter to the HTTP client to the retry timer and back; all of them share the channel's Core, so a
 // callback that runs after the channel is gone still finds its state (the HttpClient, limiter and
-// executor must outlive every call).
+// executor must outlive every call). With hedging an attempt may have two requests in flight, whose
+// replies can race on two executor threads: a call's counters and its end are under its own mutex.
 #include "worker/http/provider_channel.h"
 
 #include <algorithm>
 #include <atomic>
+#include <memory>
 #include <set>
 #include <utility>
 
@@ -16,6 +18,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "common/env_lookup.h"
+#include "worker/http/hedge_policy.h"
 #include "worker/http/retry_policy.h"
 #include "worker/http/token_estimate.h"
 #include "worker/limits/learned_limits.h"
@@ -29,15 +32,16 @@ struct Core {
   ProviderLimiter* limiter = nullptr;  // null: no limits
   Executor* executor = nullptr;
   RetryOptions retry;
-  std::vector<std::string> headers;  // holds the key: never logged
-  std::string key;                   // to scrub from provider messages that echo it; never logged
-  RequestObserver observer;          // may be empty
+  std::vector<std::string> headers;    // holds the key: never logged
+  std::string key;                     // to scrub from provider messages that echo it; never logged
+  RequestObserver observer;            // may be empty
+  std::unique_ptr<HedgePolicy> hedge;  // constant after Create: when requests get a duplicate
 
   absl::Mutex mu;
   absl::BitGen random ABSL_GUARDED_BY(mu);
   std::optional<absl::Status> latched ABSL_GUARDED_BY(mu);  // a credential error: no more requests
 
-  std::atomic<int64_t> calls{0}, attempts{0}, retries{0}, failures{0};
+  std::atomic<int64_t> calls{0}, attempts{0}, retries{0}, failures{0}, hedges{0}, hedge_wins{0};
   // What calls not ended wait for (CallWaits): limited and retrying are counted here, in_flight is
   // sent.size().
   std::atomic<int64_t> limited{0}, retrying{0};
@@ -72,47 +76,77 @@ struct Core {
 };
 
 struct Call {
+  // Constant after Start.
   std::shared_ptr<Core> core;
-  std::shared_ptr<const HttpRequest> request;  // shared with the HTTP client: a retry sends it again
+  std::shared_ptr<const HttpRequest> request;  // shared with the HTTP client: a retry or hedge sends it again
   JsonCallback done;                           // PostJson
   TextCallback done_text;                      // PostText
-  int attempts = 0;
-  bool retrying = false;                     // counted in Core::retrying
-  std::multiset<absl::Time>::iterator sent;  // in Core::sent while an attempt is in flight
-  int64_t reserve = 0;                       // tokens each attempt reserves under tokens_per_minute
-  TokenReservation reserved;                 // what the limiter reserved for the attempt in flight
+  int64_t reserve = 0;                         // tokens each request reserves under tokens_per_minute
+
+  // Replies of an attempt and its duplicate may run at once on two executor threads.
+  absl::Mutex mu;
+  int attempts ABSL_GUARDED_BY(mu) = 0;       // original requests sent
+  int hedges ABSL_GUARDED_BY(mu) = 0;         // duplicates sent
+  int pending ABSL_GUARDED_BY(mu) = 0;        // requests of this attempt not replied yet (a queued duplicate too)
+  int round ABSL_GUARDED_BY(mu) = 0;          // which attempt: a hedge timer armed for an earlier one does nothing
+  bool hedged ABSL_GUARDED_BY(mu) = false;    // this attempt has its duplicate
+  bool ended ABSL_GUARDED_BY(mu) = false;     // delivered: later replies are ignored
+  bool retrying ABSL_GUARDED_BY(mu) = false;  // counted in Core::retrying
 };
 
-// The call ends (delivered either way): it waits for nothing any more.
-void Ended(Call& call) {
+// One request of a call in flight (the original of an attempt or its duplicate).
+struct Sent {
+  std::multiset<absl::Time>::iterator at;  // in Core::sent until its reply
+  TokenReservation reserved;               // what the limiter reserved for it
+  bool hedge = false;
+};
+
+// Ends the call (it must not have ended): it waits for nothing any more. Returns what it took.
+CallInfo EndLocked(Call& call) ABSL_EXCLUSIVE_LOCKS_REQUIRED(call.mu) {
+  call.ended = true;
   if (call.retrying) call.core->retrying.fetch_sub(1, std::memory_order_relaxed);
   call.retrying = false;
+  return CallInfo{call.attempts, call.hedges};
 }
 
-void Deliver(const std::shared_ptr<Call>& call, absl::Status error) {
-  Ended(*call);
+// Delivers the error of a call that EndLocked ended.
+void Fail(const std::shared_ptr<Call>& call, CallInfo info, absl::Status error) {
   call->core->failures.fetch_add(1, std::memory_order_relaxed);
   if (call->done_text) {
-    std::move(call->done_text)(std::move(error), CallInfo{call->attempts});
+    std::move(call->done_text)(std::move(error), info);
   } else {
-    std::move(call->done)(std::move(error), CallInfo{call->attempts});
+    std::move(call->done)(std::move(error), info);
   }
 }
 
-void Attempt(std::shared_ptr<Call> call);
+// Ends the call with `error`, unless it has ended already.
+void Deliver(const std::shared_ptr<Call>& call, absl::Status error) {
+  CallInfo info;
+  {
+    absl::MutexLock lock(&call->mu);
+    if (call->ended) return;
+    info = EndLocked(*call);
+  }
+  Fail(call, info, std::move(error));
+}
 
-void OnReply(const std::shared_ptr<Call>& call, absl::StatusOr<HttpResponse> result) {
+void Attempt(std::shared_ptr<Call> call);
+void Send(std::shared_ptr<Call> call, TokenReservation reserved, bool hedge);
+
+void OnReply(const std::shared_ptr<Call>& call, const Sent& sent, absl::StatusOr<HttpResponse> result) {
   Core& core = *call->core;
   absl::Time sent_at;
   {
     absl::MutexLock lock(&core.mu);
-    sent_at = *call->sent;
-    core.sent.erase(call->sent);
+    sent_at = *sent.at;
+    core.sent.erase(sent.at);
   }
   const bool text = static_cast<bool>(call->done_text);
   Json parsed;
   Classification c = ClassifyAttempt(result, text ? nullptr : &parsed);
-  if (core.observer) core.observer(core.config.name, absl::Now() - sent_at, c.outcome == CallOutcome::kSuccess);
+  const absl::Duration latency = absl::Now() - sent_at;
+  if (core.observer) core.observer(core.config.name, latency, c.outcome == CallOutcome::kSuccess);
+  if (c.outcome == CallOutcome::kSuccess) core.hedge->Observe(call->request->url, latency);
   if (core.limiter != nullptr && result.ok() && !result->rate_limit_headers.empty()) {
     core.limiter->Learn(LimitsFromHeaders(result->rate_limit_headers));
     core.limiter->HoldFor(PauseFromHeaders(result->rate_limit_headers, absl::Now()));
@@ -121,16 +155,36 @@ void OnReply(const std::shared_ptr<Call>& call, absl::StatusOr<HttpResponse> res
     // A reply without usage is taken to have used its reservation; a failed attempt used nothing.
     const int64_t used = c.outcome != CallOutcome::kSuccess ? 0
                          : c.usage_tokens > 0               ? c.usage_tokens
-                                                            : call->reserved.tokens;
-    core.limiter->Release(used, call->reserved);
+                                                            : sent.reserved.tokens;
+    core.limiter->Release(used, sent.reserved);
+  }
+  // What this reply decides, under the call's lock so that the attempt's other request sees it.
+  CallInfo info;
+  bool retry = false;
+  {
+    absl::MutexLock lock(&call->mu);
+    --call->pending;
+    if (call->ended) return;  // the other request of the attempt answered first
+    // A transient failure while the attempt's other request may still answer: wait for that one.
+    if (c.outcome == CallOutcome::kRetry && call->pending > 0) return;
+    retry = c.outcome == CallOutcome::kRetry && call->attempts <= core.retry.max_retries;
+    if (retry) {
+      ++call->round;
+      call->hedged = false;
+      if (!call->retrying) core.retrying.fetch_add(1, std::memory_order_relaxed);
+      call->retrying = true;
+      info = CallInfo{call->attempts, call->hedges};
+    } else {
+      info = EndLocked(*call);
+    }
   }
   switch (c.outcome) {
     case CallOutcome::kSuccess:
-      Ended(*call);
+      if (sent.hedge) core.hedge_wins.fetch_add(1, std::memory_order_relaxed);
       if (text) {
-        std::move(call->done_text)(std::move(result->body), CallInfo{call->attempts});
+        std::move(call->done_text)(std::move(result->body), info);
       } else {
-        std::move(call->done)(std::move(parsed), CallInfo{call->attempts});
+        std::move(call->done)(std::move(parsed), info);
       }
       return;
     case CallOutcome::kFail: {
@@ -148,39 +202,100 @@ void OnReply(const std::shared_ptr<Call>& call, absl::StatusOr<HttpResponse> res
         absl::MutexLock lock(&core.mu);
         if (!core.latched.has_value()) core.latched = error;
       }
-      Deliver(call, std::move(error));
+      Fail(call, info, std::move(error));
       return;
     }
     case CallOutcome::kRetry:
       break;
   }
-  if (call->attempts > core.retry.max_retries) {
+  if (!retry) {
     const absl::StatusCode code = c.error.code() == absl::StatusCode::kDeadlineExceeded
                                       ? absl::StatusCode::kDeadlineExceeded
                                       : absl::StatusCode::kUnavailable;
-    Deliver(call, absl::Status(code, core.Scrub(absl::StrCat("provider '", core.config.name, "': gave up after ",
-                                                             call->attempts, " attempts: ", c.error.message()))));
+    Fail(call, info,
+         absl::Status(code, core.Scrub(absl::StrCat("provider '", core.config.name, "': gave up after ", info.attempts,
+                                                    " attempts: ", c.error.message()))));
     return;
   }
   core.retries.fetch_add(1, std::memory_order_relaxed);
-  if (!call->retrying) core.retrying.fetch_add(1, std::memory_order_relaxed);
-  call->retrying = true;
-  const absl::Duration delay = RetryDelay(core.retry, call->attempts, c.hint, core.Uniform());
+  const absl::Duration delay = RetryDelay(core.retry, info.attempts, c.hint, core.Uniform());
   HttpClient* http = core.http;
   http->RunAfter(delay, [call]() mutable { Attempt(std::move(call)); });
 }
 
-void Send(std::shared_ptr<Call> call) {
+// The hedge timer of attempt `round` went off: if that attempt's request is still the only one and
+// unanswered, a duplicate goes through the limiter to Send.
+void Hedge(std::shared_ptr<Call> call, int round) {
   Core& core = *call->core;
-  ++call->attempts;
-  core.attempts.fetch_add(1, std::memory_order_relaxed);
+  {
+    absl::MutexLock lock(&call->mu);
+    if (call->ended || call->round != round || call->hedged || call->pending != 1) return;
+    if (core.Latched().has_value()) return;
+    call->hedged = true;
+    ++call->pending;
+  }
+  ProviderLimiter* limiter = core.limiter;
+  if (limiter == nullptr || limiter->AcquireNow()) {
+    Send(std::move(call), TokenReservation{}, /*hedge=*/true);
+    return;
+  }
+  const int64_t reserve = call->reserve;
+  core.limited.fetch_add(1, std::memory_order_relaxed);
+  limiter->Acquire(
+      [call = std::move(call)](TokenReservation reserved) mutable {
+        Core& core = *call->core;
+        core.limited.fetch_sub(1, std::memory_order_relaxed);
+        bool ended = false;
+        {
+          absl::MutexLock lock(&call->mu);
+          ended = call->ended;
+          if (ended) --call->pending;
+        }
+        if (ended) {  // answered while the duplicate waited: send nothing
+          core.limiter->Release(0, reserved);
+          return;
+        }
+        if (std::optional<absl::Status> latched = core.Latched(); latched.has_value()) {
+          core.limiter->Release(0, reserved);
+          Deliver(call, *std::move(latched));
+          return;
+        }
+        Send(std::move(call), reserved, /*hedge=*/true);
+      },
+      reserve);
+}
+
+void Send(std::shared_ptr<Call> call, TokenReservation reserved, bool hedge) {
+  Core& core = *call->core;
+  int round = 0;
+  {
+    absl::MutexLock lock(&call->mu);
+    if (hedge) {
+      ++call->hedges;  // already counted in pending when the timer decided on it
+    } else {
+      ++call->attempts;
+      ++call->pending;
+    }
+    round = call->round;
+  }
+  (hedge ? core.hedges : core.attempts).fetch_add(1, std::memory_order_relaxed);
+  Sent sent{{}, reserved, hedge};
   {
     absl::MutexLock lock(&core.mu);
-    call->sent = core.sent.insert(absl::Now());
+    sent.at = core.sent.insert(absl::Now());
+  }
+  if (!hedge && core.hedge->enabled()) {
+    if (std::optional<absl::Duration> wait = core.hedge->Delay(call->request->url); wait.has_value()) {
+      // A weak pointer: a call that ended is not kept alive by its timer.
+      core.http->RunAfter(*wait, [weak = std::weak_ptr<Call>(call), round] {
+        if (std::shared_ptr<Call> alive = weak.lock()) Hedge(std::move(alive), round);
+      });
+    }
   }
   std::shared_ptr<const HttpRequest> request = call->request;
-  core.http->Send(std::move(request),
-                  [call = std::move(call)](absl::StatusOr<HttpResponse> result) { OnReply(call, std::move(result)); });
+  core.http->Send(std::move(request), [call = std::move(call), sent](absl::StatusOr<HttpResponse> result) {
+    OnReply(call, sent, std::move(result));
+  });
 }
 
 // One attempt: through the latch and the limiter to Send. A latched credential error fails the call
@@ -195,7 +310,7 @@ void Attempt(std::shared_ptr<Call> call) {
   ProviderLimiter* limiter = core.limiter;
   // No limit to wait for: send from here (HttpClient::Send never runs the callback inline).
   if (limiter == nullptr || limiter->AcquireNow()) {
-    Send(std::move(call));
+    Send(std::move(call), TokenReservation{}, /*hedge=*/false);
     return;
   }
   const int64_t reserve = call->reserve;
@@ -204,14 +319,13 @@ void Attempt(std::shared_ptr<Call> call) {
       [call = std::move(call)](TokenReservation reserved) mutable {
         Core& core = *call->core;
         core.limited.fetch_sub(1, std::memory_order_relaxed);
-        call->reserved = reserved;
         // Queued behind the limiter when the key was refused: give the slot back, send nothing.
         if (std::optional<absl::Status> latched = core.Latched(); latched.has_value()) {
-          core.limiter->Release(0, call->reserved);
+          core.limiter->Release(0, reserved);
           Deliver(call, *std::move(latched));
           return;
         }
-        Send(std::move(call));
+        Send(std::move(call), reserved, /*hedge=*/false);
       },
       reserve);
 }
@@ -243,6 +357,8 @@ class ProviderChannelImpl : public ProviderChannel {
     s.attempts = core_->attempts.load(std::memory_order_relaxed);
     s.retries = core_->retries.load(std::memory_order_relaxed);
     s.failures = core_->failures.load(std::memory_order_relaxed);
+    s.hedges = core_->hedges.load(std::memory_order_relaxed);
+    s.hedge_wins = core_->hedge_wins.load(std::memory_order_relaxed);
     return s;
   }
 
@@ -357,6 +473,7 @@ absl::StatusOr<std::unique_ptr<ProviderChannel>> ProviderChannel::Create(const P
   }
   core->key = *key;
   core->observer = std::move(observer);
+  core->hedge = std::make_unique<HedgePolicy>(core->config);
   return std::make_unique<ProviderChannelImpl>(std::move(core));
 }
 

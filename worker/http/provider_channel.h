@@ -7,6 +7,15 @@
 // "... after N attempts: <last error>"). The provider's `usage.total_tokens` (when present) is charged
 // to the limiter.
 //
+// Hedging (opt-in: the config's hedge_after_ms / hedge_after, worker/http/hedge_policy.h): an attempt
+// with no reply after the hedge wait gets one duplicate -- the same request, through the limiter like
+// any -- and the first successful reply is delivered, once; the other's reply is ignored when it comes
+// (it is not cut off: HttpClient has no per-request cancel). Callers cannot tell which one answered
+// (the same body gets the same answer), only CallInfo::hedges says a duplicate was sent. An attempt
+// fails when both of its requests have failed (then it is retried as usual); an error that is not
+// retried (a 400, a 401...) ends the call at once. A hedge is not a retry: attempts and max_retries
+// count the original requests only.
+//
 // Credentials: the key is read once at Create from the environment variable or file the config names
 // and sent as "Authorization: Bearer KEY" (api: anthropic: "x-api-key: KEY", with "anthropic-version"); it never
 // appears in a Status, a log line or a result. A 401 or 403 latches: every later call fails at once with the same
@@ -35,7 +44,8 @@
 namespace noveltygrid {
 
 struct CallInfo {
-  int attempts = 0;  // requests sent (0 when the channel failed the call without sending)
+  int attempts = 0;  // requests sent (0 when the channel failed the call without sending), hedges aside
+  int hedges = 0;    // duplicates sent by hedging (ProviderConfig::hedge_after); not attempts, not retries
   int retries() const { return attempts > 0 ? attempts - 1 : 0; }
 };
 
@@ -47,6 +57,8 @@ struct ProviderChannelStats {
   int64_t attempts = 0;
   int64_t retries = 0;
   int64_t failures = 0;
+  int64_t hedges = 0;      // duplicates sent
+  int64_t hedge_wins = 0;  // calls a duplicate's reply answered
 };
 
 // Told of every request a channel sent, when it ended: the provider, how long its reply took and whether

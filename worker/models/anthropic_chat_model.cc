@@ -110,7 +110,10 @@ void AnthropicChatModel::Complete(ChatRequest request, ChatCallback done) {
                      [done = std::move(done)](absl::StatusOr<Json> reply, CallInfo info) mutable {
                        if (!reply.ok()) return std::move(done)(reply.status());
                        absl::StatusOr<ChatReply> parsed = ParseReply(*reply);
-                       if (parsed.ok()) parsed->retries = info.retries();
+                       if (parsed.ok()) {
+                         parsed->retries = info.retries();
+                         parsed->hedges = info.hedges;
+                       }
                        std::move(done)(std::move(parsed));
                      });
 }

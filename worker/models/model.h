@@ -44,16 +44,21 @@ struct ChatReply {
   int64_t cache_read_tokens = 0;   // of prompt_tokens, read from the provider's prompt cache
   int64_t cache_write_tokens = 0;  // of prompt_tokens, written to it
   int retries = 0;                 // extra HTTP attempts this reply took (0 for in-process models)
+  int hedges = 0;                  // duplicate requests hedging sent for it (CallInfo::hedges)
 };
 
-// Adds a successful reply's tokens (reasoning ones too) and transport retries to `counters`.
+// Adds a successful reply's tokens (reasoning ones too), transport retries and hedges to `counters`. Each
+// hedged duplicate is costed as the reply itself (the same request: the provider may have answered it
+// in full), so the tokens count 1 + hedges times.
 inline void CountReply(const ChatReply& reply, CallCounters& counters) {
-  counters.prompt_tokens += reply.prompt_tokens;
-  counters.completion_tokens += reply.completion_tokens;
-  counters.reasoning_tokens += reply.reasoning_tokens;
-  counters.cache_read_tokens += reply.cache_read_tokens;
-  counters.cache_write_tokens += reply.cache_write_tokens;
+  const int64_t copies = 1 + reply.hedges;
+  counters.prompt_tokens += copies * reply.prompt_tokens;
+  counters.completion_tokens += copies * reply.completion_tokens;
+  counters.reasoning_tokens += copies * reply.reasoning_tokens;
+  counters.cache_read_tokens += copies * reply.cache_read_tokens;
+  counters.cache_write_tokens += copies * reply.cache_write_tokens;
   counters.retries += reply.retries;
+  counters.hedges += reply.hedges;
 }
 
 // Sample `index` of a reply of `n`'s share of its reasoning tokens: even shares, the remainder to the first.

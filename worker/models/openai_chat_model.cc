@@ -235,7 +235,10 @@ void OpenAiChatModel::Complete(ChatRequest request, ChatCallback done) {
                      [n, done = std::move(done)](absl::StatusOr<std::string> body, CallInfo info) mutable {
                        if (!body.ok()) return std::move(done)(body.status());
                        absl::StatusOr<ChatReply> reply = ParseReply(*body, n);
-                       if (reply.ok()) reply->retries = info.retries();
+                       if (reply.ok()) {
+                         reply->retries = info.retries();
+                         reply->hedges = info.hedges;
+                       }
                        std::move(done)(std::move(reply));
                      });
 }
