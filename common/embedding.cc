@@ -22,4 +22,17 @@ double CosineSimilarity(const Embedding& a, const Embedding& b) {
   return d.ab / (std::sqrt(d.aa) * std::sqrt(d.bb));
 }
 
+double SquaredNorm(const Embedding& v) {
+  double sum = 0;
+  for (float x : v) sum += static_cast<double>(x) * x;
+  return sum;
+}
+
+double CosineSimilarity(const Embedding& a, double a_squared, const Embedding& b, double b_squared) {
+  if (a.size() != b.size() || a_squared == 0 || b_squared == 0) return 0.0;
+  double ab = 0;
+  for (size_t i = 0; i < a.size(); ++i) ab += static_cast<double>(a[i]) * b[i];
+  return ab / (std::sqrt(a_squared) * std::sqrt(b_squared));
+}
+
 }  // namespace noveltygrid

@@ -23,6 +23,12 @@ DotProducts ComputeDotProducts(const Embedding& a, const Embedding& b);
 // all zeros.
 double CosineSimilarity(const Embedding& a, const Embedding& b);
 
+// The sum of v[i]^2, accumulated in double in order: ComputeDotProducts' aa, to the bit.
+double SquaredNorm(const Embedding& v);
+// CosineSimilarity(a, b) with both vectors' SquaredNorm known: one product per element instead of
+// three, and the same result to the bit.
+double CosineSimilarity(const Embedding& a, double a_squared, const Embedding& b, double b_squared);
+
 }  // namespace noveltygrid
 
 #endif  // NOVELTYGRID_COMMON_EMBEDDING_H_

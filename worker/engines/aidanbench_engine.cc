@@ -269,7 +269,11 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
     if (!pending->error.empty()) {
       pending->answer.error = pending->error;
     } else {
-      pending->answer.novelty = AidanNovelty(pending->embedding, embeddings_);
+      // The squared norms of the earlier embeddings, computed once each (a checkpoint brings them
+      // without; a restored answer may have been dropped since).
+      squared_.resize(std::min(squared_.size(), embeddings_.size()));
+      while (squared_.size() < embeddings_.size()) squared_.push_back(SquaredNorm(embeddings_[squared_.size()]));
+      pending->answer.novelty = AidanNovelty(pending->embedding, embeddings_, squared_);
       if (options_.llm_novelty) {
         int max_similarity = 0;
         for (const std::optional<int>& s : pending->similarity) max_similarity = std::max(max_similarity, *s);
@@ -312,6 +316,7 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
   absl::Mutex mu_;  // guards the join of an iteration's concurrent calls and calls_ during it
   UnitResult result_;
   std::vector<Embedding> embeddings_;  // one per answer in result_.answers
+  std::vector<double> squared_;        // SquaredNorm of embeddings_, as far as Complete has needed them
   const absl::Time started_;           // when this lease started the loop (max_unit_seconds)
   size_t stable_prefix_ = 0;           // of every generation prompt: the question and instructions
   CallStats calls_;
@@ -324,9 +329,21 @@ std::optional<int> ParseCoherenceScore(const std::string& reply, int scale_max) 
 }
 
 double AidanNovelty(const Embedding& candidate, const std::vector<Embedding>& earlier) {
+  std::vector<double> squared;
+  squared.reserve(earlier.size());
+  for (const Embedding& e : earlier) squared.push_back(SquaredNorm(e));
+  return AidanNovelty(candidate, earlier, squared);
+}
+
+double AidanNovelty(const Embedding& candidate, const std::vector<Embedding>& earlier,
+                    const std::vector<double>& earlier_squared) {
   if (earlier.empty()) return 1.0;
+  const double candidate_squared = SquaredNorm(candidate);
   double max_similarity = -1.0;
-  for (const Embedding& e : earlier) max_similarity = std::max(max_similarity, CosineSimilarity(candidate, e));
+  for (size_t i = 0; i < earlier.size(); ++i) {
+    max_similarity =
+        std::max(max_similarity, CosineSimilarity(candidate, candidate_squared, earlier[i], earlier_squared[i]));
+  }
   return 1.0 - max_similarity;
 }
 

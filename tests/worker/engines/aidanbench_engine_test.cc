@@ -2,6 +2,8 @@
 // novelty math, both presets' stop rules, the iteration and time caps, and judge/embed concurrency.
 #include "worker/engines/aidanbench_engine.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
@@ -9,7 +11,9 @@
 #include "absl/status/status.h"
 #include "common/aidan_scoring.h"
 #include "common/clock.h"
+#include "common/embedding.h"
 #include "common/executor.h"
+#include "common/hashing.h"
 #include "gtest/gtest.h"
 
 namespace noveltygrid {
@@ -171,6 +175,29 @@ TEST(AidanNovelty, FirstAnswerIsOneAndMaxCosineCounts) {
   EXPECT_NEAR(AidanNovelty({3, 4}, {{10, 0}}), 0.4, 1e-6);
   // A zero vector has cosine 0 with everything.
   EXPECT_DOUBLE_EQ(AidanNovelty({0, 0}, {{1, 0}}), 1.0);
+}
+
+// With the squared norms known the novelty is the same to the bit as the three-products cosine gives
+// (answers.jsonl is compared byte for byte): random 1536-dimensional vectors, and a zero one.
+TEST(AidanNovelty, KnownNormsGiveTheSameBitsAsTheFullCosine) {
+  uint64_t state = 42;
+  auto next = [&state] { return static_cast<float>(static_cast<int64_t>(Mix64(++state) % 2001) - 1000) / 997.0f; };
+  std::vector<Embedding> earlier(12, Embedding(1536));
+  for (Embedding& e : earlier) {
+    for (float& x : e) x = next();
+  }
+  earlier[5].assign(1536, 0.0f);
+  std::vector<double> squared;
+  for (const Embedding& e : earlier) squared.push_back(SquaredNorm(e));
+  for (int trial = 0; trial < 20; ++trial) {
+    Embedding candidate(1536);
+    for (float& x : candidate) x = next();
+    double full_max = -1.0;
+    for (const Embedding& e : earlier) full_max = std::max(full_max, CosineSimilarity(candidate, e));
+    const double novelty = AidanNovelty(candidate, earlier, squared);
+    EXPECT_EQ(novelty, 1.0 - full_max) << trial;  // exact: == on doubles
+    EXPECT_EQ(AidanNovelty(candidate, earlier), novelty);
+  }
 }
 
 TEST(AidanLoop, StopsAtFirstRepetitionAndStoresIt) {
