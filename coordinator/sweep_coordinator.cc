@@ -137,6 +137,7 @@ absl::StatusOr<std::unique_ptr<SweepCoordinator>> SweepCoordinator::Start(const 
 SweepCoordinator::~SweepCoordinator() {
   Shutdown();
   if (server_ != nullptr) server_->Shutdown(absl::ToChronoTime(absl::Now() + absl::Seconds(2)));
+  DropCheckpoints();
 }
 
 absl::Status SweepCoordinator::RestoreLeases(const std::string& sweep) {
@@ -186,15 +187,14 @@ absl::Status SweepCoordinator::Commit(UnitResult result, const CallStats& calls)
     if (!stored) RETURN_IF_ERROR(TakeStored(result));
   }
   if (!failed && budget_ != nullptr) budget_->Committed(result, calls);
-  if (options_.store != nullptr) {
-    // The unit is committed; its checkpoint is no longer needed (a failure here only costs memory).
-    options_.store->Delete(keys::Checkpoint(result.unit.id)).IgnoreError();
-  }
+  const std::string unit_id = result.unit.id;
   const int64_t answers = static_cast<int64_t>(result.answers.size());
   const std::string error = failed ? result.error : "";
   AddToReducer(std::move(result), calls);
   if (options_.on_commit) options_.on_commit(answers, failed);
   absl::MutexLock lock(&mu_);
+  // The unit is committed; its checkpoint is no longer needed (Wait() deletes it soon).
+  if (options_.store != nullptr) stale_checkpoints_.push_back(keys::Checkpoint(unit_id));
   if (failed) {
     ++failed_;
     ++failure_reasons_[error];
@@ -224,14 +224,23 @@ void SweepCoordinator::Shutdown() {
 }
 
 absl::StatusOr<int> SweepCoordinator::Wait() {
+  // Taking back overdue leases scans every lease held, so it runs at most this often rather than after
+  // every commit: a cluster commits thousands of units a second (bench/coordinator_load.sh).
+  constexpr absl::Duration kExpireEvery = absl::Milliseconds(100);
+  absl::Time last_expired = absl::InfinitePast();
   while (true) {
     int64_t seen;
     {
       absl::MutexLock lock(&mu_);
       seen = commits_;  // read before AllDone(): a unit marked done after this wakes the wait below
     }
-    scheduler_->ExpireOverdue();
+    if (const absl::Time now = clock_.Now(); now - last_expired >= kExpireEvery) {
+      scheduler_->ExpireOverdue();
+      DropCheckpoints();
+      last_expired = now;
+    }
     if (scheduler_->AllDone()) {
+      DropCheckpoints();
       // No lease is left to give back to a worker.
       if (absl::Status cleared = lease_log_->Reset({}); !cleared.ok()) {
         std::fprintf(stderr, "noveltygrid coordinator: cannot clear the lease log: %s\n",
@@ -240,6 +249,7 @@ absl::StatusOr<int> SweepCoordinator::Wait() {
       break;
     }
     if (scheduler_->Blocked()) {  // the budget is spent: what is committed is written below
+      DropCheckpoints();
       RETURN_IF_ERROR(WriteResults());
       Linger();
       return absl::ResourceExhaustedError(BudgetMessage());
@@ -254,6 +264,16 @@ absl::StatusOr<int> SweepCoordinator::Wait() {
   Linger();
   absl::MutexLock lock(&mu_);
   return failed_;
+}
+
+void SweepCoordinator::DropCheckpoints() {
+  std::vector<std::string> stale;
+  {
+    absl::MutexLock lock(&mu_);
+    stale.swap(stale_checkpoints_);
+  }
+  // A failure here only costs memory: the checkpoints of committed units are never read again.
+  if (options_.store != nullptr) options_.store->DeleteMany(stale).IgnoreError();
 }
 
 void SweepCoordinator::Linger() {

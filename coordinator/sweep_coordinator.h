@@ -107,6 +107,8 @@ class SweepCoordinator {
   // Replaces `result` with the one the commit log holds for its unit.
   absl::Status TakeStored(UnitResult& result) const;
   void Linger();
+  // Deletes the worker checkpoints of the units committed since the last call, in one round trip.
+  void DropCheckpoints();
   std::string BudgetMessage() const;
   ResultsOptions ResultsOptionsOf() const;
   // ResultsOptions::rows_key: named for a finished sweep without failed units only.
@@ -142,6 +144,9 @@ class SweepCoordinator {
   int64_t commits_ ABSL_GUARDED_BY(mu_) = 0;  // units marked done in this run (wakes Wait())
   int failed_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<std::string, int64_t> failure_reasons_ ABSL_GUARDED_BY(mu_);
+  // Checkpoint keys of committed units, deleted by Wait() every so often (DropCheckpoints) rather than
+  // one round trip per commit on the committer thread.
+  std::vector<std::string> stale_checkpoints_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace noveltygrid

@@ -85,6 +85,17 @@ absl::Status InMemoryStore::HashSet(const std::string& key, const std::string& f
   return absl::OkStatus();
 }
 
+absl::Status InMemoryStore::DeleteMany(const std::vector<std::string>& keys) {
+  for (const std::string& key : keys) RETURN_IF_ERROR(Delete(key));
+  return absl::OkStatus();
+}
+
+absl::Status InMemoryStore::HashSetMany(const std::string& key,
+                                        const std::vector<std::pair<std::string, std::string>>& entries) {
+  for (const auto& [field, value] : entries) RETURN_IF_ERROR(HashSet(key, field, value));
+  return absl::OkStatus();
+}
+
 absl::StatusOr<bool> InMemoryStore::HashSetIfAbsent(const std::string& key, const std::string& field,
                                                     const std::string& value) {
   absl::MutexLock lock(&mu_);

@@ -148,6 +148,28 @@ absl::Status RedisStore::HashSet(const std::string& key, const std::string& fiel
   return Integer("HSET", *reply, client_->where()).status();
 }
 
+absl::Status RedisStore::DeleteMany(const std::vector<std::string>& keys) {
+  if (keys.empty()) return absl::OkStatus();
+  Command command = {"DEL"};
+  command.reserve(1 + keys.size());
+  for (const std::string& key : keys) command.push_back(key);
+  ASSIGN_OR_RETURN(Reply reply, RunOne(*client_, "DEL", keys.front(), std::move(command)));
+  return Integer("DEL", *reply, client_->where()).status();
+}
+
+absl::Status RedisStore::HashSetMany(const std::string& key,
+                                     const std::vector<std::pair<std::string, std::string>>& entries) {
+  if (entries.empty()) return absl::OkStatus();
+  Command command = {"HSET", key};
+  command.reserve(2 + 2 * entries.size());
+  for (const auto& [field, value] : entries) {
+    command.push_back(field);
+    command.push_back(value);
+  }
+  ASSIGN_OR_RETURN(Reply reply, RunOne(*client_, "HSET", key, std::move(command)));
+  return Integer("HSET", *reply, client_->where()).status();
+}
+
 absl::StatusOr<bool> RedisStore::HashSetIfAbsent(const std::string& key, const std::string& field,
                                                  const std::string& value) {
   ASSIGN_OR_RETURN(Reply reply, RunOne(*client_, "HSETNX", key, {"HSETNX", key, field, value}));

@@ -65,6 +65,9 @@ class RedisStore : public Store {
   absl::Status MultiSet(const std::vector<std::pair<std::string, std::string>>& entries) override;
   absl::Status Delete(const std::string& key) override;
   absl::Status HashSet(const std::string& key, const std::string& field, const std::string& value) override;
+  absl::Status DeleteMany(const std::vector<std::string>& keys) override;
+  absl::Status HashSetMany(const std::string& key,
+                           const std::vector<std::pair<std::string, std::string>>& entries) override;
   absl::StatusOr<bool> HashSetIfAbsent(const std::string& key, const std::string& field,
                                        const std::string& value) override;
   absl::StatusOr<std::vector<std::pair<std::string, std::string>>> HashGetAll(const std::string& key) override;

@@ -49,8 +49,13 @@ class Store {
   virtual absl::Status MultiSet(const std::vector<std::pair<std::string, std::string>>& entries) = 0;
   // Removes a key of any kind; deleting a missing key is not an error.
   virtual absl::Status Delete(const std::string& key) = 0;
+  // Removes every key of `keys` in one round trip (one DEL); none: nothing.
+  virtual absl::Status DeleteMany(const std::vector<std::string>& keys) = 0;
 
   virtual absl::Status HashSet(const std::string& key, const std::string& field, const std::string& value) = 0;
+  // Sets every (field, value) of `entries` in one hash, in one round trip (one HSET); none: nothing.
+  virtual absl::Status HashSetMany(const std::string& key,
+                                   const std::vector<std::pair<std::string, std::string>>& entries) = 0;
   // Sets the field only when the hash has none of that name (HSETNX); true when it was set. (On a
   // connection broken after the command went through, the retry may report false for the caller's own
   // value.)

@@ -204,8 +204,12 @@ absl::Status FileLeaseLog::Reset(const std::vector<LeaseRecord>& leases) {
 StoreLeaseLog::StoreLeaseLog(Store* store, const std::string& sweep) : store_(store), key_(keys::SweepLeases(sweep)) {}
 
 absl::Status StoreLeaseLog::Record(const std::vector<LeaseRecord>& leases) {
-  for (const LeaseRecord& r : leases) RETURN_IF_ERROR(store_->HashSet(key_, r.unit_id, Value(r)));
-  return absl::OkStatus();
+  // One HSET for the whole Lease reply: a round trip per lease held the caller (a gRPC thread) for
+  // hundreds of round trips when a worker leased hundreds of units at once.
+  std::vector<std::pair<std::string, std::string>> entries;
+  entries.reserve(leases.size());
+  for (const LeaseRecord& r : leases) entries.emplace_back(r.unit_id, Value(r));
+  return store_->HashSetMany(key_, entries);
 }
 
 absl::StatusOr<std::vector<LeaseRecord>> StoreLeaseLog::Load() {

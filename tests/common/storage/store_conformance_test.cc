@@ -133,6 +133,29 @@ TEST_P(StoreConformanceTest, DeleteRemovesAnyKind) {
   EXPECT_TRUE(Must(store_->SetIfAbsent("l", "now a string")));
 }
 
+TEST_P(StoreConformanceTest, DeleteManyRemovesEveryKeyOfAnyKind) {
+  ASSERT_OK(store_->Set("s", "v"));
+  ASSERT_OK(store_->HashSet("h", "f", "v"));
+  ASSERT_OK(store_->ListAppend("l", "v"));
+  ASSERT_OK(store_->Set("kept", "v"));
+  ASSERT_OK(store_->DeleteMany({"s", "h", "l", "never-existed"}));
+  EXPECT_EQ(Must(store_->Get("s")), std::nullopt);
+  EXPECT_EQ(Must(store_->HashLength("h")), 0);
+  EXPECT_EQ(Must(store_->ListLength("l")), 0);
+  EXPECT_THAT(Must(store_->Get("kept")), Optional(std::string("v")));
+  EXPECT_OK(store_->DeleteMany({}));
+}
+
+TEST_P(StoreConformanceTest, HashSetManySetsEveryFieldAndOverwrites) {
+  ASSERT_OK(store_->HashSet("h", "b", "old"));
+  ASSERT_OK(store_->HashSetMany("h", {{"a", "va"}, {"b", "vb"}, {std::string("c\0", 2), "vc"}}));
+  EXPECT_THAT(Must(store_->HashGetAll("h")),
+              ElementsAre(Pair("a", "va"), Pair("b", "vb"), Pair(std::string("c\0", 2), "vc")));
+  EXPECT_OK(store_->HashSetMany("h", {}));
+  ASSERT_OK(store_->Set("s", "a string"));
+  EXPECT_FALSE(store_->HashSetMany("s", {{"f", "v"}}).ok());  // not a hash
+}
+
 TEST_P(StoreConformanceTest, HashOperationsAreSortedByField) {
   std::vector<std::string> fields = {"m", "b", "z", "a", "k", "a\0x"};
   fields.back() = std::string("a\0x", 3);

@@ -1,0 +1,361 @@
+#include "bench/coordinator_load/fake_worker.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/hashing.h"
+#include "common/records.h"
+#include "proto/limits.h"
+#include "proto/wire.h"
+
+namespace noveltygrid::load {
+
+namespace {
+
+constexpr const char* kWords[] = {"river",  "lantern", "market",  "orbit",   "harvest", "signal",  "bridge",
+                                  "quartz", "meadow",  "ledger",  "compass", "furnace", "archive", "canopy",
+                                  "tide",   "engine",  "mosaic",  "pilgrim", "thicket", "beacon",  "granary",
+                                  "saddle", "vessel",  "horizon", "cipher",  "orchard", "kiln",    "glacier"};
+
+// A unit's step count: iterations-2 .. iterations+2, by its id.
+int TargetSteps(const std::string& unit_id, int iterations) {
+  return std::max(1, iterations - 2 + static_cast<int>(StableHash(unit_id) % 5));
+}
+
+}  // namespace
+
+StepPool::StepPool(int size, int answer_bytes, int embedding_dim, uint64_t seed) {
+  uint64_t state = seed;
+  for (int i = 0; i < size; ++i) {
+    std::string text;
+    while (static_cast<int>(text.size()) < answer_bytes) {
+      state = Mix64(state);
+      absl::StrAppend(&text, text.empty() ? "" : " ", kWords[state % std::size(kWords)]);
+    }
+    answers.push_back(std::move(text));
+    Embedding e(embedding_dim);
+    double norm = 0;
+    for (float& x : e) {
+      state = Mix64(state);
+      x = static_cast<float>(static_cast<double>(state >> 11) / 9007199254740992.0 - 0.5);
+      norm += x * x;
+    }
+    for (float& x : e) x = static_cast<float>(x / std::sqrt(norm));
+    embeddings.push_back(std::move(e));
+  }
+}
+
+FakeWorker::FakeWorker(FakeWorkerOptions options, CoordinatorClient* client, LatencyRecorder* recorder,
+                       const StepPool* pool)
+    : options_(std::move(options)), client_(client), recorder_(recorder), pool_(pool) {}
+
+FakeWorker::~FakeWorker() { Stop(); }
+
+void FakeWorker::Start() {
+  threads_.emplace_back([this] { LeaseLoop(); });
+  threads_.emplace_back([this] { HeartbeatLoop(); });
+  threads_.emplace_back([this] { StepLoop(); });
+  threads_.emplace_back([this] { SendLoop(); });
+  for (int i = 0; i < options_.complete_senders; ++i) threads_.emplace_back([this] { CompleteLoop(); });
+}
+
+void FakeWorker::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  for (std::thread& t : threads_) t.join();
+  threads_.clear();
+  v1::HeartbeatRequest leaving;
+  leaving.set_worker_id(options_.worker_id);
+  leaving.set_leaving(true);
+  v1::HeartbeatResponse ignored;
+  client_->Heartbeat(leaving, &ignored, absl::Now() + absl::Seconds(2)).IgnoreError();
+}
+
+WorkerCounters FakeWorker::counters() const {
+  absl::MutexLock lock(&mu_);
+  WorkerCounters c = counters_;
+  c.loops_running = static_cast<int64_t>(loops_.size());
+  c.completes_waiting = static_cast<int64_t>(committing_.size());
+  return c;
+}
+
+bool FakeWorker::Stopping() const {
+  absl::MutexLock lock(&mu_);
+  return stopping_;
+}
+
+bool FakeWorker::Pause(absl::Duration d) {
+  absl::MutexLock lock(&mu_);
+  auto stopping = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; };
+  return !mu_.AwaitWithTimeout(absl::Condition(&stopping), d);
+}
+
+void FakeWorker::LeaseLoop() {
+  while (true) {
+    int free;
+    {
+      absl::MutexLock lock(&mu_);
+      auto can_lease = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return stopping_ || static_cast<int>(loops_.size()) < options_.loops;
+      };
+      mu_.Await(absl::Condition(&can_lease));
+      if (stopping_) return;
+      free = options_.loops - static_cast<int>(loops_.size());
+    }
+    v1::LeaseRequest request;
+    request.set_worker_id(options_.worker_id);
+    request.set_max_units(free);
+    v1::LeaseResponse response;
+    const absl::Time start = absl::Now();
+    const absl::Status status = client_->Lease(request, &response, Deadline());
+    const absl::Time now = absl::Now();
+    recorder_->Record(Rpc::kLease, now - start, status.ok());
+    if (!status.ok()) {
+      if (!Pause(absl::Milliseconds(100))) return;
+      continue;
+    }
+    {
+      absl::MutexLock lock(&mu_);
+      if (response.heartbeat_interval_ms() > 0)
+        heartbeat_interval_ = absl::Milliseconds(response.heartbeat_interval_ms());
+      if (response.leases_size() < free) ++counters_.short_leases;
+      for (const v1::Lease& lease : response.leases()) {
+        Loop& loop = loops_[lease.lease_id()];
+        loop.lease_id = lease.lease_id();
+        loop.token = lease.fencing_token();
+        loop.unit_id = lease.unit().id();
+        loop.max_iterations = lease.aidan().max_iterations();
+        loop.done = lease.checkpoint_size();
+        loop.target = std::max(loop.done + 1, TargetSteps(loop.unit_id, options_.iterations));
+        loop.next_step = now + options_.step_interval;
+        ++counters_.units_leased;
+      }
+    }
+    if (response.leases_size() == 0) {
+      if (response.sweep_complete()) return;
+      if (!Pause(absl::Milliseconds(std::max<int64_t>(50, response.retry_after_ms())))) return;
+    }
+  }
+}
+
+void FakeWorker::HeartbeatLoop() {
+  while (true) {
+    v1::HeartbeatRequest request;
+    {
+      absl::MutexLock lock(&mu_);
+      const absl::Duration interval = heartbeat_interval_;
+      auto stopping = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; };
+      if (mu_.AwaitWithTimeout(absl::Condition(&stopping), interval)) return;
+      request.set_worker_id(options_.worker_id);
+      for (const auto& [lease_id, loop] : loops_) {
+        v1::LeaseProgress* p = request.add_leases();
+        p->set_lease_id(lease_id);
+        p->set_fencing_token(loop.token);
+        p->set_steps_done(loop.done);
+      }
+      for (const auto& [lease_id, token] : committing_) {
+        v1::LeaseProgress* p = request.add_leases();
+        p->set_lease_id(lease_id);
+        p->set_fencing_token(token);
+      }
+      request.set_loops_in_flight(static_cast<int>(loops_.size()));
+      request.set_capacity(options_.loops);
+      request.mutable_calls()->set_in_flight(static_cast<int64_t>(loops_.size()));
+    }
+    v1::HeartbeatResponse response;
+    const absl::Time start = absl::Now();
+    const absl::Status status = client_->Heartbeat(request, &response, Deadline());
+    recorder_->Record(Rpc::kHeartbeat, absl::Now() - start, status.ok());
+    absl::MutexLock lock(&mu_);
+    for (const std::string& lost : response.lost_lease_ids()) {
+      if (loops_.erase(lost) > 0) ++counters_.units_refused;
+      out_steps_.erase(lost);
+    }
+  }
+}
+
+void FakeWorker::StepLoop() {
+  // Steps are made on a 10 ms tick: a loop's step is at most that late, as a model reply would be.
+  constexpr absl::Duration kTick = absl::Milliseconds(10);
+  while (Pause(kTick)) {
+    absl::MutexLock lock(&mu_);
+    StepDue(absl::Now());
+  }
+}
+
+void FakeWorker::StepDue(absl::Time now) {
+  for (auto it = loops_.begin(); it != loops_.end();) {
+    Loop& loop = it->second;
+    if (loop.next_step > now) {
+      ++it;
+      continue;
+    }
+    ++loop.done;
+    ++counters_.steps_made;
+    loop.next_step += options_.step_interval;
+    if (loop.done < loop.target) {
+      const size_t pick = (StableHash(loop.unit_id) + loop.done) % pool_->answers.size();
+      StepRecord step;
+      step.answer_num = loop.done;
+      step.answer = pool_->answers[pick];
+      step.coherence = 70 + static_cast<double>(pick % 25);
+      step.novelty = 1.0 / loop.done;
+      step.valid = true;
+      ToProto(step, &pool_->embeddings[pick], &out_steps_[loop.lease_id].emplace_back());
+      ++it;
+      continue;
+    }
+    // The last step ends the loop: the commit carries every answer (as the real worker's OnDone).
+    out_steps_.erase(loop.lease_id);
+    out_completes_.push_back(MakeComplete(loop));
+    committing_[loop.lease_id] = loop.token;
+    it = loops_.erase(it);
+  }
+}
+
+v1::CompleteRequest FakeWorker::MakeComplete(const Loop& loop) const {
+  UnitResult result;
+  result.unit.id = loop.unit_id;
+  result.max_iterations = loop.max_iterations;
+  result.stop_reason = kStopRepetitive;
+  CallStats calls;
+  const uint64_t h = StableHash(loop.unit_id);
+  for (int n = 1; n <= loop.done; ++n) {
+    const size_t pick = (h + n) % pool_->answers.size();
+    const bool last = n == loop.done;
+    StepRecord& answer = result.answers.emplace_back();
+    answer.answer_num = n;
+    answer.answer = pool_->answers[pick];
+    answer.coherence = 70 + static_cast<double>(pick % 25);
+    answer.novelty = last ? 0.05 : 1.0 / n;
+    answer.valid = !last;
+    CallCounters& generate = calls["generate:sim:load"];
+    ++generate.requests;
+    generate.prompt_tokens += 60 + 80 * n;  // the prompt lists every earlier answer
+    generate.completion_tokens += 80;
+    CallCounters& judge = calls["judge:sim:judge"];
+    ++judge.requests;
+    judge.prompt_tokens += 200;
+    judge.completion_tokens += 20;
+    ++calls["embed:lexical"].requests;
+  }
+  v1::CompleteRequest request;
+  request.set_worker_id(options_.worker_id);
+  request.set_lease_id(loop.lease_id);
+  request.set_fencing_token(loop.token);
+  ToProto(result, &request);
+  ToProto(calls, request.mutable_calls());
+  return request;
+}
+
+void FakeWorker::SendLoop() {
+  while (true) {
+    std::map<std::string, std::vector<v1::Step>> steps;
+    std::vector<v1::CompleteRequest> completes;
+    {
+      absl::MutexLock lock(&mu_);
+      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return stopping_ || !out_steps_.empty() || !out_completes_.empty();
+      };
+      mu_.Await(absl::Condition(&ready));
+      if (stopping_) return;
+      std::swap(steps, out_steps_);
+      std::swap(completes, out_completes_);
+    }
+    SendReport(std::move(steps));
+    if (options_.complete_senders > 0) {
+      absl::MutexLock lock(&mu_);
+      for (v1::CompleteRequest& c : completes) complete_queue_.push_back(std::move(c));
+      continue;
+    }
+    for (const v1::CompleteRequest& c : completes) {
+      if (Stopping()) return;
+      SendComplete(c);
+    }
+  }
+}
+
+void FakeWorker::CompleteLoop() {
+  while (true) {
+    v1::CompleteRequest request;
+    {
+      absl::MutexLock lock(&mu_);
+      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || !complete_queue_.empty(); };
+      mu_.Await(absl::Condition(&ready));
+      if (stopping_) return;
+      request = std::move(complete_queue_.front());
+      complete_queue_.pop_front();
+    }
+    SendComplete(request);
+  }
+}
+
+void FakeWorker::SendReport(std::map<std::string, std::vector<v1::Step>> steps) {
+  // As the real worker: one request for every lease's new steps, split only when it grows large.
+  constexpr size_t kReportBytes = kMaxMessageBytes / 8;
+  auto send = [&](v1::ReportRequest& request) {
+    if (request.leases_size() == 0) return;
+    request.set_worker_id(options_.worker_id);
+    v1::ReportResponse response;
+    const absl::Time start = absl::Now();
+    const absl::Status status = client_->Report(request, &response, Deadline());
+    recorder_->Record(Rpc::kReport, absl::Now() - start, status.ok());
+    absl::MutexLock lock(&mu_);
+    if (status.ok()) {
+      for (const v1::LeaseSteps& lease : request.leases()) counters_.steps_reported += lease.steps_size();
+      for (const std::string& rejected : response.rejected_lease_ids()) {
+        if (loops_.erase(rejected) > 0) ++counters_.units_refused;
+      }
+    }
+    request.Clear();
+  };
+  v1::ReportRequest request;
+  size_t bytes = 0;
+  for (auto& [lease_id, answers] : steps) {
+    v1::LeaseSteps* lease = request.add_leases();
+    {
+      absl::MutexLock lock(&mu_);
+      auto it = loops_.find(lease_id);
+      if (it == loops_.end()) {
+        request.mutable_leases()->RemoveLast();
+        continue;
+      }
+      lease->set_fencing_token(it->second.token);
+    }
+    lease->set_lease_id(lease_id);
+    for (v1::Step& a : answers) *lease->add_steps() = std::move(a);
+    bytes += lease->ByteSizeLong();
+    if (bytes >= kReportBytes) {
+      send(request);
+      bytes = 0;
+    }
+  }
+  send(request);
+}
+
+void FakeWorker::SendComplete(const v1::CompleteRequest& request) {
+  while (true) {
+    v1::CompleteResponse response;
+    const absl::Time start = absl::Now();
+    const absl::Status status = client_->Complete(request, &response, Deadline());
+    recorder_->Record(Rpc::kComplete, absl::Now() - start, status.ok());
+    if (status.ok() || absl::IsNotFound(status)) {
+      absl::MutexLock lock(&mu_);
+      committing_.erase(request.lease_id());
+      if (status.ok() && response.accepted()) {
+        ++counters_.units_committed;
+      } else {
+        ++counters_.units_refused;
+      }
+      return;
+    }
+    if (!Pause(absl::Milliseconds(100))) return;
+  }
+}
+
+}  // namespace noveltygrid::load

@@ -1,0 +1,121 @@
+// FakeWorker: one worker of the load generator (bench/coordinator_load). It speaks the worker protocol
+// to a real coordinator as `noveltygrid worker` does (worker/lease_loop.h) but calls no model: each of
+// its loops leases a unit, makes one AidanBench step every `step_interval` (answer text and embedding
+// from a shared pool, so the coordinator keeps real checkpoints), and after `iterations` +- 2 steps
+// (by the unit id) completes the unit with a plausible result, then the slot leases the next unit.
+//
+// Threads, as the real lease loop: a leasing thread (asks for every free slot), a heartbeat thread
+// (every interval the coordinator names, listing every lease held), a sender thread that owns the
+// outgoing Report (one per round, every lease's new steps) and Complete calls (one at a time, in
+// order), and a stepping thread in place of the model calls. Every RPC's latency goes to the shared
+// LatencyRecorder. Thread-safe; Stop() before destruction.
+#ifndef NOVELTYGRID_BENCH_COORDINATOR_LOAD_FAKE_WORKER_H_
+#define NOVELTYGRID_BENCH_COORDINATOR_LOAD_FAKE_WORKER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "bench/coordinator_load/latency_recorder.h"
+#include "common/embedding.h"
+#include "noveltygrid/v1/coordinator.pb.h"
+#include "proto/coordinator_client.h"
+
+namespace noveltygrid::load {
+
+// Answer texts and embeddings the steps are drawn from (built once, shared by every worker).
+struct StepPool {
+  StepPool(int size, int answer_bytes, int embedding_dim, uint64_t seed);
+  std::vector<std::string> answers;
+  std::vector<Embedding> embeddings;
+};
+
+struct FakeWorkerOptions {
+  std::string worker_id;
+  int loops = 512;
+  absl::Duration step_interval = absl::Milliseconds(200);
+  int iterations = 15;  // a unit completes after iterations-2 .. iterations+2 steps
+  absl::Duration rpc_timeout = absl::Seconds(10);
+  // 0: the sender thread sends each Complete after the round's Report, one at a time, as the real
+  // worker does. N > 0: N threads of their own send Completes, up to N in flight (a worker that
+  // pipelined its commits), so the coordinator's ceiling shows apart from the worker's.
+  int complete_senders = 0;
+};
+
+// What a worker did; the counters only grow.
+struct WorkerCounters {
+  int64_t units_leased = 0;
+  int64_t units_committed = 0;  // Complete accepted
+  int64_t units_refused = 0;    // Complete not accepted, or the lease taken back
+  int64_t steps_made = 0;
+  int64_t steps_reported = 0;
+  int64_t short_leases = 0;       // Lease answers with fewer units than asked (the plan runs dry)
+  int64_t loops_running = 0;      // now
+  int64_t completes_waiting = 0;  // now: results not yet sent (the sender's backlog)
+};
+
+class FakeWorker {
+ public:
+  // `client`, `recorder` and `pool` are not owned and must outlive the worker.
+  FakeWorker(FakeWorkerOptions options, CoordinatorClient* client, LatencyRecorder* recorder, const StepPool* pool);
+  ~FakeWorker();
+
+  void Start();
+  // Stops leasing and stepping, ends the threads (within one RPC each) and says goodbye.
+  void Stop();
+  WorkerCounters counters() const;
+
+ private:
+  struct Loop {
+    std::string lease_id;
+    uint64_t token = 0;
+    std::string unit_id;
+    int max_iterations = 0;
+    int target = 0;  // steps before the unit completes
+    int done = 0;
+    absl::Time next_step;
+  };
+
+  void LeaseLoop();
+  void HeartbeatLoop();
+  void StepLoop();
+  void SendLoop();
+  void CompleteLoop();  // one of the complete_senders
+  // Makes the due steps; a loop that reaches its target becomes a Complete.
+  void StepDue(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  v1::CompleteRequest MakeComplete(const Loop& loop) const;
+  void SendReport(std::map<std::string, std::vector<v1::Step>> steps);
+  void SendComplete(const v1::CompleteRequest& request);
+  bool Stopping() const;
+  // Sleeps up to `d`; false when stopping.
+  bool Pause(absl::Duration d);
+  absl::Time Deadline() const { return absl::Now() + options_.rpc_timeout; }
+
+  // Constant after construction.
+  const FakeWorkerOptions options_;
+  CoordinatorClient* const client_;
+  LatencyRecorder* const recorder_;
+  const StepPool* const pool_;
+
+  mutable absl::Mutex mu_;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Duration heartbeat_interval_ ABSL_GUARDED_BY(mu_) = absl::Seconds(2);
+  std::map<std::string, Loop> loops_ ABSL_GUARDED_BY(mu_);                       // by lease id
+  std::map<std::string, uint64_t> committing_ ABSL_GUARDED_BY(mu_);              // finished, commit not answered: token
+  std::map<std::string, std::vector<v1::Step>> out_steps_ ABSL_GUARDED_BY(mu_);  // by lease id
+  std::vector<v1::CompleteRequest> out_completes_ ABSL_GUARDED_BY(mu_);
+  std::deque<v1::CompleteRequest> complete_queue_ ABSL_GUARDED_BY(mu_);  // for the complete_senders
+  WorkerCounters counters_ ABSL_GUARDED_BY(mu_);
+
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace noveltygrid::load
+
+#endif  // NOVELTYGRID_BENCH_COORDINATOR_LOAD_FAKE_WORKER_H_

@@ -1,0 +1,252 @@
+// coordinator_load: many fake workers against one real coordinator, to size the coordinator for a
+// cluster (issue 18, item 3). See fake_worker.h for what each worker does and bench/coordinator_load.sh
+// for the setup (redis-server, `noveltygrid coordinator` on a large plan) and the table.
+//
+//   coordinator_load --coordinator HOST:PORT [--workers 50] [--loops 512] [--step-ms 200] [--iterations 15]
+//                    [--complete-senders N] [--warmup-s 15] [--duration-s 60] [--coordinator-pid PID]
+//                    [--redis-pid PID] [--json FILE]
+//
+// After the warm-up it measures for --duration-s, or until the plan runs dry (a Lease answered with fewer
+// units than asked), whichever comes first: units committed per second, RPCs per second, client-side
+// latency per call kind (p50 / p99 / max), and the CPU of the coordinator, Redis and this generator.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "bench/coordinator_load/fake_worker.h"
+#include "bench/coordinator_load/latency_recorder.h"
+#include "bench/coordinator_load/proc_cpu.h"
+#include "cli/args.h"
+#include "nlohmann/json.hpp"
+#include "proto/grpc_coordinator_client.h"
+
+namespace noveltygrid::load {
+namespace {
+
+struct Totals {
+  WorkerCounters sum;
+  absl::Time at;
+};
+
+Totals Sum(const std::vector<std::unique_ptr<FakeWorker>>& workers) {
+  Totals t;
+  for (const auto& w : workers) {
+    const WorkerCounters c = w->counters();
+    t.sum.units_leased += c.units_leased;
+    t.sum.units_committed += c.units_committed;
+    t.sum.units_refused += c.units_refused;
+    t.sum.steps_made += c.steps_made;
+    t.sum.steps_reported += c.steps_reported;
+    t.sum.short_leases += c.short_leases;
+    t.sum.loops_running += c.loops_running;
+    t.sum.completes_waiting += c.completes_waiting;
+  }
+  t.at = absl::Now();
+  return t;
+}
+
+// Named processes whose CPU is measured over the window (pid 0: this generator).
+struct Watched {
+  std::string name;
+  int pid = 0;
+  absl::Duration start = absl::ZeroDuration();
+  absl::Duration end = absl::ZeroDuration();
+};
+
+int Main(int argc, char** argv) {
+  const std::vector<cli::FlagSpec> flags = {
+      {"coordinator", "HOST:PORT", "the coordinator to load (required)"},
+      {"token", "TOKEN", "the shared token (default: $NOVELTYGRID_TOKEN)"},
+      {"workers", "N", "fake workers (default 50)"},
+      {"loops", "N", "loops in flight per worker (default 512)"},
+      {"channels", "N", "gRPC clients the workers share, round robin (default: one per worker)"},
+      {"step-ms", "MS", "one step per loop every MS (default 200)"},
+      {"iterations", "N", "steps per unit, +-2 by unit id (default 15)"},
+      {"answer-bytes", "N", "answer text per step (default 400)"},
+      {"embedding-dim", "N", "floats per step's embedding (default 256, the lexical embedder's)"},
+      {"complete-senders", "N",
+       "0 (default): each worker sends its Completes one at a time after its Report, as noveltygrid worker; "
+       "N: N threads per worker send them, up to N in flight"},
+      {"warmup-s", "S", "seconds before the measured window (default 15)"},
+      {"duration-s", "S", "the measured window at most (default 60)"},
+      {"coordinator-pid", "PID", "measure this process's CPU as the coordinator's"},
+      {"redis-pid", "PID", "measure this process's CPU as Redis's"},
+      {"json", "FILE", "also write the figures as JSON"},
+  };
+  std::vector<std::string> args(argv + 1, argv + argc);
+  int exit = 0;
+  std::optional<cli::ParsedArgs> parsed = cli::ParseOrHelp(
+      args, flags, "coordinator_load --coordinator HOST:PORT [flags]",
+      "Fake workers (no model calls) against a real coordinator: units/s, RPCs/s, latency and CPU.",
+      [](const std::string& message) {
+        std::fprintf(stderr, "coordinator_load: %s\n", message.c_str());
+        return 2;
+      },
+      &exit);
+  if (!parsed.has_value()) return exit;
+  auto get_int = [&](const char* name, long long fallback) {
+    absl::StatusOr<long long> v = parsed->GetInt(name, fallback);
+    if (!v.ok()) {
+      std::fprintf(stderr, "coordinator_load: %s\n", std::string(v.status().message()).c_str());
+      std::exit(2);
+    }
+    return *v;
+  };
+  const std::string address = parsed->Get("coordinator");
+  if (address.empty()) {
+    std::fprintf(stderr, "coordinator_load: --coordinator HOST:PORT is required\n");
+    return 2;
+  }
+  const int n_workers = static_cast<int>(get_int("workers", 50));
+  const int loops = static_cast<int>(get_int("loops", 512));
+  const int n_channels = std::max(1, static_cast<int>(get_int("channels", n_workers)));
+  const absl::Duration step = absl::Milliseconds(get_int("step-ms", 200));
+  const int iterations = static_cast<int>(get_int("iterations", 15));
+  const int complete_senders = static_cast<int>(get_int("complete-senders", 0));
+  const absl::Duration warmup = absl::Seconds(get_int("warmup-s", 15));
+  const absl::Duration duration = absl::Seconds(get_int("duration-s", 60));
+  std::vector<Watched> watched;
+  auto watch = [&watched](const char* name, int pid) {
+    Watched& w = watched.emplace_back();
+    w.name = name;
+    w.pid = pid;
+  };
+  if (parsed->Has("coordinator-pid")) watch("coordinator", static_cast<int>(get_int("coordinator-pid", 0)));
+  if (parsed->Has("redis-pid")) watch("redis", static_cast<int>(get_int("redis-pid", 0)));
+  watch("generator", 0);
+
+  GrpcClientOptions client_options;
+  client_options.address = address;
+  client_options.token = parsed->GetOrEnv("token", "NOVELTYGRID_TOKEN");
+  std::vector<std::unique_ptr<GrpcCoordinatorClient>> clients;
+  for (int i = 0; i < n_channels; ++i) {
+    absl::StatusOr<std::unique_ptr<GrpcCoordinatorClient>> client = GrpcCoordinatorClient::Create(client_options);
+    if (!client.ok()) {
+      std::fprintf(stderr, "coordinator_load: %s\n", std::string(client.status().message()).c_str());
+      return 1;
+    }
+    clients.push_back(*std::move(client));
+  }
+  const StepPool pool(256, static_cast<int>(get_int("answer-bytes", 400)),
+                      static_cast<int>(get_int("embedding-dim", 256)), /*seed=*/18);
+  LatencyRecorder recorder;
+  std::vector<std::unique_ptr<FakeWorker>> workers;
+  for (int i = 0; i < n_workers; ++i) {
+    FakeWorkerOptions o{
+        .worker_id = absl::StrCat("load-", i), .loops = loops, .step_interval = step, .iterations = iterations};
+    workers.push_back(std::make_unique<FakeWorker>(o, clients[i % n_channels].get(), &recorder, &pool));
+  }
+  // Workers join over one step interval, as a cluster's would not all start in the same millisecond.
+  const absl::Time started = absl::Now();
+  for (int i = 0; i < n_workers; ++i) {
+    workers[i]->Start();
+    absl::SleepFor(step / n_workers);
+  }
+  absl::SleepFor(warmup - (absl::Now() - started));
+
+  auto cpu_now = [](const Watched& w) {
+    absl::StatusOr<absl::Duration> cpu = ProcessCpu(w.pid);
+    return cpu.ok() ? *cpu : absl::ZeroDuration();
+  };
+  for (Watched& w : watched) w.start = cpu_now(w);
+  const Totals first = Sum(workers);
+  recorder.SetRecording(true);
+  std::vector<double> coordinator_cpu_per_second;
+  absl::Duration last_cpu = watched.front().start;
+  const absl::Time window_end = first.at + duration;
+  bool ran_dry = false;
+  int ticks = 0;
+  while (absl::Now() < window_end) {
+    absl::SleepFor(std::min(absl::Seconds(1), window_end - absl::Now()));
+    const Totals now = Sum(workers);
+    if (watched.front().pid != 0) {
+      const absl::Duration cpu = cpu_now(watched.front());
+      coordinator_cpu_per_second.push_back(absl::ToDoubleSeconds(cpu - last_cpu));
+      last_cpu = cpu;
+    }
+    if (++ticks % 5 == 0)
+      std::fprintf(stderr, "  %4.0f s: %lld units committed, %lld loops running, %lld results waiting to be sent\n",
+                   absl::ToDoubleSeconds(now.at - first.at),
+                   static_cast<long long>(now.sum.units_committed - first.sum.units_committed),
+                   static_cast<long long>(now.sum.loops_running), static_cast<long long>(now.sum.completes_waiting));
+    if (now.sum.short_leases > first.sum.short_leases) {
+      ran_dry = true;  // the plan runs out: the load falls from here on
+      break;
+    }
+  }
+  recorder.SetRecording(false);
+  const Totals last = Sum(workers);
+  for (Watched& w : watched) w.end = cpu_now(w);
+  const double seconds = absl::ToDoubleSeconds(last.at - first.at);
+  for (auto& w : workers) w->Stop();
+
+  const double units_per_s = static_cast<double>(last.sum.units_committed - first.sum.units_committed) / seconds;
+  const double offered = n_workers * loops / (iterations * absl::ToDoubleSeconds(step));
+  nlohmann::json out = {
+      {"workers", n_workers},
+      {"loops_per_worker", loops},
+      {"channels", n_channels},
+      {"step_ms", absl::ToInt64Milliseconds(step)},
+      {"iterations", iterations},
+      {"window_s", seconds},
+      {"ran_dry", ran_dry},
+      {"offered_units_per_s", offered},
+      {"units_per_s", units_per_s},
+      {"steps_reported_per_s", static_cast<double>(last.sum.steps_reported - first.sum.steps_reported) / seconds},
+      {"loops_running_end", last.sum.loops_running},
+      {"results_waiting_start", first.sum.completes_waiting},
+      {"results_waiting_end", last.sum.completes_waiting},
+      {"units_refused", last.sum.units_refused - first.sum.units_refused},
+      {"coordinator_cpu_per_second", coordinator_cpu_per_second}};
+  std::printf("%d workers x %d loops (%d loops), a step every %lld ms, ~%d steps per unit; %d gRPC channel(s)\n",
+              n_workers, loops, n_workers * loops, static_cast<long long>(absl::ToInt64Milliseconds(step)), iterations,
+              n_channels);
+  if (complete_senders == 0) {
+    std::printf("Completes: one at a time per worker, after each Report (as noveltygrid worker sends them)\n");
+  } else {
+    std::printf("Completes: up to %d in flight per worker (--complete-senders)\n", complete_senders);
+  }
+  std::printf("window %.1f s%s: %.0f units/s committed (offered %.0f: %.2f), %.0f steps/s reported\n", seconds,
+              ran_dry ? " (ended early: the plan ran dry)" : "", units_per_s, offered, units_per_s / offered,
+              out["steps_reported_per_s"].get<double>());
+  std::printf("loops running at the end %lld; results waiting to be sent: %lld at the start, %lld at the end\n",
+              static_cast<long long>(last.sum.loops_running), static_cast<long long>(first.sum.completes_waiting),
+              static_cast<long long>(last.sum.completes_waiting));
+  std::printf("\n%-10s %9s %9s %7s %9s %9s %9s\n", "rpc", "calls", "per s", "errors", "p50 ms", "p99 ms", "max ms");
+  int64_t calls = 0;
+  for (int k = 0; k < kRpcKinds; ++k) {
+    const LatencySummary s = recorder.Summarize(static_cast<Rpc>(k));
+    calls += s.calls;
+    std::printf("%-10s %9lld %9.0f %7lld %9.2f %9.2f %9.2f\n", RpcName(static_cast<Rpc>(k)),
+                static_cast<long long>(s.calls), s.calls / seconds, static_cast<long long>(s.errors), s.p50_us / 1000.0,
+                s.p99_us / 1000.0, s.max_us / 1000.0);
+    out["rpc"][RpcName(static_cast<Rpc>(k))] = {{"calls", s.calls},
+                                                {"per_s", s.calls / seconds},
+                                                {"errors", s.errors},
+                                                {"p50_ms", s.p50_us / 1000.0},
+                                                {"p99_ms", s.p99_us / 1000.0},
+                                                {"max_ms", s.max_us / 1000.0}};
+  }
+  std::printf("%-10s %9lld %9.0f\n\nCPU over the window (cores):", "all", static_cast<long long>(calls),
+              calls / seconds);
+  out["rpcs_per_s"] = calls / seconds;
+  for (const Watched& w : watched) {
+    const double cores = absl::ToDoubleSeconds(w.end - w.start) / seconds;
+    std::printf(" %s %.2f", w.name.c_str(), cores);
+    out["cpu_cores"][w.name] = cores;
+  }
+  std::printf("\n");
+  if (parsed->Has("json")) std::ofstream(parsed->Get("json")) << out.dump(2) << "\n";
+  return 0;
+}
+
+}  // namespace
+}  // namespace noveltygrid::load
+
+int main(int argc, char** argv) { return noveltygrid::load::Main(argc, argv); }

@@ -1,0 +1,37 @@
+#include "bench/coordinator_load/proc_cpu.h"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+
+namespace noveltygrid::load {
+
+absl::StatusOr<absl::Duration> CpuFromStat(const std::string& stat, long ticks_per_second) {
+  // "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses, so count fields after the last ')'.
+  const size_t close = stat.rfind(')');
+  if (close == std::string::npos) return absl::InvalidArgumentError("not a /proc/PID/stat line");
+  const std::vector<std::string> fields = absl::StrSplit(stat.substr(close + 1), ' ', absl::SkipEmpty());
+  // fields[0] is STATE (field 3), so utime (field 14) is fields[11] and stime (15) fields[12].
+  int64_t utime = 0, stime = 0;
+  if (fields.size() < 13 || !absl::SimpleAtoi(fields[11], &utime) || !absl::SimpleAtoi(fields[12], &stime)) {
+    return absl::InvalidArgumentError("no utime/stime in the /proc/PID/stat line");
+  }
+  return absl::Seconds(static_cast<double>(utime + stime) / static_cast<double>(ticks_per_second));
+}
+
+absl::StatusOr<absl::Duration> ProcessCpu(int pid) {
+  const std::string path = pid == 0 ? "/proc/self/stat" : absl::StrCat("/proc/", pid, "/stat");
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path, " (is the process running?)"));
+  return CpuFromStat(text.str(), ::sysconf(_SC_CLK_TCK));
+}
+
+}  // namespace noveltygrid::load
