@@ -68,7 +68,10 @@ UnitScheduler::UnitScheduler(const std::vector<UnitSpec>* kept, std::vector<std:
 std::vector<LeaseGrant> UnitScheduler::Lease(const std::string& worker_id, int max_units) {
   absl::MutexLock lock(&mu_);
   const absl::Time now = clock_->Now();
-  ExpireLocked(now);
+  if (now >= next_lease_expiry_) {
+    ExpireLocked(now);
+    next_lease_expiry_ = now + kLeaseExpiryEvery;
+  }
   WorkerEntry& worker = Touch(worker_id, now);
   std::vector<LeaseGrant> grants;
   std::vector<bool> refused(models_.size(), false);  // by the lease policy, for this call

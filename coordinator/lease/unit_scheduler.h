@@ -118,6 +118,8 @@ struct SchedulerStatus {
 
 class UnitScheduler {
  public:
+  static constexpr absl::Duration kLeaseExpiryEvery = absl::Milliseconds(100);
+
   // `units` in plan order; `models` fixes the fairness tie-break and the status order.
   UnitScheduler(std::vector<UnitSpec> units, std::vector<std::string> models, SchedulerOptions options,
                 const Clock* clock);
@@ -130,7 +132,8 @@ class UnitScheduler {
   UnitScheduler& operator=(const UnitScheduler&) = delete;
 
   // Up to `max_units` new leases for `worker_id` (also records the worker as alive). Expires overdue
-  // leases first.
+  // leases first -- at most once per kLeaseExpiryEvery, as that looks at every lease held (a busy
+  // cluster leases thousands of times a second); ExpireOverdue() always does.
   std::vector<LeaseGrant> Lease(const std::string& worker_id, int max_units);
 
   // Records the worker as alive and extends the deadlines of the leases it still holds; returns the
@@ -241,6 +244,7 @@ class UnitScheduler {
   std::vector<CellCounts> cells_ ABSL_GUARDED_BY(mu_);                    // by model index, then benchmark name
   int64_t leases_expired_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t lease_seq_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::Time next_lease_expiry_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();  // see Lease
 };
 
 }  // namespace noveltygrid

@@ -143,6 +143,23 @@ TEST(UnitSchedulerTest, ExpiredLeaseReturnsWithLargerToken) {
   EXPECT_NE(again[0].lease_id, first.lease_id);
 }
 
+// Lease looks for overdue leases at most every kLeaseExpiryEvery (it scans every lease held);
+// ExpireOverdue always looks.
+TEST(UnitSchedulerTest, LeaseLooksForOverdueLeasesAtMostEveryHundredMilliseconds) {
+  FakeClock clock;
+  UnitScheduler scheduler(Units({"m"}, 1), {"m"}, Options(absl::Seconds(30), absl::Minutes(5)), &clock);
+  ASSERT_EQ(scheduler.Lease("w1", 1).size(), 1u);
+  clock.Advance(absl::Seconds(30) - absl::Milliseconds(50));
+  EXPECT_THAT(scheduler.Lease("w2", 1), IsEmpty());  // looked: nothing overdue yet
+  clock.Advance(absl::Milliseconds(60));             // overdue by 10 ms, 60 ms after the last look
+  EXPECT_THAT(scheduler.Lease("w2", 1), IsEmpty());
+  clock.Advance(UnitScheduler::kLeaseExpiryEvery);
+  EXPECT_EQ(scheduler.Lease("w2", 1).size(), 1u);
+  // ExpireOverdue does not wait for the interval.
+  clock.Advance(absl::Seconds(31));
+  EXPECT_EQ(scheduler.ExpireOverdue(), 1);
+}
+
 TEST(UnitSchedulerTest, ExpireOverdueCountsReturnedLeases) {
   FakeClock clock;
   UnitScheduler scheduler(Units({"m"}, 3), {"m"}, Options(absl::Seconds(30), absl::Minutes(5)), &clock);
