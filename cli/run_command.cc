@@ -18,6 +18,7 @@
 #include "cli/worker_setup.h"
 #include "common/config.h"
 #include "common/storage/store_factory.h"
+#include "coordinator/service/in_process_client.h"
 #include "coordinator/sweep_coordinator.h"
 #include "worker/lease_loop.h"
 #include "worker/sim/sim_models.h"
@@ -140,12 +141,9 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
   worker_options.drain_grace = absl::ZeroDuration();
   worker_options.abandon_after = absl::Seconds(2);
   (*runtime)->Wire(worker_options);
-  absl::StatusOr<std::unique_ptr<CoordinatorClient>> client = ConnectCoordinator(worker_options);
-  if (!client.ok()) {
-    if (progress) progress->Finish();  // it samples the coordinator, which goes first
-    return Fail(client.status());
-  }
-  LeaseLoop worker(worker_options, client->get(), (*runtime)->executor(), (*runtime)->checkpoints());
+  // The worker calls the coordinator directly; the gRPC server is there for `noveltygrid status --out`.
+  InProcessCoordinatorClient client(c.core(), token);
+  LeaseLoop worker(worker_options, &client, (*runtime)->executor(), (*runtime)->checkpoints());
   absl::Status worker_status;
   std::thread worker_thread([&] {
     worker_status = worker.Run();

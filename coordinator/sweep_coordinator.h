@@ -65,6 +65,9 @@ class SweepCoordinator {
   ~SweepCoordinator();
 
   int port() const { return port_; }
+  // The service behind the gRPC server, for a worker in this same process (InProcessCoordinatorClient):
+  // the same calls, checks and token, without serialising every Lease, Report and Complete over loopback.
+  CoordinatorCore* core() const { return core_.get(); }
   int metrics_port() const { return metrics_ == nullptr ? 0 : metrics_->port(); }
   int64_t units_total() const { return static_cast<int64_t>(plan_.units.size()); }
   int64_t units_resumed() const { return units_resumed_; }
