@@ -3,7 +3,8 @@
 #   fault-free      serve-sim without faults
 #   faults          --fault-rate 0.02 --faults timeout: 2% of requests get no reply; the server holds them
 #                   longer than the provider's timeout_s, so each costs the client its whole timeout
-#   faults+hedge    the same faults, the provider with hedge_after_ms (or HEDGE_AFTER=p95: adaptive)
+#   faults+hedge    the same faults, the provider with hedge_after_ms (or HEDGE_AFTER=p95: adaptive): a
+#                   duplicate after that wait, a second when neither has answered after another
 # and prints each wall time (`noveltygrid run`, process start to results written), the ratio to the
 # fault-free time (target for the hedged run: <= 1.15), the hedges summary.json counts, and whether
 # answers.jsonl and the leaderboard are byte-identical to the fault-free run's.

@@ -32,8 +32,8 @@ TEST_F(HttpProviderTest, HedgedRequestsGiveTheFaultFreeResultsAndAreCountedAndCo
   server_.reset();
 
   // 2% of requests hang for 10 minutes, far beyond the provider's timeout (5 s); the channel hedges
-  // after 300 ms. (A duplicate may hang too, 2% of the time: then the attempt waits out the timeout
-  // and is retried, as without hedging.)
+  // after 300 ms, and again 300 ms later should the duplicate hang too. (Only when all three hang does
+  // the attempt wait out the timeout and get retried, as without hedging.)
   StartServer({"--fault-rate", "0.02", "--faults", "timeout", "--seed", "3", "--timeout-hold-ms", "600000"});
   const std::string hedged =
       WriteHttpConfig("hedged", SimProvider("    timeout_s: 5\n    hedge_after_ms: 300\n") + kPrices);

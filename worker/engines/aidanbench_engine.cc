@@ -198,6 +198,7 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
           if (reply.ok()) {
             self->calls_[key].prompt_tokens += reply->prompt_tokens;
             self->calls_[key].retries += reply->retries;
+            self->calls_[key].hedges += reply->hedges;  // their tokens are in prompt_tokens
           }
           absl::StatusOr<std::vector<Embedding>> vectors =
               reply.ok() ? absl::StatusOr<std::vector<Embedding>>(std::move(reply->vectors)) : reply.status();

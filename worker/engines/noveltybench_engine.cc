@@ -50,10 +50,11 @@ noveltybench::NoveltyPrompts ResolvePrompts(const NoveltySettings& settings) {
 
 std::string Key(const char* role, const std::string& model) { return absl::StrCat(role, ":", model); }
 
-// A scorer call's cost: the HTTP requests it took (an in-process call counts as one) and retries.
+// A scorer call's cost: the HTTP requests it took (an in-process call counts as one), retries and hedges.
 void CountScorerCall(CallCounters& counters, const ScorerCallInfo& call) {
   counters.requests += std::max(1, call.requests);
   counters.retries += call.retries;
+  counters.hedges += call.hedges;
 }
 
 // One unit. Owns itself through the shared_ptr every pending callback holds.

@@ -1,6 +1,9 @@
-// HedgePolicy: how long a provider request may go without a reply before the channel sends one
+// HedgePolicy: how long a provider request may go without a reply before the channel sends a
 // duplicate of it (a "hedge"; the first successful reply wins), from the provider config's
 // `hedge_after_ms` (a fixed wait) and `hedge_after: pNN` (adaptive: the observed latency percentile).
+// When neither has replied after one more wait (Delay again, from when the duplicate was sent), the
+// channel sends another, up to kMaxDuplicates per attempt: a duplicate that hangs too (2% of 2% with
+// serve-sim's timeout fault) then costs one more wait, not the provider's whole timeout.
 //
 //   hedge_after_ms: 400            hedge every request still unanswered after 400 ms
 //   hedge_after: p95               hedge after 1.5 x the p95 of the latencies of this provider's last 1,000
@@ -30,10 +33,11 @@ namespace noveltygrid {
 
 class HedgePolicy {
  public:
-  static constexpr int kWindow = 1000;    // latencies remembered per URL
-  static constexpr int kMinSamples = 50;  // before the adaptive wait applies
-  static constexpr int kRecompute = 25;   // new samples between two percentile computations
-  static constexpr double kMargin = 1.5;  // the adaptive wait is this x the percentile
+  static constexpr int kWindow = 1000;      // latencies remembered per URL
+  static constexpr int kMinSamples = 50;    // before the adaptive wait applies
+  static constexpr int kRecompute = 25;     // new samples between two percentile computations
+  static constexpr double kMargin = 1.5;    // the adaptive wait is this x the percentile
+  static constexpr int kMaxDuplicates = 2;  // duplicates per attempt (the original request aside)
 
   explicit HedgePolicy(const ProviderConfig& config);
 

@@ -1,8 +1,8 @@
 // ProviderChannel: every call is a small state object (request, attempts, callback) passed from the
 // limiter to the HTTP client to the retry timer and back; all of them share the channel's Core, so a
 // callback that runs after the channel is gone still finds its state (the HttpClient, limiter and
-// executor must outlive every call). With hedging an attempt may have two requests in flight, whose
-// replies can race on two executor threads: a call's counters and its end are under its own mutex.
+// executor must outlive every call). With hedging an attempt may have several requests in flight, whose
+// replies can race on executor threads: a call's counters and its end are under its own mutex.
 #include "worker/http/provider_channel.h"
 
 #include <algorithm>
@@ -83,13 +83,13 @@ struct Call {
   TextCallback done_text;                      // PostText
   int64_t reserve = 0;                         // tokens each request reserves under tokens_per_minute
 
-  // Replies of an attempt and its duplicate may run at once on two executor threads.
+  // Replies of an attempt and its duplicates may run at once on several executor threads.
   absl::Mutex mu;
   int attempts ABSL_GUARDED_BY(mu) = 0;       // original requests sent
   int hedges ABSL_GUARDED_BY(mu) = 0;         // duplicates sent
   int pending ABSL_GUARDED_BY(mu) = 0;        // requests of this attempt not replied yet (a queued duplicate too)
   int round ABSL_GUARDED_BY(mu) = 0;          // which attempt: a hedge timer armed for an earlier one does nothing
-  bool hedged ABSL_GUARDED_BY(mu) = false;    // this attempt has its duplicate
+  int duplicates ABSL_GUARDED_BY(mu) = 0;     // of this attempt, sent or queued (<= HedgePolicy::kMaxDuplicates)
   bool ended ABSL_GUARDED_BY(mu) = false;     // delivered: later replies are ignored
   bool retrying ABSL_GUARDED_BY(mu) = false;  // counted in Core::retrying
 };
@@ -165,12 +165,12 @@ void OnReply(const std::shared_ptr<Call>& call, const Sent& sent, absl::StatusOr
     absl::MutexLock lock(&call->mu);
     --call->pending;
     if (call->ended) return;  // the other request of the attempt answered first
-    // A transient failure while the attempt's other request may still answer: wait for that one.
+    // A transient failure while another request of the attempt may still answer: wait for that one.
     if (c.outcome == CallOutcome::kRetry && call->pending > 0) return;
     retry = c.outcome == CallOutcome::kRetry && call->attempts <= core.retry.max_retries;
     if (retry) {
       ++call->round;
-      call->hedged = false;
+      call->duplicates = 0;
       if (!call->retrying) core.retrying.fetch_add(1, std::memory_order_relaxed);
       call->retrying = true;
       info = CallInfo{call->attempts, call->hedges};
@@ -223,15 +223,17 @@ void OnReply(const std::shared_ptr<Call>& call, const Sent& sent, absl::StatusOr
   http->RunAfter(delay, [call]() mutable { Attempt(std::move(call)); });
 }
 
-// The hedge timer of attempt `round` went off: if that attempt's request is still the only one and
-// unanswered, a duplicate goes through the limiter to Send.
-void Hedge(std::shared_ptr<Call> call, int round) {
+// Hedge timer `nth` of attempt `round` went off (0: armed when the original was sent; n: when its
+// duplicate n was): if that attempt is still waiting for a reply and this timer is its latest, one
+// more duplicate goes through the limiter to Send. A stale timer (the call ended, the attempt was
+// retried, or a later duplicate went already) does nothing.
+void Hedge(std::shared_ptr<Call> call, int round, int nth) {
   Core& core = *call->core;
   {
     absl::MutexLock lock(&call->mu);
-    if (call->ended || call->round != round || call->hedged || call->pending != 1) return;
-    if (core.Latched().has_value()) return;
-    call->hedged = true;
+    if (call->ended || call->round != round || call->duplicates != nth || call->pending == 0) return;
+    if (nth >= HedgePolicy::kMaxDuplicates || core.Latched().has_value()) return;
+    ++call->duplicates;
     ++call->pending;
   }
   ProviderLimiter* limiter = core.limiter;
@@ -267,16 +269,17 @@ void Hedge(std::shared_ptr<Call> call, int round) {
 
 void Send(std::shared_ptr<Call> call, TokenReservation reserved, bool hedge) {
   Core& core = *call->core;
-  int round = 0;
+  int round = 0, nth = 0;  // the hedge timer armed below is the attempt's nth
   {
     absl::MutexLock lock(&call->mu);
     if (hedge) {
-      ++call->hedges;  // already counted in pending when the timer decided on it
+      ++call->hedges;  // already counted in pending and duplicates when the timer decided on it
     } else {
       ++call->attempts;
       ++call->pending;
     }
     round = call->round;
+    nth = call->duplicates;
   }
   (hedge ? core.hedges : core.attempts).fetch_add(1, std::memory_order_relaxed);
   Sent sent{{}, reserved, hedge};
@@ -284,11 +287,12 @@ void Send(std::shared_ptr<Call> call, TokenReservation reserved, bool hedge) {
     absl::MutexLock lock(&core.mu);
     sent.at = core.sent.insert(absl::Now());
   }
-  if (!hedge && core.hedge->enabled()) {
+  // The next hedge: after the original, and again after each duplicate until the attempt has its last.
+  if (nth < HedgePolicy::kMaxDuplicates && core.hedge->enabled()) {
     if (std::optional<absl::Duration> wait = core.hedge->Delay(call->request->url); wait.has_value()) {
       // A weak pointer: a call that ended is not kept alive by its timer.
-      core.http->RunAfter(*wait, [weak = std::weak_ptr<Call>(call), round] {
-        if (std::shared_ptr<Call> alive = weak.lock()) Hedge(std::move(alive), round);
+      core.http->RunAfter(*wait, [weak = std::weak_ptr<Call>(call), round, nth] {
+        if (std::shared_ptr<Call> alive = weak.lock()) Hedge(std::move(alive), round, nth);
       });
     }
   }

@@ -8,13 +8,14 @@
 // to the limiter.
 //
 // Hedging (opt-in: the config's hedge_after_ms / hedge_after, worker/http/hedge_policy.h): an attempt
-// with no reply after the hedge wait gets one duplicate -- the same request, through the limiter like
-// any -- and the first successful reply is delivered, once; the other's reply is ignored when it comes
-// (it is not cut off: HttpClient has no per-request cancel). Callers cannot tell which one answered
-// (the same body gets the same answer), only CallInfo::hedges says a duplicate was sent. An attempt
-// fails when both of its requests have failed (then it is retried as usual); an error that is not
-// retried (a 400, a 401...) ends the call at once. A hedge is not a retry: attempts and max_retries
-// count the original requests only.
+// with no reply after the hedge wait gets a duplicate -- the same request, through the limiter like
+// any -- and, should none have answered after one more wait, another (HedgePolicy::kMaxDuplicates per
+// attempt). The first successful reply is delivered, once; the others' replies are ignored when they
+// come (they are not cut off: HttpClient has no per-request cancel). Callers cannot tell which one
+// answered (the same body gets the same answer), only CallInfo::hedges says duplicates were sent. An
+// attempt fails when all of its requests have failed (then it is retried as usual, and the retry may be
+// hedged again); an error that is not retried (a 400, a 401...) ends the call at once. A hedge is not a
+// retry: attempts and max_retries count the original requests only.
 //
 // Credentials: the key is read once at Create from the environment variable or file the config names
 // and sent as "Authorization: Bearer KEY" (api: anthropic: "x-api-key: KEY", with "anthropic-version"); it never
@@ -45,7 +46,7 @@ namespace noveltygrid {
 
 struct CallInfo {
   int attempts = 0;  // requests sent (0 when the channel failed the call without sending), hedges aside
-  int hedges = 0;    // duplicates sent by hedging (ProviderConfig::hedge_after); not attempts, not retries
+  int hedges = 0;  // duplicates sent by hedging (ProviderConfig::hedge_after), all attempts; not attempts, not retries
   int retries() const { return attempts > 0 ? attempts - 1 : 0; }
 };
 

@@ -78,8 +78,13 @@ class ChatModel {
 
 struct EmbedReply {
   std::vector<Embedding> vectors;  // one per input text, in input order
-  int64_t prompt_tokens = 0;       // this call's share when requests were coalesced
+  // This call's share when requests were coalesced (split by share of the texts), hedged duplicates
+  // included: each is costed as the reply it duplicated, so a batch's tokens count 1 + hedges times.
+  int64_t prompt_tokens = 0;
   int retries = 0;
+  // Duplicate requests hedging sent (CallInfo::hedges); a coalesced batch's all go to its first caller,
+  // so that the callers' counts add up to the duplicates sent.
+  int hedges = 0;
 };
 
 using EmbedCallback = absl::AnyInvocable<void(absl::StatusOr<EmbedReply>) &&>;

@@ -293,7 +293,7 @@ void OpenAiEmbedder::Send(Batch batch) {
   auto waiters = std::make_shared<std::vector<Waiter>>(std::move(batch.waiters));
   const size_t count = batch.texts.size();
   if (count > 1 && fallback_->single_input.load(std::memory_order_relaxed)) {
-    return SendSingly(fallback_, std::move(batch.texts), waiters, 0, 0);
+    return SendSingly(fallback_, std::move(batch.texts), waiters, 0, 0, 0);
   }
   // The texts are kept for a fallback only when the batch could be miscounted.
   std::string body = RequestBody(batch.texts);
@@ -306,6 +306,7 @@ void OpenAiEmbedder::Send(Batch batch) {
         absl::StatusOr<std::vector<Embedding>> vectors = reply.ok()
                                                              ? ParseReply(*reply, count, &tokens, &items)
                                                              : absl::StatusOr<std::vector<Embedding>>(reply.status());
+        tokens *= 1 + info.hedges;  // each duplicate costed as the reply (the same request)
         if (!vectors.ok() && items != count && texts != nullptr) {
           if (!fallback->single_input.exchange(true)) {
             std::fprintf(stderr,
@@ -313,21 +314,22 @@ void OpenAiEmbedder::Send(Batch batch) {
                          "vectors; sending one input per request from now on\n",
                          fallback->endpoint.name.c_str(), count, items);
           }
-          // The miscounted request's usage and retries count with the single ones.
-          return SendSingly(fallback, std::move(*texts), waiters, tokens, info.retries());
+          // The miscounted request's usage, retries and hedges count with the single ones.
+          return SendSingly(fallback, std::move(*texts), waiters, tokens, info.retries(), info.hedges);
         }
-        Deliver(*waiters, std::move(vectors), tokens, info.retries());
+        Deliver(*waiters, std::move(vectors), tokens, info.retries(), info.hedges);
       });
 }
 
 void OpenAiEmbedder::SendSingly(const std::shared_ptr<Fallback>& fallback, std::vector<std::string> texts,
-                                std::shared_ptr<std::vector<Waiter>> waiters, int64_t tokens, int retries) {
+                                std::shared_ptr<std::vector<Waiter>> waiters, int64_t tokens, int retries, int hedges) {
   struct Gather {
     absl::Mutex mu;
     std::vector<Embedding> vectors ABSL_GUARDED_BY(mu);
     absl::Status error ABSL_GUARDED_BY(mu);
     int64_t tokens ABSL_GUARDED_BY(mu) = 0;
     int retries ABSL_GUARDED_BY(mu) = 0;
+    int hedges ABSL_GUARDED_BY(mu) = 0;
     size_t left ABSL_GUARDED_BY(mu) = 0;
   };
   auto gather = std::make_shared<Gather>();
@@ -337,6 +339,7 @@ void OpenAiEmbedder::SendSingly(const std::shared_ptr<Fallback>& fallback, std::
     gather->left = texts.size();
     gather->tokens = tokens;
     gather->retries = retries;
+    gather->hedges = hedges;
   }
   for (size_t i = 0; i < texts.size(); ++i) {
     fallback->channel->PostText("/embeddings", BodyFor(fallback->endpoint, {texts[i]}),
@@ -351,21 +354,23 @@ void OpenAiEmbedder::SendSingly(const std::shared_ptr<Fallback>& fallback, std::
                                   } else if (gather->error.ok()) {
                                     gather->error = one.status();
                                   }
-                                  gather->tokens += used;
+                                  gather->tokens += used * (1 + info.hedges);
                                   gather->retries += info.retries();
+                                  gather->hedges += info.hedges;
                                   if (--gather->left > 0) return;
                                   absl::StatusOr<std::vector<Embedding>> all = std::move(gather->vectors);
                                   if (!gather->error.ok()) all = gather->error;
                                   const int64_t total = gather->tokens;
                                   const int total_retries = gather->retries;
+                                  const int total_hedges = gather->hedges;
                                   lock.Release();
-                                  Deliver(*waiters, std::move(all), total, total_retries);
+                                  Deliver(*waiters, std::move(all), total, total_retries, total_hedges);
                                 });
   }
 }
 
 void OpenAiEmbedder::Deliver(std::vector<Waiter>& waiters, absl::StatusOr<std::vector<Embedding>> vectors,
-                             int64_t tokens, int retries) {
+                             int64_t tokens, int retries, int hedges) {
   size_t count = 0;
   for (const Waiter& w : waiters) count += w.texts;
   // Each caller gets its slice; tokens split by share of the texts (remainder to the last).
@@ -385,6 +390,7 @@ void OpenAiEmbedder::Deliver(std::vector<Waiter>& waiters, absl::StatusOr<std::v
     given += out.prompt_tokens;
     if (w + 1 == waiters.size()) out.prompt_tokens += tokens - given;
     out.retries = retries;
+    out.hedges = w == 0 ? hedges : 0;  // the batch's duplicates counted once
     std::move(waiter.done)(std::move(out));
   }
 }

@@ -32,6 +32,7 @@ void ClassifierDecider::Score(const std::string& /*prompt*/, std::vector<TextPai
         } else if (reply->same_probability.size() != expected) {
           out.calls.requests = std::max(1, reply->call.requests);
           out.calls.retries = reply->call.retries;
+          out.calls.hedges = reply->call.hedges;
           out.calls.errors = 1;
           out.scores = absl::InternalError(absl::StrCat("the classifier returned ", reply->same_probability.size(),
                                                         " probabilities for ", expected, " pairs"));
@@ -39,6 +40,7 @@ void ClassifierDecider::Score(const std::string& /*prompt*/, std::vector<TextPai
           // In-process classifiers report no HTTP requests; the call still counts as one.
           out.calls.requests = std::max(1, reply->call.requests);
           out.calls.retries = reply->call.retries;
+          out.calls.hedges = reply->call.hedges;
           out.scores = std::move(reply->same_probability);
         }
         std::move(done)(std::move(out));

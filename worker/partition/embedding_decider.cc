@@ -61,6 +61,7 @@ void EmbeddingDecider::Score(const std::string& /*prompt*/, std::vector<TextPair
     } else {
       out.calls.prompt_tokens = reply->prompt_tokens;
       out.calls.retries = reply->retries;
+      out.calls.hedges = reply->hedges;  // their tokens are in prompt_tokens
       if (reply->vectors.size() != expected) {
         out.calls.errors = 1;
         out.scores = absl::InternalError(

@@ -50,6 +50,7 @@ class BatchCall {
       absl::MutexLock lock(&mu_);
       call_.attempts += info.attempts;
       call_.retries += info.retries();
+      call_.hedges += info.hedges;
       if (error.ok()) {
         std::copy(numbers.begin(), numbers.end(), values_.begin() + static_cast<std::ptrdiff_t>(begin));
       } else {

@@ -26,6 +26,7 @@ struct ScorerCallInfo {
   int requests = 0;  // batches the call was split into
   int attempts = 0;  // HTTP requests sent, retries included
   int retries = 0;   // attempts beyond the first of each batch
+  int hedges = 0;    // duplicate requests hedging sent (CallInfo::hedges); not attempts, not retries
 };
 
 struct ScoredPairs {

@@ -80,12 +80,14 @@ class TableEmbedder : public Embedder {
         out.push_back(e);
       }
     }
-    executor_->Schedule([out = std::move(out), done = std::move(done)]() mutable {
-      std::move(done)(EmbedReply{std::move(out), 0, 0});
+    executor_->Schedule([out = std::move(out), done = std::move(done), tokens = tokens, hedges = hedges]() mutable {
+      std::move(done)(EmbedReply{std::move(out), tokens, 0, hedges});
     });
   }
   std::map<std::string, Embedding> table;
   int calls = 0;
+  int64_t tokens = 0;  // reported per call (hedged duplicates' included, as EmbedReply has them)
+  int hedges = 0;      // reported per call
 
  private:
   std::string id_ = "table";
@@ -314,6 +316,19 @@ TEST(AidanLoop, JudgeRetriesThenRecordsAVisibleError) {
   EXPECT_EQ(h.judge_model.requests.size(), 3u);
   EXPECT_EQ(h.calls["judge:judge"].retries, 2);
   EXPECT_EQ(h.calls["judge:judge"].errors, 1);
+}
+
+TEST(AidanLoop, EmbedHedgesAreCountedWithTheirTokens) {
+  Harness h;
+  h.options.max_iterations = 2;
+  h.embedder.tokens = 9;
+  h.embedder.hedges = 2;
+  h.Run();
+  const CallCounters& embed = h.calls["embed:table"];
+  EXPECT_EQ(embed.requests, 2);
+  EXPECT_EQ(embed.hedges, 4);
+  EXPECT_EQ(embed.prompt_tokens, 18);  // as the embedder reports them: not multiplied again
+  EXPECT_EQ(embed.retries, 0);
 }
 
 TEST(AidanLoop, JudgeRecoversWithinRetries) {

@@ -1,5 +1,5 @@
 // Hedged requests in ProviderChannel (hedge_after_ms): a fake HttpClient that holds every request and
-// timer until the test answers or fires it, so each interleaving of original, duplicate and hedge timer
+// timer until the test answers or fires it, so each interleaving of original, duplicates and hedge timers
 // is written out step by step -- no sleeps, no real time.
 #include <memory>
 #include <optional>
@@ -175,7 +175,7 @@ TEST_F(HedgeTest, ATimedOutOriginalWaitsForItsDuplicateInsteadOfRetrying) {
   http_.Fire(0);
   http_.Fail(0, absl::DeadlineExceededError("POST http://127.0.0.1:1/v1/chat/completions: timed out"));
   EXPECT_EQ(delivered_.count, 0);
-  EXPECT_EQ(http_.timers.size(), 1u);  // no retry timer
+  EXPECT_EQ(http_.timers.size(), 2u);  // the two hedge timers, no retry timer
   http_.Reply(1, 200);
   EXPECT_EQ(delivered_.count, 1);
   ASSERT_TRUE(delivered_.reply.ok());
@@ -190,11 +190,13 @@ TEST_F(HedgeTest, WhenBothFailTheAttemptIsRetriedAndTheRetryMayBeHedgedAgain) {
   http_.Reply(0, 503, kOverloaded);
   http_.Reply(1, 503, kOverloaded);
   EXPECT_EQ(delivered_.count, 0);
-  ASSERT_EQ(http_.timers.size(), 2u);  // the retry's backoff
-  http_.Fire(1);
-  ASSERT_EQ(http_.sent.size(), 3u);
-  ASSERT_EQ(http_.timers.size(), 3u);  // the retry's hedge timer
+  ASSERT_EQ(http_.timers.size(), 3u);  // hedge, second hedge, the retry's backoff
+  http_.Fire(1);                       // the second hedge timer of the attempt that failed: nothing
+  EXPECT_EQ(http_.sent.size(), 2u);
   http_.Fire(2);
+  ASSERT_EQ(http_.sent.size(), 3u);
+  ASSERT_EQ(http_.timers.size(), 4u);  // the retry's hedge timer
+  http_.Fire(3);
   ASSERT_EQ(http_.sent.size(), 4u);
   http_.Reply(3, 200);
   EXPECT_EQ(delivered_.count, 1);
@@ -240,6 +242,114 @@ TEST_F(HedgeTest, GivingUpCountsTheOriginalsOnly) {
   EXPECT_EQ(delivered_.count, 1);
   EXPECT_EQ(delivered_.reply.status().message(), "provider 'test': gave up after 1 attempts: HTTP 503: overloaded");
   EXPECT_EQ(delivered_.info.hedges, 1);
+}
+
+// Re-armed hedging: when neither the original nor the first duplicate has answered after another wait,
+// a second duplicate goes; no third (HedgePolicy::kMaxDuplicates).
+TEST_F(HedgeTest, WhenNeitherAnswersAfterAnotherWaitASecondDuplicateGoesAndNoThird) {
+  auto channel = Make(absl::Milliseconds(400));
+  Post(*channel);
+  http_.Fire(0);
+  ASSERT_EQ(http_.sent.size(), 2u);
+  ASSERT_EQ(http_.timers.size(), 2u);  // re-armed when the duplicate was sent
+  EXPECT_EQ(http_.timers[1].first, absl::Milliseconds(400));
+  http_.Fire(1);
+  ASSERT_EQ(http_.sent.size(), 3u);
+  EXPECT_EQ(http_.sent[2].request, http_.sent[0].request);
+  EXPECT_EQ(http_.timers.size(), 2u);  // the cap: no timer for a third duplicate
+  EXPECT_EQ(limiter_.acquired, 3);
+
+  http_.Reply(2, 200);  // the second duplicate answers
+  EXPECT_EQ(delivered_.count, 1);
+  ASSERT_TRUE(delivered_.reply.ok()) << delivered_.reply.status();
+  EXPECT_EQ(delivered_.info.attempts, 1);
+  EXPECT_EQ(delivered_.info.hedges, 2);
+  EXPECT_EQ(delivered_.info.retries(), 0);
+  http_.Reply(0, 200);  // the hung ones, late: ignored
+  http_.Fail(1, absl::DeadlineExceededError("timed out"));
+  EXPECT_EQ(delivered_.count, 1);
+  EXPECT_EQ(limiter_.released, (std::vector<int64_t>{42, 42, 0}));
+  const ProviderChannelStats stats = channel->Stats();
+  EXPECT_EQ(stats.attempts, 1);
+  EXPECT_EQ(stats.hedges, 2);
+  EXPECT_EQ(stats.hedge_wins, 1);
+  EXPECT_EQ(stats.retries, 0);
+  EXPECT_EQ(stats.failures, 0);
+  EXPECT_EQ(channel->Waits().in_flight, 0);
+}
+
+TEST_F(HedgeTest, AReplyBeforeTheSecondWaitSendsNoSecondDuplicate) {
+  auto channel = Make(absl::Milliseconds(400));
+  Post(*channel);
+  http_.Fire(0);
+  http_.Reply(0, 200);  // the original, after its duplicate went
+  http_.Fire(1);        // the re-armed timer of an ended call
+  EXPECT_EQ(http_.sent.size(), 2u);
+  EXPECT_EQ(delivered_.count, 1);
+  EXPECT_EQ(delivered_.info.hedges, 1);
+  EXPECT_EQ(channel->Stats().hedges, 1);
+}
+
+TEST_F(HedgeTest, TheAttemptWaitsForAllThreeBeforeItIsRetried) {
+  auto channel = Make(absl::Milliseconds(400));
+  Post(*channel);
+  http_.Fire(0);
+  http_.Fire(1);
+  http_.Reply(0, 503, kOverloaded);
+  http_.Fail(1, absl::DeadlineExceededError("timed out"));
+  EXPECT_EQ(delivered_.count, 0);
+  EXPECT_EQ(http_.timers.size(), 2u);  // no retry yet: the second duplicate may still answer
+  http_.Reply(2, 503, kOverloaded);
+  EXPECT_EQ(delivered_.count, 0);
+  ASSERT_EQ(http_.timers.size(), 3u);  // now the retry's backoff
+  EXPECT_EQ(channel->Stats().retries, 1);
+  http_.Fire(2);
+  ASSERT_EQ(http_.sent.size(), 4u);
+  http_.Reply(3, 200);
+  EXPECT_EQ(delivered_.count, 1);
+  EXPECT_EQ(delivered_.info.attempts, 2);
+  EXPECT_EQ(delivered_.info.hedges, 2);
+  EXPECT_EQ(delivered_.info.retries(), 1);
+}
+
+TEST_F(HedgeTest, AnOriginalThatFailedWhileItsDuplicateHangsStillGetsTheSecondDuplicate) {
+  auto channel = Make(absl::Milliseconds(400));
+  Post(*channel);
+  http_.Fire(0);
+  http_.Reply(0, 503, kOverloaded);  // the duplicate still out: no retry
+  http_.Fire(1);                     // and nothing answered after another wait
+  ASSERT_EQ(http_.sent.size(), 3u);
+  http_.Reply(2, 200);
+  EXPECT_EQ(delivered_.count, 1);
+  ASSERT_TRUE(delivered_.reply.ok());
+  EXPECT_EQ(delivered_.info.attempts, 1);
+  EXPECT_EQ(delivered_.info.hedges, 2);
+  EXPECT_EQ(channel->Stats().retries, 0);
+}
+
+TEST_F(HedgeTest, ARearmedTimerOfAnEarlierAttemptDoesNotHedgeItsRetry) {
+  auto channel = Make(absl::Milliseconds(400));
+  Post(*channel);
+  http_.Fire(0);  // attempt 1's duplicate; its second hedge timer is timer 1
+  http_.Reply(0, 503, kOverloaded);
+  http_.Reply(1, 503, kOverloaded);
+  ASSERT_EQ(http_.timers.size(), 3u);
+  http_.Fire(2);  // the backoff: attempt 2 is sent, with its hedge timer 3
+  ASSERT_EQ(http_.sent.size(), 3u);
+  ASSERT_EQ(http_.timers.size(), 4u);
+  http_.Fire(1);  // attempt 1's second hedge timer, late: nothing
+  EXPECT_EQ(http_.sent.size(), 3u);
+  http_.Fire(3);  // attempt 2's own: its first duplicate
+  ASSERT_EQ(http_.sent.size(), 4u);
+  ASSERT_EQ(http_.timers.size(), 5u);
+  http_.Fire(4);  // and its second
+  ASSERT_EQ(http_.sent.size(), 5u);
+  EXPECT_EQ(http_.timers.size(), 5u);
+  http_.Reply(4, 200);
+  EXPECT_EQ(delivered_.count, 1);
+  EXPECT_EQ(delivered_.info.attempts, 2);
+  EXPECT_EQ(delivered_.info.hedges, 3);
+  EXPECT_EQ(delivered_.info.retries(), 1);
 }
 
 }  // namespace

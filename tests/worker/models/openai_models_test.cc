@@ -256,6 +256,35 @@ TEST(OpenAiEmbedderTest, ConcurrentCallsAreCoalescedIntoBoundedBatches) {
   EXPECT_EQ(got[4]->status().code(), absl::StatusCode::kUnavailable);
 }
 
+// A hedged batch: its duplicates go to the first caller (the callers' counts add up to the duplicates
+// sent), their tokens are shared out with the reply's (each duplicate costed as the reply).
+TEST(OpenAiEmbedderTest, AHedgedBatchsDuplicatesAreCountedOnceAndCosted) {
+  ScriptedChannel channel;
+  ManualTimers timers;
+  FakeClock clock;
+  OpenAiEmbedder embedder(Endpoint(), &channel, &timers, &clock);
+  std::vector<std::optional<absl::StatusOr<EmbedReply>>> got(4);
+  for (int i = 0; i < 4; ++i) {
+    embedder.Embed({"text " + std::to_string(i)}, [&got, i](absl::StatusOr<EmbedReply> r) { got[i] = std::move(r); });
+  }
+  ASSERT_EQ(channel.calls.size(), 1u);
+  Json data = Json::array();
+  for (int i = 0; i < 4; ++i) data.push_back(Json{{"index", i}, {"embedding", {1.0, 0.0}}});
+  std::move(channel.calls[0].done)(Json{{"data", data}, {"usage", {{"prompt_tokens", 10}}}},
+                                   CallInfo{/*attempts=*/1, /*hedges=*/2});
+  int64_t tokens = 0;
+  int hedges = 0;
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(got[i].has_value() && got[i]->ok()) << i;
+    tokens += (*got[i])->prompt_tokens;
+    hedges += (*got[i])->hedges;
+    EXPECT_EQ((*got[i])->retries, 0);
+  }
+  EXPECT_EQ((*got[0])->hedges, 2);
+  EXPECT_EQ(hedges, 2);
+  EXPECT_EQ(tokens, 30);  // the reply's 10, and 10 for each duplicate
+}
+
 // The wait is only paid while texts come closer together than it on average: texts 20 ms apart (a few
 // loops) go at once; when they come together again, they wait for company again.
 TEST(OpenAiEmbedderTest, TextsThatComeFarApartAreNotKeptWaiting) {
@@ -370,19 +399,21 @@ TEST(OpenAiEmbedderTest, AServerThatMiscountsABatchIsAskedOneInputAtATime) {
   const auto vector_reply = [](float x, int tokens) {
     return Json{{"data", {Json{{"index", 0}, {"embedding", {x, 1.0}}}}}, {"usage", {{"prompt_tokens", tokens}}}};
   };
-  std::move(channel.calls[0].done)(vector_reply(9, 4), CallInfo{1});  // one vector for three inputs
+  std::move(channel.calls[0].done)(vector_reply(9, 4), CallInfo{1, 1});  // one vector for three inputs
   ASSERT_EQ(channel.calls.size(), 4u);
   for (int i = 0; i < 3; ++i) {
     EXPECT_EQ(channel.calls[1 + i].body["input"], (Json{std::string(1, static_cast<char>('a' + i))}));
   }
   EXPECT_FALSE(got[0].has_value());  // nothing is delivered until every single answer is in
   for (int i = 2; i >= 0; --i)
-    std::move(channel.calls[1 + i].done)(vector_reply(static_cast<float>(i), 2), CallInfo{1});
+    std::move(channel.calls[1 + i].done)(vector_reply(static_cast<float>(i), 2), CallInfo{1, i == 1 ? 1 : 0});
   ASSERT_TRUE(got[0].has_value() && got[0]->ok()) << (got[0] ? got[0]->status().ToString() : "none");
   ASSERT_TRUE(got[1].has_value() && got[1]->ok());
   EXPECT_EQ((*got[0])->vectors, (std::vector<Embedding>{{0.0f, 1.0f}}));
   EXPECT_EQ((*got[1])->vectors, (std::vector<Embedding>{{1.0f, 1.0f}, {2.0f, 1.0f}}));
-  EXPECT_EQ((*got[0])->prompt_tokens + (*got[1])->prompt_tokens, 4 + 6);  // the miscounted request's usage too
+  // The miscounted request's usage too, and each hedged duplicate's (one of the batch, one of "b").
+  EXPECT_EQ((*got[0])->prompt_tokens + (*got[1])->prompt_tokens, 2 * 4 + 6 + 2);
+  EXPECT_EQ((*got[0])->hedges + (*got[1])->hedges, 2);
 
   // Later batches go one input per request from the start; a failed single request fails its batch.
   embedder.Embed({"d", "e", "f"}, collect(2));

@@ -122,6 +122,18 @@ TEST(EmbeddingDeciderTest, VectorsOfDifferentSizesAreAnError) {
   EXPECT_THAT(std::string(reply->scores.status().message()), HasSubstr("vectors of 4 and 3 dimensions"));
 }
 
+TEST(EmbeddingDeciderTest, TheEmbeddersHedgesAreCounted) {
+  ManualExecutor executor;
+  FakeEmbedder embedder(&executor, 4);
+  embedder.hedges = 1;
+  EmbeddingDecider decider(&embedder, 0.5);
+  std::optional<DeciderReply> reply = Score(executor, decider, {{"a", "b"}});
+  ASSERT_TRUE(reply.has_value() && reply->scores.ok());
+  EXPECT_EQ(reply->calls.requests, 1);
+  EXPECT_EQ(reply->calls.hedges, 1);
+  EXPECT_EQ(reply->calls.prompt_tokens, 2);
+}
+
 TEST(EmbeddingDeciderTest, CosinesFromEachTextEmbeddedOnce) {
   ManualExecutor executor;
   FakeEmbedder embedder(&executor, 4);

@@ -128,12 +128,14 @@ class FakeEmbedder : public Embedder {
       reply.vectors.push_back(it->second);
     }
     reply.prompt_tokens = static_cast<int64_t>(texts.size());
+    reply.hedges = hedges;
     executor_->Schedule(
         [reply = std::move(reply), done = std::move(done)]() mutable { std::move(done)(std::move(reply)); });
   }
 
   std::map<std::string, Embedding> table;
   std::vector<std::vector<std::string>> calls;
+  int hedges = 0;  // reported with every reply
 
  private:
   std::string id_ = "fake-embedder";

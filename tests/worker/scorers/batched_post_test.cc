@@ -28,8 +28,8 @@ class FakeChannel : public ProviderChannel {
   ProviderChannelStats Stats() const override { return {}; }
 
   // Answers request `i` on the test's thread.
-  void Reply(size_t i, absl::StatusOr<Json> reply, int attempts = 1) {
-    std::move(requests[i].done)(std::move(reply), CallInfo{attempts});
+  void Reply(size_t i, absl::StatusOr<Json> reply, int attempts = 1, int hedges = 0) {
+    std::move(requests[i].done)(std::move(reply), CallInfo{attempts, hedges});
   }
 
   struct Request {
@@ -86,15 +86,16 @@ TEST_F(BatchedPostTest, ReassemblesOutOfOrderRepliesInInputOrder) {
   EXPECT_EQ(channel_.requests[0].path, "/score");
   EXPECT_EQ(channel_.requests[2].body, Body(6, 7));
   channel_.Reply(2, Answer(channel_.requests[2].body));
-  channel_.Reply(0, Answer(channel_.requests[0].body), /*attempts=*/3);
+  channel_.Reply(0, Answer(channel_.requests[0].body), /*attempts=*/3, /*hedges=*/1);
   EXPECT_EQ(calls_, 0);  // one batch still out
-  channel_.Reply(1, Answer(channel_.requests[1].body));
+  channel_.Reply(1, Answer(channel_.requests[1].body), /*attempts=*/1, /*hedges=*/2);
   ASSERT_EQ(calls_, 1);
   ASSERT_TRUE(result_->ok()) << result_->status();
   EXPECT_EQ((*result_)->values, (std::vector<double>{0, 10, 20, 30, 40, 50, 60}));
   EXPECT_EQ((*result_)->call.requests, 3);
   EXPECT_EQ((*result_)->call.attempts, 5);
   EXPECT_EQ((*result_)->call.retries, 2);
+  EXPECT_EQ((*result_)->call.hedges, 3);  // hedged duplicates of every batch, not in attempts
 }
 
 TEST_F(BatchedPostTest, WaitsForEveryBatchAndReportsTheFirstFailingOneInInputOrder) {
