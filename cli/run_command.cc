@@ -1,5 +1,6 @@
-// `noveltygrid run`: the cluster path in one process -- a coordinator on a loopback port and one
-// worker connected to it over gRPC -- so the default run exercises exactly what a cluster runs.
+// `noveltygrid run`: the cluster path in one process -- the coordinator (serving gRPC on a loopback port,
+// for `status --out`) and one worker that calls the coordinator's service directly through the
+// in-process twin of the gRPC client: the same calls, checks and token a cluster's workers use.
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -66,8 +67,8 @@ std::string RandomToken() {
 int RunRunCommand(const std::vector<std::string>& raw_args) {
   const std::string usage = "run CONFIG.yaml --out DIR [--seed N] [--concurrency N]";
   const std::string summary =
-      "Runs every unit of the sweep in this process -- a coordinator and a worker talking gRPC over\n"
-      "loopback, as in a cluster -- and writes the results files (answers.jsonl, samples.jsonl, summary.json,\n"
+      "Runs every unit of the sweep in this process -- a coordinator and a worker calling it directly, as\n"
+      "a cluster's workers do over gRPC -- and writes the results files (answers.jsonl, samples.jsonl, summary.json,\n"
       "leaderboard.txt) and the report.html page to DIR.\n"
       "The same config and seed give byte-identical results files. Re-running into DIR resumes.";
   int exit = 0;
@@ -131,7 +132,7 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
   }
 
   WorkerOptions worker_options;
-  worker_options.coordinator = absl::StrCat("127.0.0.1:", c.port());
+  worker_options.coordinator = absl::StrCat("127.0.0.1:", c.port());  // named in the worker's messages
   worker_options.token = token;
   worker_options.worker_id = "in-process";
   worker_options.log = false;

@@ -226,7 +226,7 @@ void SweepCoordinator::Shutdown() {
 absl::StatusOr<int> SweepCoordinator::Wait() {
   // Taking back overdue leases scans every lease held, so it runs at most this often rather than after
   // every commit: a cluster commits thousands of units a second (bench/coordinator_load.sh).
-  constexpr absl::Duration kExpireEvery = absl::Milliseconds(100);
+  constexpr absl::Duration kExpireEvery = UnitScheduler::kLeaseExpiryEvery;
   absl::Time last_expired = absl::InfinitePast();
   while (true) {
     int64_t seen;
@@ -234,7 +234,7 @@ absl::StatusOr<int> SweepCoordinator::Wait() {
       absl::MutexLock lock(&mu_);
       seen = commits_;  // read before AllDone(): a unit marked done after this wakes the wait below
     }
-    if (const absl::Time now = clock_.Now(); now - last_expired >= kExpireEvery) {
+    if (const absl::Time now = clock_.Now(); now - last_expired >= kExpireEvery || now < last_expired) {
       scheduler_->ExpireOverdue();
       DropCheckpoints();
       last_expired = now;

@@ -20,6 +20,7 @@ if [ ! -d ../shared/data ]; then
 fi
 jobs=$(nproc)
 status=0
+current="set-up and the main build"  # the stage running, for a failure that stops the script
 failures=()  # "STAGE: TEST" for every failed test, repeated at the end (CI keeps only the output's tail)
 flaky=()     # tests that failed and then passed when run again
 # Under CI a failed test is run once more (ctest --repeat until-pass:2) so that one unlucky run of a
@@ -34,6 +35,7 @@ run_ctest() {
   local dir=$1 stage=$2 rc=0 name log; shift 2
   log="$dir/Testing/ctest-output.log"
   mkdir -p "$dir/Testing"
+  rm -f "$dir/Testing/Temporary/LastTestsFailed.log"  # a run that fails before testing leaves none
   (cd "$dir" && ctest --output-on-failure -j "$jobs" --timeout 600 "${retry[@]}" "$@") 2>&1 | tee "$log" ||
     rc=${PIPESTATUS[0]}
   local failed=()
@@ -50,8 +52,13 @@ run_ctest() {
   done < <(sed -nE 's/^ *([0-9]+\/[0-9]+ )?Test +#[0-9]+: ([^ ]+) .*\*\*\*.*/\2/p' "$log" | sort -u)
   return "$rc"
 }
-# finish: names every failure again, last, and exits with the run's status.
+# finish: names every failure again, last, and exits with the run's status -- on every way out, a
+# failed sanitizer build (set -e) included, as the EXIT trap.
 finish() {
+  local rc=$?
+  # An exit with other than the run's status is a command that failed under set -e (a build).
+  if [ "$rc" != "$status" ]; then failures+=("stopped in: $current (exit status $rc)"); fi
+  [ "$status" != 0 ] || status=$rc
   if [ "${#flaky[@]}" -gt 0 ]; then
     echo "test: FLAKY (${#flaky[@]}): failed, then passed when run again; the failing output is above:" >&2
     printf '  %s\n' "${flaky[@]}" >&2
@@ -62,10 +69,11 @@ finish() {
   fi
   exit "$status"
 }
+trap finish EXIT
 # Formatting is part of the suite: unformatted C++ fails it (the message prints the fix command).
 bash scripts/format.sh || { status=1; failures+=("format: scripts/format.sh"); }
 run_ctest build "main suite" "$@" || status=$?
-[ "$sanitize" = 1 ] || finish
+[ "$sanitize" = 1 ] || exit "$status"
 
 # clang_build DIR SANITIZER [CMAKE_ARGS...]: configures DIR as a clang Debug build with that sanitizer.
 clang_build() {
@@ -73,7 +81,10 @@ clang_build() {
   CC=clang CXX=clang++ cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Debug -DNOVELTYGRID_SANITIZE="$sanitizer" \
     ${CLANG_CMAKE_ARGS:-} "$@" >/dev/null
 }
-stage() { echo "test: $* ($(date +%T))" >&2; }
+stage() {
+  current=$1
+  echo "test: $* ($(date +%T))" >&2
+}
 
 stage "unit tests under AddressSanitizer and UndefinedBehaviorSanitizer, and the fuzz targets (build-asan)"
 clang_build build-asan address -DNOVELTYGRID_FUZZ=ON
@@ -90,4 +101,4 @@ cmake --build build-tsan -j "$jobs" --target $(cat build-tsan/thread_test_target
 TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tests/tsan/suppressions.txt" \
   run_ctest build-tsan "ThreadSanitizer" -L threads || status=$?
 stage "done"
-finish
+exit "$status"

@@ -8,7 +8,9 @@ int PendingOrder::Register(const std::string& benchmark, const std::string& item
   const auto [it, added] =
       item_ids_.try_emplace(absl::StrCat(benchmark, "\x1f", item_id), static_cast<int>(items_.size()));
   if (added) items_.emplace_back();
+  Unkey(it->second);  // its started count (units - pending) is in the keys
   ++items_[it->second].units;
+  Rekey(it->second);
   return it->second;
 }
 

@@ -40,7 +40,7 @@ class PendingOrder {
   explicit PendingOrder(int models) : models_(models) {}
 
   // Registers one unit of the plan and returns the number of its item -- (benchmark, item id) -- for
-  // Add, Remove and Learn. Once per unit, before it is added.
+  // Add, Remove and Learn. Once per unit, before it is added; until it is, it counts as started.
   int Register(const std::string& benchmark, const std::string& item_id);
 
   // A unit becomes pending (at start, or when its lease comes back) / stops being pending (leased, or

@@ -68,7 +68,8 @@ UnitScheduler::UnitScheduler(const std::vector<UnitSpec>* kept, std::vector<std:
 std::vector<LeaseGrant> UnitScheduler::Lease(const std::string& worker_id, int max_units) {
   absl::MutexLock lock(&mu_);
   const absl::Time now = clock_->Now();
-  if (now >= next_lease_expiry_) {
+  // (A clock stepped back by more than the interval looks again too, rather than not until it catches up.)
+  if (now >= next_lease_expiry_ || now + kLeaseExpiryEvery < next_lease_expiry_) {
     ExpireLocked(now);
     next_lease_expiry_ = now + kLeaseExpiryEvery;
   }

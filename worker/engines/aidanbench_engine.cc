@@ -270,9 +270,8 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
     if (!pending->error.empty()) {
       pending->answer.error = pending->error;
     } else {
-      // The squared norms of the earlier embeddings, computed once each (a checkpoint brings them
-      // without; a restored answer may have been dropped since).
-      squared_.resize(std::min(squared_.size(), embeddings_.size()));
+      // The squared norms of the earlier embeddings, computed once each as they are first needed
+      // (a checkpoint brings embeddings without them). embeddings_ only grows after construction.
       while (squared_.size() < embeddings_.size()) squared_.push_back(SquaredNorm(embeddings_[squared_.size()]));
       pending->answer.novelty = AidanNovelty(pending->embedding, embeddings_, squared_);
       if (options_.llm_novelty) {

@@ -23,7 +23,7 @@ std::optional<absl::Duration> HedgePolicy::Delay(const std::string& url) {
     if (floor_ > absl::ZeroDuration()) return floor_;
     return std::nullopt;
   }
-  return std::max(*wait, floor_);
+  return std::max({*wait, floor_, kMinAdaptiveWait});
 }
 
 void HedgePolicy::Observe(const std::string& url, absl::Duration latency) {

@@ -33,10 +33,13 @@ namespace noveltygrid {
 
 class HedgePolicy {
  public:
-  static constexpr int kWindow = 1000;      // latencies remembered per URL
-  static constexpr int kMinSamples = 50;    // before the adaptive wait applies
-  static constexpr int kRecompute = 25;     // new samples between two percentile computations
-  static constexpr double kMargin = 1.5;    // the adaptive wait is this x the percentile
+  static constexpr int kWindow = 1000;    // latencies remembered per URL
+  static constexpr int kMinSamples = 50;  // before the adaptive wait applies
+  static constexpr int kRecompute = 25;   // new samples between two percentile computations
+  static constexpr double kMargin = 1.5;  // the adaptive wait is this x the percentile
+  // The adaptive wait never goes below this: a provider answering in a millisecond or two would
+  // otherwise see nearly every request duplicated.
+  static constexpr absl::Duration kMinAdaptiveWait = absl::Milliseconds(10);
   static constexpr int kMaxDuplicates = 2;  // duplicates per attempt (the original request aside)
 
   explicit HedgePolicy(const ProviderConfig& config);

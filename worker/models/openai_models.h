@@ -73,7 +73,7 @@ class OpenAiEmbedder : public Embedder {
   //
   // Coalescing: texts arriving within the provider's `embed_wait` of the first one share a request
   // (up to `embed_batch` texts). The wait is only paid when it is likely to find company: while the
-  // mean gap between texts (an exponential moving average on `clock`) is longer than the wait, a text
+  // mean gap between Embed calls (an exponential moving average on `clock`) is longer than the wait, a text
   // is sent at once -- a sweep of a few loops then loses nothing per iteration, one of hundreds still
   // batches.
   OpenAiEmbedder(ModelEndpoint endpoint, ProviderChannel* channel, HttpClient* timers,

@@ -60,6 +60,11 @@ TEST(HedgePolicyTest, AdaptiveWaitIsAMarginOverThePercentilePerUrl) {
   EXPECT_EQ(floored.Delay(kChat), absl::Milliseconds(200));
   for (int i = 0; i < HedgePolicy::kWindow; ++i) floored.Observe(kChat, absl::Milliseconds(300));
   EXPECT_EQ(floored.Delay(kChat), absl::Milliseconds(450));  // the window moved on
+
+  // A provider answering in a millisecond: the wait stays at kMinAdaptiveWait, not 1.5 ms.
+  HedgePolicy fast(Hedging(absl::ZeroDuration(), 95));
+  for (int i = 0; i < 100; ++i) fast.Observe(kChat, absl::Milliseconds(1));
+  EXPECT_EQ(fast.Delay(kChat), HedgePolicy::kMinAdaptiveWait);
 }
 
 std::string Sweep(const std::string& provider) {
