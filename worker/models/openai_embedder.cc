@@ -243,10 +243,15 @@ std::string OpenAiEmbedder::BodyFor(const ModelEndpoint& endpoint, const std::ve
   return body;
 }
 
+absl::Duration OpenAiEmbedder::QuietGap() const {
+  // Four mean gaps without a text: the burst is over (a floor keeps scheduling jitter from splitting it).
+  return std::clamp(mean_gap_ * 4, kMinQuietGap, std::max(kMinQuietGap, endpoint_.provider.embed_wait));
+}
+
 void OpenAiEmbedder::Embed(std::vector<std::string> texts, EmbedCallback done) {
   const size_t batch_limit = static_cast<size_t>(std::max(1, endpoint_.provider.embed_batch));
   Batch ready;
-  bool start_timer = false;
+  absl::Duration timer = absl::ZeroDuration();
   uint64_t generation = 0;
   {
     absl::MutexLock lock(&mu_);
@@ -265,27 +270,39 @@ void OpenAiEmbedder::Embed(std::vector<std::string> texts, EmbedCallback done) {
       pending_ = Batch();
       ++generation_;
     } else if (was_empty) {
-      start_timer = true;
+      batch_started_ = now;
+      timer = std::min(QuietGap(), wait);
       generation = generation_;
     }
   }
   if (!ready.waiters.empty()) return Send(std::move(ready));
-  if (start_timer) {
-    timers_->RunAfter(endpoint_.provider.embed_wait, [weak = std::weak_ptr<OpenAiEmbedder*>(self_), generation] {
-      if (std::shared_ptr<OpenAiEmbedder*> self = weak.lock()) (*self)->FlushIfCurrent(generation);
-    });
-  }
+  if (timer > absl::ZeroDuration()) StartTimer(timer, generation);
 }
 
-void OpenAiEmbedder::FlushIfCurrent(uint64_t generation) {
+void OpenAiEmbedder::StartTimer(absl::Duration delay, uint64_t generation) {
+  timers_->RunAfter(delay, [weak = std::weak_ptr<OpenAiEmbedder*>(self_), generation] {
+    if (std::shared_ptr<OpenAiEmbedder*> self = weak.lock()) (*self)->FlushIfDue(generation);
+  });
+}
+
+void OpenAiEmbedder::FlushIfDue(uint64_t generation) {
   Batch ready;
+  absl::Duration again = absl::ZeroDuration();
   {
     absl::MutexLock lock(&mu_);
     if (generation != generation_ || pending_.waiters.empty()) return;  // already sent as a full batch
-    ready = std::move(pending_);
-    pending_ = Batch();
-    ++generation_;
+    // Due when the texts have stopped coming, or when the first has waited embed_wait.
+    const absl::Time due = std::min(last_text_ + QuietGap(), batch_started_ + endpoint_.provider.embed_wait);
+    const absl::Time now = clock_->Now();
+    if (now < due) {
+      again = due - now;
+    } else {
+      ready = std::move(pending_);
+      pending_ = Batch();
+      ++generation_;
+    }
   }
+  if (again > absl::ZeroDuration()) return StartTimer(again, generation);
   Send(std::move(ready));
 }
 

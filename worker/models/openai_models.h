@@ -75,7 +75,8 @@ class OpenAiEmbedder : public Embedder {
   // (up to `embed_batch` texts). The wait is only paid when it is likely to find company: while the
   // mean gap between Embed calls (an exponential moving average on `clock`) is longer than the wait, a text
   // is sent at once -- a sweep of a few loops then loses nothing per iteration, one of hundreds still
-  // batches.
+  // batches. A batch also goes as soon as its burst is over: once no text has come for four mean gaps
+  // (at least kMinQuietGap), it stops waiting for the rest of embed_wait.
   OpenAiEmbedder(ModelEndpoint endpoint, ProviderChannel* channel, HttpClient* timers,
                  const Clock* clock = SystemClockInstance());
   ~OpenAiEmbedder() override;
@@ -101,7 +102,12 @@ class OpenAiEmbedder : public Embedder {
     std::vector<std::string> texts;
     std::vector<Waiter> waiters;
   };
-  void FlushIfCurrent(uint64_t generation);
+  static constexpr absl::Duration kMinQuietGap = absl::Microseconds(500);
+  absl::Duration QuietGap() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void StartTimer(absl::Duration delay, uint64_t generation);
+  // The timer's check: sends the pending batch if it is still the one the timer was started for and
+  // is due (quiet, or waited embed_wait); otherwise starts the timer again for when it will be.
+  void FlushIfDue(uint64_t generation);
   void Send(Batch batch);
   // One request per text: for servers that answer a batched request with the wrong number of vectors
   // (some OpenAI-compatible servers embed only the first input). Every later batch goes this way too.
@@ -129,7 +135,8 @@ class OpenAiEmbedder : public Embedder {
   uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;  // bumped at every flush; stale timers do nothing
   const Clock* const clock_;
   absl::Time last_text_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
-  absl::Duration mean_gap_ ABSL_GUARDED_BY(mu_) = absl::ZeroDuration();  // between Embed calls (EWMA)
+  absl::Time batch_started_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();  // the pending batch's first text
+  absl::Duration mean_gap_ ABSL_GUARDED_BY(mu_) = absl::ZeroDuration();   // between Embed calls (EWMA)
   // Shared with timer tasks so that a timer firing after destruction finds the embedder gone.
   std::shared_ptr<OpenAiEmbedder*> self_;
   const std::shared_ptr<Fallback> fallback_;

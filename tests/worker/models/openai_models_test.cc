@@ -25,22 +25,47 @@ using modeltest::ScriptedChannel;
 using simtest::QueueExecutor;
 using ::testing::HasSubstr;
 
-// Only the timers of an HttpClient, run by hand.
+// Only the timers of an HttpClient, run by hand: each task is due `delay` after it was started on
+// `clock`. RunFor moves the clock forward in steps, running every task as it comes due.
 class ManualTimers : public HttpClient {
  public:
+  explicit ManualTimers(FakeClock* clock) : clock_(clock) {}
   void Send(std::shared_ptr<const HttpRequest>, HttpCallback) override { ADD_FAILURE() << "no requests expected"; }
   void RunAfter(absl::Duration delay, Task task) override {
     delays.push_back(delay);
-    tasks.push_back(std::move(task));
+    tasks.push_back({clock_->Now() + delay, std::move(task)});
   }
   HttpClientStats Stats() const override { return {}; }
-  void FireAll() {
-    std::vector<Task> due = std::move(tasks);
-    tasks.clear();
-    for (Task& t : due) std::move(t)();
+  void RunFor(absl::Duration span) {
+    const absl::Time end = clock_->Now() + span;
+    while (RunNext(end)) {
+    }
+    if (end > clock_->Now()) clock_->Advance(end - clock_->Now());
   }
+  // Runs every task started so far and those they start, moving the clock to each one's time.
+  void FireAll() {
+    while (RunNext(absl::InfiniteFuture())) {
+    }
+  }
+  struct Due {
+    absl::Time at;
+    Task task;
+  };
   std::vector<absl::Duration> delays;
-  std::vector<Task> tasks;
+  std::vector<Due> tasks;
+
+ private:
+  // Runs the earliest task due by `end` (moving the clock to its time); false when there is none.
+  bool RunNext(absl::Time end) {
+    auto next = std::min_element(tasks.begin(), tasks.end(), [](const Due& a, const Due& b) { return a.at < b.at; });
+    if (next == tasks.end() || next->at > end) return false;
+    if (next->at > clock_->Now()) clock_->Advance(next->at - clock_->Now());
+    Task task = std::move(next->task);
+    tasks.erase(next);
+    std::move(task)();
+    return true;
+  }
+  FakeClock* const clock_;
 };
 
 ModelEndpoint Endpoint(const std::string& max_tokens_field = "max_tokens") {
@@ -219,8 +244,8 @@ TEST(OpenAiEmbedderTest, Base64ReadsAsAbslDecodesIt) {
 
 TEST(OpenAiEmbedderTest, ConcurrentCallsAreCoalescedIntoBoundedBatches) {
   ScriptedChannel channel;
-  ManualTimers timers;
-  FakeClock clock;  // does not move: the texts come together
+  FakeClock clock;  // does not move while the texts come: they come together
+  ManualTimers timers(&clock);
   OpenAiEmbedder embedder(Endpoint(), &channel, &timers, &clock);
   std::vector<std::optional<absl::StatusOr<EmbedReply>>> got(6);
   auto collect = [&got](int i) { return [&got, i](absl::StatusOr<EmbedReply> r) { got[i] = std::move(r); }; };
@@ -231,12 +256,15 @@ TEST(OpenAiEmbedderTest, ConcurrentCallsAreCoalescedIntoBoundedBatches) {
   EXPECT_EQ(channel.calls[0].body["input"].size(), 4u);
   EXPECT_EQ(channel.calls[0].body["model"], "org/big-model");
   EXPECT_EQ(channel.calls[0].body["encoding_format"], "base64");
-  // The fifth waits for the timer (started once, with the configured wait), then goes alone.
+  // The fifth waits for the timer (started once, for the shortest quiet gap: nothing has come apart
+  // yet), then goes alone once nothing more came.
   embedder.Embed({"text 4", "text 5"}, collect(4));
   EXPECT_EQ(channel.calls.size(), 1u);
   ASSERT_EQ(timers.delays.size(), 2u);  // one per batch started: the first batch's timer is stale now
-  EXPECT_EQ(timers.delays.back(), absl::Milliseconds(5));
-  timers.FireAll();
+  EXPECT_EQ(timers.delays.back(), absl::Microseconds(500));
+  timers.RunFor(absl::Microseconds(499));
+  EXPECT_EQ(channel.calls.size(), 1u);
+  timers.RunFor(absl::Microseconds(1));
   ASSERT_EQ(channel.calls.size(), 2u);
   EXPECT_EQ(channel.calls[1].body["input"], (Json{"text 4", "text 5"}));
 
@@ -260,8 +288,8 @@ TEST(OpenAiEmbedderTest, ConcurrentCallsAreCoalescedIntoBoundedBatches) {
 // sent), their tokens are shared out with the reply's (each duplicate costed as the reply).
 TEST(OpenAiEmbedderTest, AHedgedBatchsDuplicatesAreCountedOnceAndCosted) {
   ScriptedChannel channel;
-  ManualTimers timers;
   FakeClock clock;
+  ManualTimers timers(&clock);
   OpenAiEmbedder embedder(Endpoint(), &channel, &timers, &clock);
   std::vector<std::optional<absl::StatusOr<EmbedReply>>> got(4);
   for (int i = 0; i < 4; ++i) {
@@ -289,8 +317,8 @@ TEST(OpenAiEmbedderTest, AHedgedBatchsDuplicatesAreCountedOnceAndCosted) {
 // loops) go at once; when they come together again, they wait for company again.
 TEST(OpenAiEmbedderTest, TextsThatComeFarApartAreNotKeptWaiting) {
   ScriptedChannel channel;
-  ManualTimers timers;
   FakeClock clock;
+  ManualTimers timers(&clock);
   OpenAiEmbedder embedder(Endpoint(), &channel, &timers, &clock);
   auto ignore = [](absl::StatusOr<EmbedReply>) {};
   // The first text knows no gap yet: it waits.
@@ -323,6 +351,45 @@ TEST(OpenAiEmbedderTest, TextsThatComeFarApartAreNotKeptWaiting) {
   size_t full = 0;
   for (size_t i = 10; i < channel.calls.size(); ++i) full += channel.calls[i].body["input"].size() == 4 ? 1 : 0;
   EXPECT_EQ(full, 2u);  // two full batches (embed_batch: 4) once the gaps shrank
+}
+
+// A burst (texts 100 us apart) goes as soon as it has been quiet for four mean gaps, at least 500 us,
+// not after the whole embed_wait; texts that keep coming wait no longer than embed_wait for the first.
+TEST(OpenAiEmbedderTest, ABatchGoesWhenItsBurstIsOverAndNeverWaitsLongerThanEmbedWait) {
+  ScriptedChannel channel;
+  FakeClock clock;
+  ManualTimers timers(&clock);
+  ModelEndpoint endpoint = Endpoint();
+  endpoint.provider.embed_batch = 64;
+  OpenAiEmbedder embedder(endpoint, &channel, &timers, &clock);
+  auto ignore = [](absl::StatusOr<EmbedReply>) {};
+  const absl::Time start = clock.Now();
+  for (int i = 0; i < 6; ++i) {
+    embedder.Embed({absl::StrCat("burst ", i)}, ignore);
+    timers.RunFor(absl::Microseconds(100));
+  }
+  EXPECT_EQ(channel.calls.size(), 0u);
+  // The last text came at +500 us; quiet until +1000 us.
+  timers.RunFor(absl::Microseconds(399));
+  EXPECT_EQ(channel.calls.size(), 0u);
+  timers.RunFor(absl::Microseconds(1));
+  ASSERT_EQ(channel.calls.size(), 1u);
+  EXPECT_EQ(channel.calls[0].body["input"].size(), 6u);
+  EXPECT_EQ(clock.Now() - start, absl::Microseconds(1000));
+
+  // A steady stream a millisecond later, one text every 400 us: never quiet for four mean gaps, so the
+  // batch goes embed_wait (5 ms) after its first text, holding the 13 texts that came by then.
+  timers.RunFor(absl::Milliseconds(1));
+  for (int i = 0; i < 12; ++i) {
+    embedder.Embed({absl::StrCat("stream ", i)}, ignore);
+    timers.RunFor(absl::Microseconds(400));
+  }
+  embedder.Embed({"stream 12"}, ignore);  // 4.8 ms after the first
+  timers.RunFor(absl::Microseconds(199));
+  ASSERT_EQ(channel.calls.size(), 1u);
+  timers.RunFor(absl::Microseconds(1));
+  ASSERT_EQ(channel.calls.size(), 2u);
+  EXPECT_EQ(channel.calls[1].body["input"].size(), 13u);
 }
 
 TEST(OpenAiChatModelTest, ReasoningEffortIsSentAsEachProviderExpectsAndTemperatureCanBeOmitted) {
@@ -387,10 +454,11 @@ TEST(OpenAiChatModelTest, ReasoningTokensAreReadFromEitherPlace) {
 // input per request, for this batch and every later one, instead of failing the units.
 TEST(OpenAiEmbedderTest, AServerThatMiscountsABatchIsAskedOneInputAtATime) {
   ScriptedChannel channel;
-  ManualTimers timers;
+  FakeClock clock;
+  ManualTimers timers(&clock);
   ModelEndpoint endpoint = Endpoint();
   endpoint.provider.embed_batch = 3;
-  OpenAiEmbedder embedder(endpoint, &channel, &timers);
+  OpenAiEmbedder embedder(endpoint, &channel, &timers, &clock);
   std::vector<std::optional<absl::StatusOr<EmbedReply>>> got(3);
   auto collect = [&got](int i) { return [&got, i](absl::StatusOr<EmbedReply> r) { got[i] = std::move(r); }; };
   embedder.Embed({"a"}, collect(0));
