@@ -47,18 +47,32 @@ std::string FillTemplate(const std::string& tmpl, const std::vector<std::pair<st
 
 std::string PromptTemplates::GenerationPrompt(const std::string& question,
                                               const std::vector<std::string>& previous) const {
-  const std::vector<std::pair<std::string, std::string>> q = {{"question", question}};
-  std::string prompt = FillTemplate(generation_base, q);
-  prompt += FillTemplate(generation_instructions, q);
-  if (previous.empty()) return prompt;
-  std::vector<std::string> items;
-  items.reserve(previous.size());
-  for (size_t i = 0; i < previous.size(); ++i) {
-    items.push_back(FillTemplate(previous_answer_item, {{"index", std::to_string(i + 1)}, {"answer", previous[i]}}));
-  }
-  prompt +=
-      FillTemplate(generation_previous_block,
-                   {{"question", question}, {"previous_answers", absl::StrJoin(items, previous_answers_separator)}});
+  GenerationPromptBuilder builder(*this, question);
+  for (const std::string& answer : previous) builder.Add(answer);
+  return builder.Prompt();
+}
+
+GenerationPromptBuilder::GenerationPromptBuilder(const PromptTemplates& templates, std::string question)
+    : templates_(&templates), question_(std::move(question)) {
+  const std::vector<std::pair<std::string, std::string>> q = {{"question", question_}};
+  head_ = FillTemplate(templates.generation_base, q);
+  head_ += FillTemplate(templates.generation_instructions, q);
+}
+
+void GenerationPromptBuilder::Add(const std::string& answer) {
+  if (count_ > 0) items_ += templates_->previous_answers_separator;
+  items_ += FillTemplate(templates_->previous_answer_item, {{"index", std::to_string(count_ + 1)}, {"answer", answer}});
+  ++count_;
+}
+
+std::string GenerationPromptBuilder::Prompt() const {
+  if (count_ == 0) return head_;
+  const std::string block =
+      FillTemplate(templates_->generation_previous_block, {{"question", question_}, {"previous_answers", items_}});
+  std::string prompt;
+  prompt.reserve(head_.size() + block.size());
+  prompt += head_;
+  prompt += block;
   return prompt;
 }
 

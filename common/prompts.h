@@ -41,6 +41,26 @@ struct PromptTemplates {
                                const std::string& answer2) const;
 };
 
+// One loop's generation prompt, iteration after iteration: each answer's item is formatted once, when
+// it is added, instead of every earlier item again at every iteration. Prompt() equals
+// templates.GenerationPrompt(question, the answers added so far). `templates` must outlive it.
+class GenerationPromptBuilder {
+ public:
+  GenerationPromptBuilder(const PromptTemplates& templates, std::string question);
+  void Add(const std::string& answer);  // the next earlier answer ({index} counts from 1)
+  size_t size() const { return count_; }
+  std::string Prompt() const;
+  // The prompt with no earlier answers: every later prompt starts with it.
+  const std::string& head() const { return head_; }
+
+ private:
+  const PromptTemplates* templates_;
+  std::string question_;
+  std::string head_;   // generation_base + generation_instructions, filled
+  std::string items_;  // the items so far, joined by previous_answers_separator
+  size_t count_ = 0;
+};
+
 // The project's own wording (same structure as the reference file).
 const PromptTemplates& DefaultPromptTemplates();
 

@@ -43,11 +43,12 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
         on_answer_(std::move(on_answer)),
         on_done_(std::move(on_done)),
         embeddings_(std::move(checkpoint.embeddings)),
+        prompt_(*options.templates, unit.item_text),
         started_(options.clock->Now()) {
     result_.unit = std::move(unit);
     result_.answers = std::move(checkpoint.answers);
     result_.max_iterations = options.max_iterations;
-    stable_prefix_ = options_.templates->GenerationPrompt(result_.unit.item_text, {}).size();
+    stable_prefix_ = prompt_.head().size();
   }
 
   void Start() {
@@ -88,13 +89,13 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
     if (options_.max_unit_seconds > 0 && options_.clock->Now() - started_ >= absl::Seconds(options_.max_unit_seconds)) {
       return Finish(kStopTimeCap, "");
     }
-    std::vector<std::string> previous;
-    previous.reserve(result_.answers.size());
-    for (const StepRecord& a : result_.answers) previous.push_back(a.answer);
+    // The prompt holds every answer so far, each formatted once (a retried step was dropped: start over).
+    if (prompt_.size() > result_.answers.size())
+      prompt_ = GenerationPromptBuilder(*options_.templates, result_.unit.item_text);
+    while (prompt_.size() < result_.answers.size()) prompt_.Add(result_.answers[prompt_.size()].answer);
 
     ChatRequest request;
-    request.messages.push_back(
-        {"user", options_.templates->GenerationPrompt(result_.unit.item_text, previous), stable_prefix_});
+    request.messages.push_back({"user", prompt_.Prompt(), stable_prefix_});
     request.temperature = result_.unit.temperature;
     request.max_tokens = options_.max_tokens;
     request.seed = options_.seed;
@@ -317,6 +318,7 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
   UnitResult result_;
   std::vector<Embedding> embeddings_;  // one per answer in result_.answers
   std::vector<double> squared_;        // SquaredNorm of embeddings_, as far as Complete has needed them
+  GenerationPromptBuilder prompt_;     // the generation prompt, with the answers so far (NextIteration)
   const absl::Time started_;           // when this lease started the loop (max_unit_seconds)
   size_t stable_prefix_ = 0;           // of every generation prompt: the question and instructions
   CallStats calls_;

@@ -70,9 +70,9 @@ OpenAiEmbedder::OpenAiEmbedder(ModelEndpoint endpoint, ProviderChannel* channel,
     : endpoint_(std::move(endpoint)),
       channel_(channel),
       timers_(timers),
+      clock_(clock),
       self_(std::make_shared<OpenAiEmbedder*>(this)),
-      fallback_(std::make_shared<Fallback>(endpoint_, channel)),
-      clock_(clock) {}
+      fallback_(std::make_shared<Fallback>(endpoint_, channel)) {}
 
 OpenAiEmbedder::~OpenAiEmbedder() = default;
 
