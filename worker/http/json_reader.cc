@@ -176,63 +176,41 @@ bool JsonReader::ScanString(absl::string_view* raw, bool* escaped) {
 }
 
 bool JsonReader::Unescape(absl::string_view raw, std::string* out) {
-  out->clear();
-  out->reserve(raw.size());
+  // `out` null: only check the escapes (skipping a string), writing nothing.
+  static constexpr absl::string_view kFrom = "\"\\/bfnrt";
+  static constexpr absl::string_view kTo = "\"\\/\b\f\n\r\t";
+  if (out != nullptr) {
+    out->clear();
+    out->reserve(raw.size());
+  }
   size_t i = 0;
   while (i < raw.size()) {
     const size_t backslash = raw.find('\\', i);
-    if (backslash == absl::string_view::npos) {
-      out->append(raw.data() + i, raw.size() - i);
-      break;
-    }
-    out->append(raw.data() + i, backslash - i);
+    const size_t plain_end = backslash == absl::string_view::npos ? raw.size() : backslash;
+    if (out != nullptr) out->append(raw.data() + i, plain_end - i);
+    if (backslash == absl::string_view::npos) break;
     i = backslash + 1;
     if (i >= raw.size()) return false;
     const char e = raw[i++];
-    switch (e) {
-      case '"':
-        out->push_back('"');
-        break;
-      case '\\':
-        out->push_back('\\');
-        break;
-      case '/':
-        out->push_back('/');
-        break;
-      case 'b':
-        out->push_back('\b');
-        break;
-      case 'f':
-        out->push_back('\f');
-        break;
-      case 'n':
-        out->push_back('\n');
-        break;
-      case 'r':
-        out->push_back('\r');
-        break;
-      case 't':
-        out->push_back('\t');
-        break;
-      case 'u': {
-        const int hi = Hex4(raw, i);
-        if (hi < 0) return false;
-        i += 4;
-        uint32_t cp = static_cast<uint32_t>(hi);
-        if (cp >= 0xDC00 && cp <= 0xDFFF) return false;  // a low surrogate alone
-        if (cp >= 0xD800 && cp <= 0xDBFF) {
-          if (i + 6 > raw.size() || raw[i] != '\\' || raw[i + 1] != 'u') return false;
-          const int lo = Hex4(raw, i + 2);
-          if (lo < 0xDC00 || lo > 0xDFFF) return false;
-          i += 6;
-          cp = 0x10000 + ((cp - 0xD800) << 10) + (static_cast<uint32_t>(lo) - 0xDC00);
-        }
-        AppendUtf8(cp, out);
-        break;
+    if (e == 'u') {
+      const int hi = Hex4(raw, i);
+      if (hi < 0) return false;
+      i += 4;
+      uint32_t cp = static_cast<uint32_t>(hi);
+      if (cp >= 0xDC00 && cp <= 0xDFFF) return false;  // a low surrogate alone
+      if (cp >= 0xD800 && cp <= 0xDBFF) {
+        if (i + 6 > raw.size() || raw[i] != '\\' || raw[i + 1] != 'u') return false;
+        const int lo = Hex4(raw, i + 2);
+        if (lo < 0xDC00 || lo > 0xDFFF) return false;
+        i += 6;
+        cp = 0x10000 + ((cp - 0xD800) << 10) + (static_cast<uint32_t>(lo) - 0xDC00);
       }
-      default:
-        return false;
+      if (out != nullptr) AppendUtf8(cp, out);
+      continue;
     }
+    const size_t simple = kFrom.find(e);
+    if (simple == absl::string_view::npos) return false;
+    if (out != nullptr) out->push_back(kTo[simple]);
   }
   return true;
 }
@@ -335,7 +313,7 @@ bool JsonReader::SkipValue(int depth) {
       absl::string_view raw;
       bool escaped = false;
       if (!ReadRawString(&raw, &escaped)) return false;
-      if (escaped && !Unescape(raw, &key_buffer_)) return Fail();  // checks the escapes
+      if (escaped && !Unescape(raw, nullptr)) return Fail();  // checks the escapes
       return true;
     }
     case Type::kNumber: {

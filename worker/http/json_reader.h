@@ -64,6 +64,7 @@ class JsonReader {
   bool too_deep() const { return too_deep_; }
 
   // Decodes the raw text of a string (as ReadRawString gives it) into UTF-8; false when malformed.
+  // With `out` null, only checks it.
   static bool Unescape(absl::string_view raw, std::string* out);
 
  private:
