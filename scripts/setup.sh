@@ -5,6 +5,13 @@
 #   BUILD_TYPE  CMake build type (default RelWithDebInfo)
 #   CMAKE_ARGS  extra CMake arguments
 #   BUILD_TARGETS  what to build (default: everything, tests included; the quickstart builds noveltygrid)
+#   NOVELTYGRID_SETUP_MINIMAL=1  only what building and running the noveltygrid binary needs (the quickstart
+#       sets it): none of the test-only packages (gtest/gmock, benchmark, clang-format, openssl, redis-server,
+#       git), and a build folder configured here for the first time gets -DNOVELTYGRID_TESTS=OFF
+#       -DNOVELTYGRID_DEBUG_INFO=OFF (no tests; -g0: the same code, a third less compile time). Both stay in
+#       the CMake cache: a full set-up (without it, as scripts/test.sh does) turns the tests on and keeps -g0,
+#       so nothing already built is built again; CMAKE_ARGS=-DNOVELTYGRID_DEBUG_INFO=ON gives -g (rebuilds
+#       once). A minimal set-up leaves an existing folder's settings alone. CMAKE_ARGS come last and win.
 #   NOVELTYGRID_SETUP_SDK=1  also node/npm and the packages of the OpenAI and Anthropic SDK tests and of the
 #                            peer test (tests/peers/mock_llm; scripts/test.sh sets it)
 #   NOVELTYGRID_SETUP_BROWSER=1  also Debian's chromium, node/npm and tests/browser's packages (playwright-core),
@@ -17,11 +24,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(build-essential cmake pkg-config git
+minimal=${NOVELTYGRID_SETUP_MINIMAL:-0}
+# What configuring and building the noveltygrid target needs (cpp-httplib too: sim_server's CMakeLists
+# requires it, and its feature macros are part of the compile flags).
+packages=(build-essential cmake pkg-config
           libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
-          libhiredis-dev redis-server libcurl4-openssl-dev nlohmann-json3-dev libyaml-cpp-dev zlib1g-dev
-          libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev clang-format prometheus-cpp-dev
-          openssl)  # openssl: the TLS integration test makes its certificates with it
+          libhiredis-dev libcurl4-openssl-dev nlohmann-json3-dev libyaml-cpp-dev zlib1g-dev
+          libcpp-httplib-dev prometheus-cpp-dev)
+# What only the tests and the developer's tools need (clang-format alone is ~33 MB of LLVM); openssl: the
+# TLS integration test makes its certificates with it; redis-server: the tests start their own.
+if [ "$minimal" != 1 ]; then
+  packages+=(git redis-server libgtest-dev libgmock-dev libbenchmark-dev clang-format openssl)
+fi
 if [ "${NOVELTYGRID_SETUP_CLANG:-0}" = 1 ]; then packages+=(clang libclang-rt-14-dev); fi
 # NOVELTYGRID_SETUP_K8S=1: kubectl (for `kubectl kustomize`) and node, to check deploy/k8s offline
 # (scripts/validate_k8s.sh); Debian's kubernetes-client only when no kubectl is on PATH.
@@ -62,7 +76,18 @@ if [ "$with_k8s" = 1 ]; then npm_ci tests/k8s "the manifest validation (scripts/
 
 build_dir=${BUILD_DIR:-build}
 jobs=$(nproc)
-cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-RelWithDebInfo}" ${CMAKE_ARGS:-} >/dev/null
+# A full set-up turns the tests on (the quickstart may have configured the folder without them); a
+# minimal one leaves an existing folder as it is and configures a new one without tests and -g.
+settings=(-DNOVELTYGRID_TESTS=ON)
+if [ "$minimal" = 1 ]; then
+  settings=()
+  if [ ! -f "$build_dir/CMakeCache.txt" ]; then
+    settings=(-DNOVELTYGRID_TESTS=OFF -DNOVELTYGRID_DEBUG_INFO=OFF)
+  fi
+fi
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-RelWithDebInfo}" "${settings[@]}" \
+  ${CMAKE_ARGS:-} >/dev/null ||
+  { echo "setup: FAILED: cmake could not configure $build_dir (its messages are above)" >&2; exit 1; }
 targets=()
 for t in ${BUILD_TARGETS:-}; do targets+=(--target "$t"); done
 cmake --build "$build_dir" -j "$jobs" "${targets[@]}"

@@ -11,9 +11,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 sanitize=0
 if [ "${SANITIZE:-${CI:-0}}" != 0 ] && [ "${SANITIZE:-1}" != 0 ]; then sanitize=1; fi
-# CI builds the main tree without debug info (a third less compile time; the same code).
+# CI builds the main tree without debug info (a third less compile time; the same code). Elsewhere the
+# build folder keeps what it has: -g, unless scripts/quickstart.sh configured it first (then -g0, and
+# nothing it built is built again here); CMAKE_ARGS=-DNOVELTYGRID_DEBUG_INFO=ON gives -g back. The full
+# set-up (NOVELTYGRID_SETUP_MINIMAL=0) installs the test packages and turns the tests on.
 if [ "${CI:-0}" != 0 ]; then export CMAKE_ARGS="${CMAKE_ARGS:-} -DNOVELTYGRID_DEBUG_INFO=OFF"; fi
-NOVELTYGRID_SETUP_SDK=1 NOVELTYGRID_SETUP_BROWSER=1 NOVELTYGRID_SETUP_K8S=1 NOVELTYGRID_SETUP_CLANG=$sanitize bash scripts/setup.sh
+NOVELTYGRID_SETUP_MINIMAL=0 NOVELTYGRID_SETUP_SDK=1 NOVELTYGRID_SETUP_BROWSER=1 NOVELTYGRID_SETUP_K8S=1 \
+  NOVELTYGRID_SETUP_CLANG=$sanitize bash scripts/setup.sh
 if [ ! -d ../shared/data ]; then
   echo "test: ../shared/data is missing; the tests read the published runs and datasets from there" >&2
   exit 1
