@@ -340,6 +340,44 @@ bool JsonReader::SkipValue(int depth) {
 
 bool JsonReader::Skip() { return SkipValue(0); }
 
+bool JsonReader::SkipUnchecked() {
+  if (!ok_) return false;
+  SkipSpace();
+  int depth = 0;
+  while (pos_ < text_.size()) {
+    const char c = text_[pos_];
+    if (c == '"') {
+      // To the first quote not escaped: one after an even run of backslashes.
+      size_t from = pos_ + 1;
+      while (true) {
+        const void* quote = std::memchr(text_.data() + from, '"', text_.size() - from);
+        if (quote == nullptr) return Fail();
+        const size_t at = static_cast<size_t>(static_cast<const char*>(quote) - text_.data());
+        size_t backslashes = 0;
+        while (at - backslashes - 1 > pos_ && text_[at - backslashes - 1] == '\\') ++backslashes;
+        from = at + 1;
+        if (backslashes % 2 == 0) break;
+      }
+      pos_ = from;
+      if (depth == 0) return true;
+      continue;
+    }
+    if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      if (depth == 0) return true;  // the enclosing container's end: a scalar stopped before it
+      if (--depth == 0) {
+        ++pos_;
+        return true;
+      }
+    } else if (depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
+      return true;
+    }
+    ++pos_;
+  }
+  return depth == 0 || Fail();
+}
+
 bool JsonReader::AtEnd() {
   if (!ok_ || !started_.empty()) return false;
   SkipSpace();

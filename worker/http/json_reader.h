@@ -56,6 +56,10 @@ class JsonReader {
   // *integer holds it); *value always holds it as a double.
   bool ReadNumber(double* value, bool* is_integer, int64_t* integer);
   bool Skip();  // any value, checked
+  // Any value, NOT checked: strings to their closing quote, containers to the bracket that closes
+  // them, scalars to the next ',', bracket or space. The same extent as Skip on valid JSON, several
+  // times faster; for texts the process wrote itself (token estimates of request bodies).
+  bool SkipUnchecked();
 
   // True when only whitespace remains and nothing went wrong.
   bool AtEnd();

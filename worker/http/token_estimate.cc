@@ -11,7 +11,7 @@ namespace {
 // A non-negative integer member value, if it is one (fractions dropped).
 std::optional<int64_t> Count(JsonReader& r) {
   if (r.Peek() != JsonReader::Type::kNumber) {
-    r.Skip();
+    r.SkipUnchecked();
     return std::nullopt;
   }
   double value = 0;
@@ -37,7 +37,7 @@ int64_t EstimateRequestTokens(absl::string_view body) {
     } else if (key == "n") {
       n = Count(r);
     } else {
-      r.Skip();
+      r.SkipUnchecked();  // the body is the worker's own (the prompt's text, mostly): nothing to check
     }
   }
   if (!budget.has_value()) return prompt;

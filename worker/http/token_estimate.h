@@ -2,8 +2,8 @@
 // sent (ProviderLimiter). Deliberately on the high side, since a provider counts the completion budget
 // (not the completion) against its own limit when the request arrives: the request body's bytes / 4
 // for the prompt (JSON punctuation and field names included), plus max_tokens (or
-// max_completion_tokens) times n when the body asks for a completion. Any JSON object; malformed or
-// other bodies count by their size alone.
+// max_completion_tokens) times n when the body asks for a completion. Any JSON object (its other values
+// skipped unchecked: the bodies are the worker's own); bodies that are not objects count by their size.
 #ifndef NOVELTYGRID_WORKER_HTTP_TOKEN_ESTIMATE_H_
 #define NOVELTYGRID_WORKER_HTTP_TOKEN_ESTIMATE_H_
 

@@ -62,6 +62,41 @@ TEST(JsonReaderTest, AcceptsWhatNlohmannAccepts) {
   }
 }
 
+// SkipUnchecked covers exactly what Skip covers on valid JSON: the next element after it is read.
+TEST(JsonReaderTest, SkipUncheckedSkipsTheSameExtentAsSkipOnValidJson) {
+  const std::vector<std::string> values = {"0",
+                                           "-12.5e3",
+                                           "true",
+                                           "null",
+                                           "\"\"",
+                                           "\"a\\\"b\"",
+                                           "\"\\\\\"",
+                                           "\"x\\\\\\\"y\"",
+                                           "\"[{,}]\"",
+                                           "[]",
+                                           "{}",
+                                           "[1, [2, {\"a\": \"]\"}], \"}\"]",
+                                           "{\"k\" : {\"q\\\"\": [true, \"\\u00e9\"]}}",
+                                           " \"spaced\" "};
+  for (const std::string& value : values) {
+    const std::string text = "[" + value + ",7]";
+    ASSERT_TRUE(Json::accept(text)) << text;
+    JsonReader r(text);
+    ASSERT_TRUE(r.BeginArray() && r.NextElement()) << text;
+    ASSERT_TRUE(r.SkipUnchecked()) << text;
+    ASSERT_TRUE(r.NextElement()) << text;
+    double number = 0;
+    bool is_integer = false;
+    int64_t integer = 0;
+    ASSERT_TRUE(r.ReadNumber(&number, &is_integer, &integer)) << text;
+    EXPECT_EQ(integer, 7) << text;
+    EXPECT_FALSE(r.NextElement()) << text;
+    EXPECT_TRUE(r.AtEnd()) << text;
+  }
+  JsonReader unterminated("\"abc\\\"");
+  EXPECT_FALSE(unterminated.SkipUnchecked());
+}
+
 // Strings are scanned 8 bytes at a time: a byte that ends the string, starts an escape or is not
 // allowed (control, invalid UTF-8) must be found at every offset from the word boundaries.
 TEST(JsonReaderTest, StringsWithSpecialBytesAtEveryOffset) {

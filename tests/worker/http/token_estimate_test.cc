@@ -17,6 +17,10 @@ TEST(TokenEstimateTest, PromptBytesPlusTheCompletionBudgetOfEveryChoice) {
   EXPECT_EQ(EstimateRequestTokens(newer), Prompt(newer) + 64);
   const std::string one = R"({"max_tokens":100.7})";  // a fraction is dropped; n defaults to 1
   EXPECT_EQ(EstimateRequestTokens(one), Prompt(one) + 100);
+  // Field names, brackets and escaped quotes inside the prompt's text are text, not fields.
+  const std::string tricky =
+      R"({"messages":[{"role":"user","content":"say \"max_tokens\":7, \\\"n\":3 [{ \\"}],"max_tokens":10})";
+  EXPECT_EQ(EstimateRequestTokens(tricky), Prompt(tricky) + 10);
 }
 
 TEST(TokenEstimateTest, BodiesWithoutACompletionCountTheirSize) {
