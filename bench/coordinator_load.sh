@@ -11,7 +11,9 @@
 # Knobs (environment): WORKERS LOOPS STEP_MS ITERATIONS WARMUP_S DURATION_S QUESTIONS TEMPERATURES,
 # COORDINATOR_CPUS (taskset list for the coordinator, default 0; empty: not pinned), LOAD_CPUS (the
 # generator and Redis, default 1), EXTRA="--flag ..." (more coordinator_load flags), KEEP_DIR=DIR
-# (keep the files), PERF=1 (perf record -g the coordinator over the window into KEEP_DIR or the work dir).
+# (keep the files), PERF=1 (perf record -g the coordinator over the window into KEEP_DIR or the work dir),
+# COORDINATOR_ENV="VAR=VALUE ..." (the coordinator's environment, e.g. LD_PRELOAD of another malloc),
+# LOAD_NICE (the generator's nice, default 10, so that Redis on the same cpu is not kept waiting).
 # Needs build/noveltygrid and build/coordinator_load (cmake --build build --target noveltygrid coordinator_load).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -69,7 +71,7 @@ aidanbench:
 YAML
 
 export NOVELTYGRID_TOKEN=bench-coordinator-load-token
-"${pin_coordinator[@]}" "$BIN" coordinator --config "$work/sweep.yaml" --listen 127.0.0.1:0 --out "$work/out" \
+"${pin_coordinator[@]}" env ${COORDINATOR_ENV:-} "$BIN" coordinator --config "$work/sweep.yaml" --listen 127.0.0.1:0 --out "$work/out" \
   --redis "redis://127.0.0.1:$redis_port" > "$work/coordinator.log" 2>&1 &
 coordinator_pid=$!
 pids+=("$coordinator_pid")
@@ -91,7 +93,7 @@ if [ -n "${PERF:-}" ]; then
   perf_pid=$!
 fi
 # shellcheck disable=SC2086
-"${pin_load[@]}" "$LOAD" --coordinator "$addr" --workers "$WORKERS" --loops "$LOOPS" --step-ms "$STEP_MS" \
+"${pin_load[@]}" nice -n "${LOAD_NICE:-10}" "$LOAD" --coordinator "$addr" --workers "$WORKERS" --loops "$LOOPS" --step-ms "$STEP_MS" \
   --iterations "$ITERATIONS" --warmup-s "$WARMUP_S" --duration-s "$DURATION_S" \
   --coordinator-pid "$coordinator_pid" --redis-pid "$redis_pid" --json "$work/load.json" ${EXTRA:-}
 echo "coordinator RSS at the end: $(( $(awk '/VmRSS/ {print $2}' "/proc/$coordinator_pid/status") / 1024 )) MiB;" \

@@ -5,6 +5,7 @@
 #ifndef NOVELTYGRID_PROTO_COORDINATOR_CALLS_H_
 #define NOVELTYGRID_PROTO_COORDINATOR_CALLS_H_
 
-#define NOVELTYGRID_COORDINATOR_CALLS(X) X(Lease) X(Heartbeat) X(Report) X(Complete) X(Release) X(Status)
+#define NOVELTYGRID_COORDINATOR_CALLS(X) \
+  X(Lease) X(Heartbeat) X(Report) X(Complete) X(CompleteMany) X(Release) X(Status)
 
 #endif  // NOVELTYGRID_PROTO_COORDINATOR_CALLS_H_

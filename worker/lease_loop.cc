@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <random>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/provider_config.h"
@@ -385,121 +384,6 @@ void LeaseLoop::HeartbeatLoop() {
       if (it != active_.end()) it->second.lost = true;
     }
   }
-}
-
-void LeaseLoop::SendLoop() {
-  int report_failures = 0;
-  while (true) {
-    if (report_failures > 0) Pause(Backoff(report_failures), /*wake_on_drain=*/false);
-    Outgoing batch;
-    {
-      absl::MutexLock lock(&mu_);
-      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || !outgoing_.empty(); };
-      mu_.Await(absl::Condition(&ready));
-      if (stopping_) return;
-      std::swap(batch, outgoing_);
-      ++sending_;
-    }
-    report_failures = SendReports(std::move(batch.steps)) ? 0 : report_failures + 1;
-    // Once stopping, what is left is dropped: the coordinator takes those leases back by itself.
-    for (const v1::CompleteRequest& c : batch.completes) {
-      if (Stopping()) break;
-      SendComplete(c);
-    }
-    for (const v1::ReleaseRequest& r : batch.releases) {
-      if (Stopping()) break;
-      SendRelease(r);
-    }
-    absl::MutexLock lock(&mu_);
-    --sending_;
-  }
-}
-
-bool LeaseLoop::SendReports(std::map<std::string, std::vector<v1::Step>> steps) {
-  // Every lease's new steps in one request (split only when it grows large), so a worker with
-  // hundreds of loops makes one Report RPC per round rather than one per lease.
-  constexpr size_t kReportBytes = kMaxMessageBytes / 8;
-  bool delivered = true;
-  auto send = [&](v1::ReportRequest& request) {
-    if (request.leases_size() == 0) return;
-    request.set_worker_id(options_.worker_id);
-    v1::ReportResponse response;
-    absl::Status status = client_->Report(request, &response, Deadline());
-    absl::MutexLock lock(&mu_);
-    if (!status.ok()) {
-      delivered = false;
-      // Keep the steps, in order, ahead of any newer ones: the next round sends them again.
-      for (v1::LeaseSteps& lease : *request.mutable_leases()) {
-        auto it = active_.find(lease.lease_id());
-        if (it == active_.end() || !it->second.running) continue;
-        std::vector<v1::Step>& queued = outgoing_.steps[lease.lease_id()];
-        queued.insert(queued.begin(), std::make_move_iterator(lease.mutable_steps()->begin()),
-                      std::make_move_iterator(lease.mutable_steps()->end()));
-      }
-    } else {
-      const absl::flat_hash_set<std::string> rejected(response.rejected_lease_ids().begin(),
-                                                      response.rejected_lease_ids().end());
-      for (const v1::LeaseSteps& lease : request.leases()) {
-        if (!rejected.contains(lease.lease_id())) {
-          stats_.steps_reported += lease.steps_size();
-        } else if (auto it = active_.find(lease.lease_id()); it != active_.end()) {
-          it->second.lost = true;
-        }
-      }
-    }
-    request.Clear();
-  };
-  v1::ReportRequest request;
-  size_t bytes = 0;
-  for (auto& [lease_id, answers] : steps) {
-    v1::LeaseSteps* lease = nullptr;
-    {
-      absl::MutexLock lock(&mu_);
-      auto it = active_.find(lease_id);
-      if (it == active_.end() || it->second.lost || !it->second.running) continue;
-      lease = request.add_leases();
-      lease->set_fencing_token(it->second.token);
-    }
-    lease->set_lease_id(lease_id);
-    for (v1::Step& a : answers) *lease->add_steps() = std::move(a);
-    bytes += lease->ByteSizeLong();
-    if (bytes >= kReportBytes) {
-      send(request);
-      bytes = 0;
-    }
-  }
-  send(request);
-  return delivered;
-}
-
-void LeaseLoop::SendComplete(const v1::CompleteRequest& request) {
-  for (int failures = 0;; ++failures) {
-    v1::CompleteResponse response;
-    absl::Status status = client_->Complete(request, &response, Deadline());
-    if (status.ok() || absl::IsNotFound(status) || absl::IsUnauthenticated(status)) {
-      absl::MutexLock lock(&mu_);
-      if (status.ok() && response.accepted()) {
-        ++stats_.units_committed;
-      } else {
-        Log(absl::StrCat("result of unit ", request.unit_id(), " was refused (",
-                         status.ok() ? "the lease was taken back" : status.message(), ")"));
-      }
-      active_.erase(request.lease_id());
-      return;
-    }
-    {
-      absl::MutexLock lock(&mu_);
-      if (stopping_) return;
-    }
-    Pause(Backoff(failures + 1), /*wake_on_drain=*/false);
-  }
-}
-
-void LeaseLoop::SendRelease(const v1::ReleaseRequest& request) {
-  v1::ReleaseResponse response;
-  absl::Status status = client_->Release(request, &response, Deadline());
-  absl::MutexLock lock(&mu_);
-  if (status.ok()) ++stats_.units_released;
 }
 
 }  // namespace noveltygrid

@@ -1,8 +1,9 @@
 // LeaseLoop: a stateless worker's life -- lease units from the coordinator, run them, stream every
-// finished step back (Report), keep the leases alive (Heartbeat) and commit each result (Complete).
+// finished step back (Report), keep the leases alive (Heartbeat) and commit the results (CompleteMany:
+// every unit a round finished in one call; Complete, one by one, to a coordinator without it).
 //
-// Threads: Run()'s thread leases; a heartbeat thread; a sender thread that owns every outgoing
-// Report/Complete/Release, so model callbacks never block on the network. Units run wherever the
+// Threads: Run()'s thread leases; a heartbeat thread; a sender thread (lease_loop_sender.cc) that owns
+// every outgoing Report/commit/Release, so model callbacks never block on the network. Units run wherever the
 // UnitRunner runs them (UnitExecutor: its thread pool). The coordinator is reached through a
 // CoordinatorClient (gRPC in a cluster, in-process in tests) and every pause, backoff, heartbeat
 // interval and grace period is measured on the injected Clock (a FakeClock in tests). When the coordinator is
@@ -162,7 +163,15 @@ class LeaseLoop {
   void SendLoop();
   // False when some report could not be delivered (they are queued again).
   bool SendReports(std::map<std::string, std::vector<v1::Step>> steps);
-  void SendComplete(const v1::CompleteRequest& request);
+  // Commits `completes` (CompleteMany, split when large), sending again those that did not settle.
+  void SendCompletes(std::vector<v1::CompleteRequest> completes);
+  struct CommitOutcome {
+    absl::Status status;  // what Complete answered for the unit
+    v1::CompleteResponse response;
+  };
+  // One CompleteMany for `request`'s units (to a coordinator without it: a Complete each); an outcome
+  // per unit, in order.
+  std::vector<CommitOutcome> Commit(const v1::CompleteManyRequest& request);
   void SendRelease(const v1::ReleaseRequest& request);
   // The deadline of an RPC started now.
   absl::Time Deadline() const;
@@ -197,6 +206,7 @@ class LeaseLoop {
   std::set<std::string> start_errors_ ABSL_GUARDED_BY(mu_);  // logged once each
   Outgoing outgoing_ ABSL_GUARDED_BY(mu_);
   int sending_ ABSL_GUARDED_BY(mu_) = 0;  // batches taken by the sender and not yet sent
+  bool complete_one_by_one_ = false;      // sender thread only: the coordinator lacks CompleteMany
   Stats stats_ ABSL_GUARDED_BY(mu_);
   absl::Status fatal_ ABSL_GUARDED_BY(mu_);
 

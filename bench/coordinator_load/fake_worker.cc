@@ -268,6 +268,10 @@ void FakeWorker::SendLoop() {
       std::swap(completes, out_completes_);
     }
     SendReport(std::move(steps));
+    if (options_.complete_many) {
+      SendCompleteMany(std::move(completes));
+      continue;
+    }
     if (options_.complete_senders > 0) {
       absl::MutexLock lock(&mu_);
       for (v1::CompleteRequest& c : completes) complete_queue_.push_back(std::move(c));
@@ -346,15 +350,48 @@ void FakeWorker::SendComplete(const v1::CompleteRequest& request) {
     recorder_->Record(Rpc::kComplete, absl::Now() - start, status.ok());
     if (status.ok() || absl::IsNotFound(status)) {
       absl::MutexLock lock(&mu_);
-      committing_.erase(request.lease_id());
-      if (status.ok() && response.accepted()) {
-        ++counters_.units_committed;
-      } else {
-        ++counters_.units_refused;
-      }
+      Settle(request.lease_id(), status.ok() && response.accepted());
       return;
     }
     if (!Pause(absl::Milliseconds(100))) return;
+  }
+}
+
+void FakeWorker::SendCompleteMany(std::vector<v1::CompleteRequest> completes) {
+  v1::CompleteManyRequest request;
+  request.set_worker_id(options_.worker_id);
+  for (v1::CompleteRequest& c : completes) *request.add_units() = std::move(c);
+  while (request.units_size() > 0) {
+    v1::CompleteManyResponse response;
+    const absl::Time start = absl::Now();
+    const absl::Status status = client_->CompleteMany(request, &response, Deadline());
+    recorder_->Record(Rpc::kCompleteMany, absl::Now() - start, status.ok());
+    if (status.ok() && response.outcomes_size() == request.units_size()) {
+      v1::CompleteManyRequest retry;
+      retry.set_worker_id(options_.worker_id);
+      absl::MutexLock lock(&mu_);
+      for (int i = 0; i < request.units_size(); ++i) {
+        const v1::CompleteOutcome& outcome = response.outcomes(i);
+        const auto code = static_cast<absl::StatusCode>(outcome.code());
+        if (code == absl::StatusCode::kOk || code == absl::StatusCode::kNotFound) {
+          Settle(request.units(i).lease_id(), code == absl::StatusCode::kOk && outcome.response().accepted());
+        } else {
+          *retry.add_units() = std::move(*request.mutable_units(i));
+        }
+      }
+      request = std::move(retry);
+      if (request.units_size() == 0) return;
+    }
+    if (!Pause(absl::Milliseconds(100))) return;
+  }
+}
+
+void FakeWorker::Settle(const std::string& lease_id, bool accepted) {
+  committing_.erase(lease_id);
+  if (accepted) {
+    ++counters_.units_committed;
+  } else {
+    ++counters_.units_refused;
   }
 }
 

@@ -6,9 +6,9 @@
 //
 // Threads, as the real lease loop: a leasing thread (asks for every free slot), a heartbeat thread
 // (every interval the coordinator names, listing every lease held), a sender thread that owns the
-// outgoing Report (one per round, every lease's new steps) and Complete calls (one at a time, in
-// order), and a stepping thread in place of the model calls. Every RPC's latency goes to the shared
-// LatencyRecorder. Thread-safe; Stop() before destruction.
+// outgoing Report (one per round, every lease's new steps) and the round's commits (one CompleteMany;
+// or Completes, one at a time), and a stepping thread in place of the model calls. Every RPC's latency goes to the
+// shared LatencyRecorder. Thread-safe; Stop() before destruction.
 #ifndef NOVELTYGRID_BENCH_COORDINATOR_LOAD_FAKE_WORKER_H_
 #define NOVELTYGRID_BENCH_COORDINATOR_LOAD_FAKE_WORKER_H_
 
@@ -42,9 +42,11 @@ struct FakeWorkerOptions {
   absl::Duration step_interval = absl::Milliseconds(200);
   int iterations = 15;  // a unit completes after iterations-2 .. iterations+2 steps
   absl::Duration rpc_timeout = absl::Seconds(10);
-  // 0: the sender thread sends each Complete after the round's Report, one at a time, as the real
-  // worker does. N > 0: N threads of their own send Completes, up to N in flight (a worker that
-  // pipelined its commits), so the coordinator's ceiling shows apart from the worker's.
+  // true: the sender thread commits each round's finished units in one CompleteMany after the round's
+  // Report, as the real worker does. false: one Complete per unit (a worker from before CompleteMany),
+  // by the sender after the Report, one at a time (complete_senders 0), or by complete_senders threads
+  // of their own, up to that many in flight.
+  bool complete_many = true;
   int complete_senders = 0;
 };
 
@@ -92,6 +94,10 @@ class FakeWorker {
   v1::CompleteRequest MakeComplete(const Loop& loop) const;
   void SendReport(std::map<std::string, std::vector<v1::Step>> steps);
   void SendComplete(const v1::CompleteRequest& request);
+  // One CompleteMany for `completes`, sent again (those not settled) until each is settled.
+  void SendCompleteMany(std::vector<v1::CompleteRequest> completes);
+  // A unit's commit answered for good: `accepted` or refused.
+  void Settle(const std::string& lease_id, bool accepted) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool Stopping() const;
   // Sleeps up to `d`; false when stopping.
   bool Pause(absl::Duration d);

@@ -15,6 +15,8 @@ const char* RpcName(Rpc rpc) {
       return "Report";
     case Rpc::kComplete:
       return "Complete";
+    case Rpc::kCompleteMany:
+      return "CompleteMany";
     case Rpc::kCount:
       break;
   }

@@ -16,7 +16,7 @@
 
 namespace noveltygrid::load {
 
-enum class Rpc { kLease, kHeartbeat, kReport, kComplete, kCount };
+enum class Rpc { kLease, kHeartbeat, kReport, kComplete, kCompleteMany, kCount };
 inline constexpr int kRpcKinds = static_cast<int>(Rpc::kCount);
 const char* RpcName(Rpc rpc);
 

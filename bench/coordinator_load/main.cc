@@ -3,7 +3,8 @@
 // for the setup (redis-server, `noveltygrid coordinator` on a large plan) and the table.
 //
 //   coordinator_load --coordinator HOST:PORT [--workers 50] [--loops 512] [--step-ms 200] [--iterations 15]
-//                    [--complete-senders N] [--warmup-s 15] [--duration-s 60] [--coordinator-pid PID]
+//                    [--one-complete-per-rpc [--complete-senders N]] [--warmup-s 15] [--duration-s 60]
+//                    [--coordinator-pid PID]
 //                    [--redis-pid PID] [--json FILE]
 //
 // After the warm-up it measures for --duration-s, or until the plan runs dry (a Lease answered with fewer
@@ -70,9 +71,10 @@ int Main(int argc, char** argv) {
       {"iterations", "N", "steps per unit, +-2 by unit id (default 15)"},
       {"answer-bytes", "N", "answer text per step (default 400)"},
       {"embedding-dim", "N", "floats per step's embedding (default 256, the lexical embedder's)"},
+      {"one-complete-per-rpc", "", "commit with one Complete per unit (a worker from before CompleteMany)"},
       {"complete-senders", "N",
-       "0 (default): each worker sends its Completes one at a time after its Report, as noveltygrid worker; "
-       "N: N threads per worker send them, up to N in flight"},
+       "with --one-complete-per-rpc: 0 (default): each worker sends its Completes one at a time after its "
+       "Report; N: N threads per worker send them, up to N in flight"},
       {"warmup-s", "S", "seconds before the measured window (default 15)"},
       {"duration-s", "S", "the measured window at most (default 60)"},
       {"coordinator-pid", "PID", "measure this process's CPU as the coordinator's"},
@@ -109,6 +111,7 @@ int Main(int argc, char** argv) {
   const absl::Duration step = absl::Milliseconds(get_int("step-ms", 200));
   const int iterations = static_cast<int>(get_int("iterations", 15));
   const int complete_senders = static_cast<int>(get_int("complete-senders", 0));
+  const bool complete_many = !parsed->Has("one-complete-per-rpc");
   const absl::Duration warmup = absl::Seconds(get_int("warmup-s", 15));
   const absl::Duration duration = absl::Seconds(get_int("duration-s", 60));
   std::vector<Watched> watched;
@@ -138,8 +141,12 @@ int Main(int argc, char** argv) {
   LatencyRecorder recorder;
   std::vector<std::unique_ptr<FakeWorker>> workers;
   for (int i = 0; i < n_workers; ++i) {
-    FakeWorkerOptions o{
-        .worker_id = absl::StrCat("load-", i), .loops = loops, .step_interval = step, .iterations = iterations};
+    FakeWorkerOptions o{.worker_id = absl::StrCat("load-", i),
+                        .loops = loops,
+                        .step_interval = step,
+                        .iterations = iterations,
+                        .complete_many = complete_many,
+                        .complete_senders = complete_senders};
     workers.push_back(std::make_unique<FakeWorker>(o, clients[i % n_channels].get(), &recorder, &pool));
   }
   // Workers join over one step interval, as a cluster's would not all start in the same millisecond.
@@ -207,8 +214,10 @@ int Main(int argc, char** argv) {
   std::printf("%d workers x %d loops (%d loops), a step every %lld ms, ~%d steps per unit; %d gRPC channel(s)\n",
               n_workers, loops, n_workers * loops, static_cast<long long>(absl::ToInt64Milliseconds(step)), iterations,
               n_channels);
-  if (complete_senders == 0) {
-    std::printf("Completes: one at a time per worker, after each Report (as noveltygrid worker sends them)\n");
+  if (complete_many) {
+    std::printf("commits: one CompleteMany per worker round, after its Report (as noveltygrid worker sends them)\n");
+  } else if (complete_senders == 0) {
+    std::printf("Completes: one at a time per worker, after each Report (a worker from before CompleteMany)\n");
   } else {
     std::printf("Completes: up to %d in flight per worker (--complete-senders)\n", complete_senders);
   }

@@ -176,8 +176,40 @@ absl::Status CoordinatorCore::Status(std::string_view token, const v1::StatusReq
 absl::Status CoordinatorCore::Complete(std::string_view token, const v1::CompleteRequest& request,
                                        v1::CompleteResponse* response) {
   if (absl::Status authorized = Authorize(token); !authorized.ok()) return authorized;
-  absl::MutexLock lock(&commit_mu_);
-  return CommitLocked(request, response);
+  absl::Status committed;
+  {
+    absl::MutexLock lock(&commit_mu_);
+    committed = CommitLocked(request, response);
+  }
+  if (MarkedDone(committed, *response)) NotifyMarkedDone();
+  return committed;
+}
+
+absl::Status CoordinatorCore::CompleteMany(std::string_view token, const v1::CompleteManyRequest& request,
+                                           v1::CompleteManyResponse* response) {
+  if (absl::Status authorized = Authorize(token); !authorized.ok()) return authorized;
+  bool marked = false;
+  {
+    absl::MutexLock lock(&commit_mu_);
+    response->mutable_outcomes()->Reserve(request.units_size());
+    for (const v1::CompleteRequest& unit : request.units()) {
+      v1::CompleteOutcome* outcome = response->add_outcomes();
+      const absl::Status committed = CommitLocked(unit, outcome->mutable_response());
+      outcome->set_code(static_cast<int>(committed.code()));
+      outcome->set_message(std::string(committed.message()));
+      marked = marked || MarkedDone(committed, outcome->response());
+    }
+  }
+  if (marked) NotifyMarkedDone();
+  return absl::OkStatus();
+}
+
+bool CoordinatorCore::MarkedDone(const absl::Status& committed, const v1::CompleteResponse& response) {
+  return committed.ok() && response.accepted() && !response.duplicate();
+}
+
+void CoordinatorCore::NotifyMarkedDone() const {
+  if (options_.on_marked_done) options_.on_marked_done();
 }
 
 absl::Status CoordinatorCore::CommitLocked(const v1::CompleteRequest& request, v1::CompleteResponse* response) {
@@ -216,7 +248,6 @@ absl::Status CoordinatorCore::CommitLocked(const v1::CompleteRequest& request, v
     MergeCallStats(calls, calls_);
   }
   scheduler_->MarkDone(request.unit_id(), failed, request.answers_size());
-  if (options_.on_marked_done) options_.on_marked_done();
   response->set_accepted(true);
   return absl::OkStatus();
 }

@@ -36,7 +36,9 @@ struct CoordinatorServiceOptions {
   std::string sweep_name;
   absl::Duration heartbeat_interval = absl::Seconds(2);
   absl::Duration idle_retry = absl::Milliseconds(500);  // how long a worker waits when nothing is free
-  std::function<void()> on_marked_done;                 // after a commit is persisted AND the unit is marked done
+  // After a commit is persisted AND the unit is marked done: once per Complete or CompleteMany call that
+  // marked any unit done.
+  std::function<void()> on_marked_done;
   // Optional (not owned): every lease is recorded there before it is handed out, so that a restarted
   // coordinator gives running units back to their workers (lease_log.h).
   LeaseLog* lease_log = nullptr;
@@ -75,6 +77,10 @@ class CoordinatorCore {
   // refused for a stale fencing token (not accepted). NOT_FOUND for an unknown lease; UNAVAILABLE when
   // the result cannot be persisted (the worker retries).
   absl::Status Complete(std::string_view token, const v1::CompleteRequest& request, v1::CompleteResponse* response);
+  // Each unit as Complete, in order, under one hold of the commit lock; its outcome carries what
+  // Complete would have returned. Returns once every accepted unit is durable and marked done.
+  absl::Status CompleteMany(std::string_view token, const v1::CompleteManyRequest& request,
+                            v1::CompleteManyResponse* response);
   absl::Status Release(std::string_view token, const v1::ReleaseRequest& request, v1::ReleaseResponse* response);
   absl::Status Status(std::string_view token, const v1::StatusRequest& request, v1::StatusResponse* response);
 
@@ -87,8 +93,13 @@ class CoordinatorCore {
   // Writes the leases of `response` to the lease log (when there is one).
   void RecordLeases(const std::string& worker_id, const v1::LeaseResponse& response);
   void Count(int64_t CommitCounts::*counter);
+  // Checks and persists one result and marks its unit done; the caller calls options_.on_marked_done
+  // once for all it committed (one wake-up of the sweep's waiter per call, not per unit).
   absl::Status CommitLocked(const v1::CompleteRequest& request, v1::CompleteResponse* response)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
+  // Whether a commit that answered `committed` and `response` marked its unit done now.
+  static bool MarkedDone(const absl::Status& committed, const v1::CompleteResponse& response);
+  void NotifyMarkedDone() const;
 
   // Constant after construction.
   const CoordinatorServiceOptions options_;

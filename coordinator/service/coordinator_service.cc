@@ -23,7 +23,7 @@ grpc::ServerUnaryReactor* CoordinatorService::Finish(grpc::CallbackServerContext
   return reactor;
 }
 
-// Every call but Complete (below) answers at once.
+// Every call but Complete and CompleteMany (below) answers at once.
 #define NOVELTYGRID_SERVICE_CALL(Name)                                                                                 \
   grpc::ServerUnaryReactor* CoordinatorService::Name(grpc::CallbackServerContext* context,                             \
                                                      const v1::Name##Request* request, v1::Name##Response* response) { \
@@ -39,26 +39,41 @@ NOVELTYGRID_SERVICE_CALL(Status)
 grpc::ServerUnaryReactor* CoordinatorService::Complete(grpc::CallbackServerContext* context,
                                                        const v1::CompleteRequest* request,
                                                        v1::CompleteResponse* response) {
+  return QueueCommit(context, [this, request, response](const std::string& token) {
+    return core_->Complete(token, *request, response);
+  });
+}
+
+grpc::ServerUnaryReactor* CoordinatorService::CompleteMany(grpc::CallbackServerContext* context,
+                                                           const v1::CompleteManyRequest* request,
+                                                           v1::CompleteManyResponse* response) {
+  return QueueCommit(context, [this, request, response](const std::string& token) {
+    return core_->CompleteMany(token, *request, response);
+  });
+}
+
+grpc::ServerUnaryReactor* CoordinatorService::QueueCommit(
+    grpc::CallbackServerContext* context, std::function<absl::Status(const std::string& token)> commit) {
   std::string token = PresentedToken(*context);
   if (absl::Status authorized = core_->Authorize(token); !authorized.ok()) return Finish(context, authorized);
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   absl::MutexLock lock(&mu_);
-  commits_.push_back({reactor, std::move(token), request, response});
+  commits_.push_back({reactor, std::move(token), std::move(commit)});
   return reactor;
 }
 
 void CoordinatorService::CommitLoop() {
+  std::vector<PendingCommit> batch;
   while (true) {
-    PendingCommit commit;
+    batch.clear();
     {
       absl::MutexLock lock(&mu_);
       auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || !commits_.empty(); };
       mu_.Await(absl::Condition(&ready));
       if (commits_.empty()) return;
-      commit = std::move(commits_.front());
-      commits_.pop_front();
+      std::swap(batch, commits_);
     }
-    commit.reactor->Finish(ToGrpcStatus(core_->Complete(commit.token, *commit.request, commit.response)));
+    for (PendingCommit& commit : batch) commit.reactor->Finish(ToGrpcStatus(commit.commit(commit.token)));
   }
 }
 

@@ -3,15 +3,17 @@
 // and finishes the call with the core's status.
 //
 // Lease, Heartbeat, Report, Release and Status are answered on the reactor thread: the core only
-// touches the scheduler's in-memory state there. Complete persists a result (journal fsync, reducer),
-// which may block, so commits are queued to one committer thread that finishes the call when the
-// result is durable; a reactor thread never blocks.
+// touches the scheduler's in-memory state there. Complete and CompleteMany persist results (journal
+// fsync, reducer), which may block, so commits are queued to one committer thread that finishes each
+// call when its results are durable; a reactor thread never blocks. The committer takes every queued
+// commit at each wake-up.
 #ifndef NOVELTYGRID_COORDINATOR_SERVICE_COORDINATOR_SERVICE_H_
 #define NOVELTYGRID_COORDINATOR_SERVICE_COORDINATOR_SERVICE_H_
 
-#include <deque>
+#include <functional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/synchronization/mutex.h"
 #include "coordinator/service/coordinator_core.h"
@@ -26,7 +28,8 @@ class CoordinatorService final : public v1::Coordinator::CallbackService {
   explicit CoordinatorService(CoordinatorCore* core);
   ~CoordinatorService() override;
 
-  // Each call: the core's, with the token the call presents; Complete's finishes on the commit thread.
+  // Each call: the core's, with the token the call presents; Complete's and CompleteMany's finish on the
+  // commit thread.
 #define NOVELTYGRID_SERVICE_CALL(Name)                                                                   \
   grpc::ServerUnaryReactor* Name(grpc::CallbackServerContext* context, const v1::Name##Request* request, \
                                  v1::Name##Response* response) override;
@@ -37,18 +40,20 @@ class CoordinatorService final : public v1::Coordinator::CallbackService {
   struct PendingCommit {
     grpc::ServerUnaryReactor* reactor;
     std::string token;
-    const v1::CompleteRequest* request;
-    v1::CompleteResponse* response;
+    std::function<absl::Status(const std::string& token)> commit;  // the core's call
   };
 
   // A reactor finished with `status`.
   static grpc::ServerUnaryReactor* Finish(grpc::CallbackServerContext* context, const absl::Status& status);
+  // Authorizes the call and queues `commit` for the committer thread, which finishes the call.
+  grpc::ServerUnaryReactor* QueueCommit(grpc::CallbackServerContext* context,
+                                        std::function<absl::Status(const std::string& token)> commit);
   void CommitLoop();
 
   CoordinatorCore* const core_;
 
   absl::Mutex mu_;
-  std::deque<PendingCommit> commits_ ABSL_GUARDED_BY(mu_);
+  std::vector<PendingCommit> commits_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::thread committer_;
 };

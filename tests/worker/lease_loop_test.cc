@@ -192,6 +192,28 @@ TEST_F(LeaseLoopTest, LeasesReportsHeartbeatsAndCommitsAUnitOnce) {
   EXPECT_EQ(stats.units_released, 0);
 }
 
+TEST_F(LeaseLoopTest, CommitsARoundsUnitsInOneCompleteManyAndFallsBackToCompleteForAnOlderCoordinator) {
+  Start(/*units=*/3, /*concurrency=*/3);
+  runner_.AwaitStarted(3);
+  runner_.Finish(0, kStopIncoherent);
+  runner_.Finish(1, kStopIncoherent);
+  client_->AwaitUntil([](const CallLog& log) { return log.completes.size() == 2; });
+  for (const auto& call : client_->log().complete_manys) EXPECT_TRUE(call.status.ok()) << call.status;
+
+  // A coordinator without CompleteMany: the unit is committed with Complete.
+  client_->SetCompleteManyUnimplemented(true);
+  runner_.Finish(2, kStopIncoherent);
+  client_->AwaitUntil([](const CallLog& log) { return log.completes.size() == 3; });
+  const CallLog log = client_->log();
+  EXPECT_TRUE(absl::IsUnimplemented(log.complete_manys.back().status));
+  EXPECT_TRUE(log.completes.back().status.ok());
+  EXPECT_TRUE(log.completes.back().response.accepted());
+  ASSERT_THAT(coordinator_->committed(), SizeIs(3));
+  clock_.Advance(kIdleRetry);
+  ASSERT_TRUE(Join().ok()) << run_status_;
+  EXPECT_EQ(loop_->stats().units_committed, 3);
+}
+
 TEST_F(LeaseLoopTest, WaitsForTheCoordinatorsRetryWhenNothingIsFree) {
   Start(/*units=*/1, /*concurrency=*/2);
   runner_.AwaitStarted(1);

@@ -24,7 +24,9 @@ struct CallLog {
   std::vector<Call<v1::LeaseRequest, v1::LeaseResponse>> leases;
   std::vector<Call<v1::HeartbeatRequest, v1::HeartbeatResponse>> heartbeats;
   std::vector<Call<v1::ReportRequest, v1::ReportResponse>> reports;
+  // One per unit committed, whether by Complete or inside a CompleteMany (with that unit's outcome).
   std::vector<Call<v1::CompleteRequest, v1::CompleteResponse>> completes;
+  std::vector<Call<v1::CompleteManyRequest, v1::CompleteManyResponse>> complete_manys;
   std::vector<Call<v1::ReleaseRequest, v1::ReleaseResponse>> releases;
 
   // Steps in reports the coordinator took.
@@ -67,6 +69,36 @@ class RecordingClient final : public CoordinatorClient {
                         absl::Time deadline) override {
     return Record(&CallLog::completes, request, response, inner_->Complete(request, response, deadline));
   }
+  // While set, CompleteMany is UNIMPLEMENTED (a coordinator from before it), recorded in complete_manys only.
+  void SetCompleteManyUnimplemented(bool unimplemented) {
+    absl::MutexLock lock(&mu_);
+    complete_many_unimplemented_ = unimplemented;
+  }
+  absl::Status CompleteMany(const v1::CompleteManyRequest& request, v1::CompleteManyResponse* response,
+                            absl::Time deadline) override {
+    {
+      absl::MutexLock lock(&mu_);
+      if (complete_many_unimplemented_) {
+        const absl::Status status = absl::UnimplementedError("unknown method CompleteMany");
+        log_.complete_manys.push_back({request, *response, status});
+        return status;
+      }
+    }
+    const absl::Status status = inner_->CompleteMany(request, response, deadline);
+    absl::MutexLock lock(&mu_);
+    for (int i = 0; i < request.units_size(); ++i) {
+      Call<v1::CompleteRequest, v1::CompleteResponse>& unit = log_.completes.emplace_back();
+      unit.request = request.units(i);
+      unit.status = status;
+      if (status.ok() && i < response->outcomes_size()) {
+        const v1::CompleteOutcome& outcome = response->outcomes(i);
+        unit.response = outcome.response();
+        unit.status = absl::Status(static_cast<absl::StatusCode>(outcome.code()), outcome.message());
+      }
+    }
+    log_.complete_manys.push_back({request, *response, status});
+    return status;
+  }
   absl::Status Release(const v1::ReleaseRequest& request, v1::ReleaseResponse* response, absl::Time deadline) override {
     return Record(&CallLog::releases, request, response, inner_->Release(request, response, deadline));
   }
@@ -86,6 +118,7 @@ class RecordingClient final : public CoordinatorClient {
   CoordinatorClient* const inner_;
   mutable absl::Mutex mu_;
   CallLog log_ ABSL_GUARDED_BY(mu_);
+  bool complete_many_unimplemented_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace noveltygrid::testing

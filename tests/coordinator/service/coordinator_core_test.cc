@@ -204,6 +204,48 @@ TEST_F(CoordinatorCoreTest, CompleteIsDurableOnceAndADuplicateIsAcknowledgedAndI
   EXPECT_EQ(coordinator_.marked_done(), 1);
 }
 
+TEST_F(CoordinatorCoreTest, CompleteManyAnswersEachUnitAsCompleteWouldInOneCall) {
+  const v1::Lease a = LeaseOne();
+  const v1::Lease b = LeaseOne();
+  v1::Lease unknown = a;
+  unknown.mutable_unit()->set_id("no-such-unit");
+  v1::CompleteManyRequest request;
+  request.set_worker_id("w1");
+  *request.add_units() = CompleteOf(a);
+  *request.add_units() = CompleteOf(unknown);
+  *request.add_units() = CompleteOf(b);
+  *request.add_units() = CompleteOf(a);  // the same unit again: a duplicate
+  v1::CompleteManyResponse response;
+  ASSERT_TRUE(core().CompleteMany(kToken, request, &response).ok());
+  ASSERT_EQ(response.outcomes_size(), 4);
+  EXPECT_EQ(response.outcomes(0).code(), 0);
+  EXPECT_TRUE(response.outcomes(0).response().accepted());
+  EXPECT_FALSE(response.outcomes(0).response().duplicate());
+  EXPECT_EQ(static_cast<absl::StatusCode>(response.outcomes(1).code()), absl::StatusCode::kNotFound);
+  EXPECT_FALSE(response.outcomes(1).message().empty());
+  EXPECT_TRUE(response.outcomes(2).response().accepted());
+  EXPECT_TRUE(response.outcomes(3).response().accepted());
+  EXPECT_TRUE(response.outcomes(3).response().duplicate());
+  EXPECT_EQ(coordinator_.committed().size(), 2u);
+  EXPECT_EQ(StatusNow().units_done(), 2);
+  EXPECT_EQ(coordinator_.marked_done(), 1);  // one wake-up for the call, not one per unit
+}
+
+TEST_F(CoordinatorCoreTest, CompleteManyThatCannotBePersistedSaysUnavailablePerUnit) {
+  const v1::Lease lease = LeaseOne();
+  coordinator_.FailPersist(true);
+  v1::CompleteManyRequest request;
+  *request.add_units() = CompleteOf(lease);
+  v1::CompleteManyResponse response;
+  ASSERT_TRUE(core().CompleteMany(kToken, request, &response).ok());
+  ASSERT_EQ(response.outcomes_size(), 1);
+  EXPECT_EQ(static_cast<absl::StatusCode>(response.outcomes(0).code()), absl::StatusCode::kUnavailable);
+  EXPECT_FALSE(response.outcomes(0).response().accepted());
+  EXPECT_EQ(StatusNow().units_leased(), 1);
+  EXPECT_EQ(coordinator_.marked_done(), 0);
+  EXPECT_TRUE(absl::IsUnauthenticated(core().CompleteMany("wrong", request, &response)));
+}
+
 TEST_F(CoordinatorCoreTest, StaleFencingTokenIsRefused) {
   const v1::Lease first = LeaseOne();
   ASSERT_TRUE(ReleaseLease(first).ok());
