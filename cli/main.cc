@@ -1,4 +1,6 @@
 // noveltygrid: the one binary. Subcommands parse their own flags; nothing below main reads argv.
+#include <sys/resource.h>
+
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -39,6 +41,17 @@ constexpr char kUsage[] =
 
 }  // namespace
 
+namespace {
+
+void RaiseOpenFileLimit() {
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
+  limit.rlim_cur = limit.rlim_max;
+  setrlimit(RLIMIT_NOFILE, &limit);  // best effort: the connection caps follow whatever limit holds
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   // Debian's Abseil is built without NDEBUG, so every mutex lock would update a global deadlock graph
   // (measured: 2.5% of a busy worker's instructions). The code is checked under tests and sanitizers.
@@ -52,6 +65,9 @@ int main(int argc, char** argv) {
   if (command == "run" || command == "coordinator" || command == "worker" || command == "serve-sim") {
     // Before any thread starts (gRPC's included): these handle SIGTERM/SIGINT in one thread, to drain.
     noveltygrid::cli::BlockTerminationSignals();
+    // A connection per request in flight (HTTP/1.1): thousands of loops need thousands of descriptors,
+    // more than a soft limit of 1,024 allows. The hard limit is the system's say.
+    RaiseOpenFileLimit();
   }
   args.erase(args.begin());
   if (command == "run") return noveltygrid::cli::RunRunCommand(args);

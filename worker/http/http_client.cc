@@ -13,13 +13,16 @@
 #include <curl/curl.h>
 #include <pthread.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 #include <utility>
@@ -50,6 +53,16 @@ bool ProxyVariablesUnset() {
     if (std::getenv(name) != nullptr) return false;
   }
   return true;
+}
+
+// How many connections the open-file limit leaves room for (256 descriptors kept for everything
+// else); nullopt when the limit is unlimited or unknown.
+std::optional<int> ConnectionRoom() {
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return std::nullopt;
+  constexpr rlim_t kReserved = 256;
+  const rlim_t room = limit.rlim_cur > kReserved + 64 ? limit.rlim_cur - kReserved : 64;
+  return static_cast<int>(std::min<rlim_t>(room, std::numeric_limits<int>::max()));
 }
 
 void GlobalInit() {
@@ -483,7 +496,13 @@ absl::StatusOr<std::unique_ptr<HttpClient>> HttpClient::Create(const HttpClientO
     return absl::InvalidArgumentError("HTTP connection limits must be >= 0 (0 = unlimited)");
   }
   GlobalInit();
-  auto client = std::make_unique<CurlHttpClient>(options);
+  HttpClientOptions capped = options;
+  if (std::optional<int> room = ConnectionRoom(); room.has_value()) {
+    for (int* cap : {&capped.max_connections_per_host, &capped.max_total_connections}) {
+      *cap = *cap == 0 ? *room : std::min(*cap, *room);
+    }
+  }
+  auto client = std::make_unique<CurlHttpClient>(capped);
   absl::Status started = client->Start();
   if (!started.ok()) return started;
   return client;

@@ -72,11 +72,13 @@ inline constexpr size_t kDefaultMaxResponseBytes = size_t{32} << 20;  // 32 MiB
 struct HttpClientOptions {
   Executor* executor = nullptr;  // required: where callbacks run
   // Connection caps (0 = unlimited). Over HTTP/1.1 every request in flight needs its own connection,
-  // so these cap the requests in flight per host; they are large on purpose -- the provider's
-  // max_in_flight limit is the knob for how much a server gets -- and only guard against runaway.
-  int max_connections_per_host = 1024;  // CURLMOPT_MAX_HOST_CONNECTIONS (HTTP/1.1 keep-alive pool)
-  int max_total_connections = 4096;     // CURLMOPT_MAX_TOTAL_CONNECTIONS
-  bool http2 = true;                    // ask for HTTP/2 over TLS (h2c is not attempted)
+  // so these cap the requests in flight per host; they are large on purpose -- a worker with 2,048
+  // loops has over 2,048 requests in flight to one host, and the provider's max_in_flight limit is the
+  // knob for how much a server gets -- and only guard against runaway. Create lowers both to the
+  // process's open-file limit less 256 descriptors (kept for everything else) when that is lower.
+  int max_connections_per_host = 16384;  // CURLMOPT_MAX_HOST_CONNECTIONS (HTTP/1.1 keep-alive pool)
+  int max_total_connections = 32768;     // CURLMOPT_MAX_TOTAL_CONNECTIONS
+  bool http2 = true;                     // ask for HTTP/2 over TLS (h2c is not attempted)
   std::string user_agent = "noveltygrid";
   // Ask for gzip/brotli replies (Accept-Encoding) and decode them. Off by default: model replies are
   // small and decoding costs the loop thread more than it saves on a fast network.
