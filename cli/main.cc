@@ -1,6 +1,4 @@
 // noveltygrid: the one binary. Subcommands parse their own flags; nothing below main reads argv.
-#include <sys/resource.h>
-
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -8,6 +6,7 @@
 #include "absl/synchronization/mutex.h"
 #include "cli/commands.h"
 #include "cli/signals.h"
+#include "common/open_files.h"
 
 namespace {
 
@@ -41,17 +40,6 @@ constexpr char kUsage[] =
 
 }  // namespace
 
-namespace {
-
-void RaiseOpenFileLimit() {
-  struct rlimit limit;
-  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
-  limit.rlim_cur = limit.rlim_max;
-  setrlimit(RLIMIT_NOFILE, &limit);  // best effort: the connection caps follow whatever limit holds
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   // Debian's Abseil is built without NDEBUG, so every mutex lock would update a global deadlock graph
   // (measured: 2.5% of a busy worker's instructions). The code is checked under tests and sanitizers.
@@ -67,7 +55,7 @@ int main(int argc, char** argv) {
     noveltygrid::cli::BlockTerminationSignals();
     // A connection per request in flight (HTTP/1.1): thousands of loops need thousands of descriptors,
     // more than a soft limit of 1,024 allows. The hard limit is the system's say.
-    RaiseOpenFileLimit();
+    noveltygrid::RaiseOpenFileLimit();
   }
   args.erase(args.begin());
   if (command == "run") return noveltygrid::cli::RunRunCommand(args);

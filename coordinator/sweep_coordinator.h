@@ -144,7 +144,7 @@ class SweepCoordinator {
 
   mutable absl::Mutex mu_;
   bool shutdown_ ABSL_GUARDED_BY(mu_) = false;
-  int64_t commits_ ABSL_GUARDED_BY(mu_) = 0;  // units marked done in this run (wakes Wait())
+  int64_t commits_ ABSL_GUARDED_BY(mu_) = 0;  // commit calls that marked units done (wakes Wait())
   int failed_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<std::string, int64_t> failure_reasons_ ABSL_GUARDED_BY(mu_);
   // Checkpoint keys of committed units, deleted by Wait() every so often (DropCheckpoints) rather than

@@ -17,9 +17,9 @@
 
 namespace noveltygrid {
 
-// Lease, Heartbeat, Report, Complete, Release and Status (NOVELTYGRID_COORDINATOR_CALLS), each with a
-// deadline. Complete's OK means the result is durable on the coordinator (or was refused: see
-// response->accepted()).
+// Lease, Heartbeat, Report, Complete, CompleteMany, Release and Status (NOVELTYGRID_COORDINATOR_CALLS),
+// each with a deadline. Complete's OK means the result is durable on the coordinator (or was refused:
+// see response->accepted()); CompleteMany answers that per unit.
 class CoordinatorClient {
  public:
   virtual ~CoordinatorClient() = default;

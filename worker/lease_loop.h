@@ -170,8 +170,8 @@ class LeaseLoop {
     v1::CompleteResponse response;
   };
   // One CompleteMany for `request`'s units (to a coordinator without it: a Complete each); an outcome
-  // per unit, in order.
-  std::vector<CommitOutcome> Commit(const v1::CompleteManyRequest& request);
+  // per unit, in order. `*call_failed`: the call itself failed (every outcome is its error).
+  std::vector<CommitOutcome> Commit(const v1::CompleteManyRequest& request, bool* call_failed);
   void SendRelease(const v1::ReleaseRequest& request);
   // The deadline of an RPC started now.
   absl::Time Deadline() const;

@@ -113,7 +113,8 @@ void LeaseLoop::SendCompletes(std::vector<v1::CompleteRequest> completes) {
         bytes += completes[begin].ByteSizeLong();
         *request.add_units() = std::move(completes[begin]);
       }
-      std::vector<CommitOutcome> outcomes = Commit(request);
+      bool call_failed = false;
+      std::vector<CommitOutcome> outcomes = Commit(request, &call_failed);
       absl::MutexLock lock(&mu_);
       for (int i = 0; i < request.units_size(); ++i) {
         v1::CompleteRequest& unit = *request.mutable_units(i);
@@ -132,12 +133,19 @@ void LeaseLoop::SendCompletes(std::vector<v1::CompleteRequest> completes) {
         }
         active_.erase(unit.lease_id());
       }
+      // The coordinator is away (or this worker is stopping): the other chunks wait for the backoff.
+      if (call_failed || stopping_) {
+        if (!stopping_) {
+          for (; begin < completes.size(); ++begin) retry.push_back(std::move(completes[begin]));
+        }
+        break;
+      }
     }
     completes = std::move(retry);
   }
 }
 
-std::vector<LeaseLoop::CommitOutcome> LeaseLoop::Commit(const v1::CompleteManyRequest& request) {
+std::vector<LeaseLoop::CommitOutcome> LeaseLoop::Commit(const v1::CompleteManyRequest& request, bool* call_failed) {
   std::vector<CommitOutcome> outcomes(request.units_size());
   if (!complete_one_by_one_) {
     v1::CompleteManyResponse response;
@@ -151,6 +159,7 @@ std::vector<LeaseLoop::CommitOutcome> LeaseLoop::Commit(const v1::CompleteManyRe
       return outcomes;
     }
     if (!absl::IsUnimplemented(status)) {
+      *call_failed = true;
       for (CommitOutcome& outcome : outcomes) {
         outcome.status =
             status.ok() ? absl::InternalError("the coordinator answered CompleteMany for other units") : status;

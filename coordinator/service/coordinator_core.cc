@@ -192,9 +192,15 @@ absl::Status CoordinatorCore::CompleteMany(std::string_view token, const v1::Com
   {
     absl::MutexLock lock(&commit_mu_);
     response->mutable_outcomes()->Reserve(request.units_size());
+    bool unpersisted = false;
     for (const v1::CompleteRequest& unit : request.units()) {
       v1::CompleteOutcome* outcome = response->add_outcomes();
-      const absl::Status committed = CommitLocked(unit, outcome->mutable_response());
+      // Once one result could not be persisted the store is failing: the rest are not tried (each try
+      // could wait out the store's timeout, holding every other commit) and the worker sends them again.
+      const absl::Status committed =
+          unpersisted ? absl::UnavailableError("not tried: an earlier unit of this call could not be persisted")
+                      : CommitLocked(unit, outcome->mutable_response());
+      unpersisted = unpersisted || absl::IsUnavailable(committed);
       outcome->set_code(static_cast<int>(committed.code()));
       outcome->set_message(std::string(committed.message()));
       marked = marked || MarkedDone(committed, outcome->response());

@@ -3,7 +3,7 @@
 // runs against the real coordinator logic without a server, a port or a thread of its own.
 //
 // SetReachable(false) makes every call fail with UNAVAILABLE without reaching the core, as when the
-// coordinator is away; Complete blocks until the result is durable, as over gRPC. Deadlines are
+// coordinator is away; Complete and CompleteMany block until the results are durable, as over gRPC. Deadlines are
 // ignored: the core answers at once. Thread-safe.
 #ifndef NOVELTYGRID_COORDINATOR_SERVICE_IN_PROCESS_CLIENT_H_
 #define NOVELTYGRID_COORDINATOR_SERVICE_IN_PROCESS_CLIENT_H_

@@ -13,14 +13,12 @@
 #include <curl/curl.h>
 #include <pthread.h>
 #include <sys/epoll.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
-#include <limits>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -32,6 +30,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "common/event/event_loop.h"
+#include "common/open_files.h"
 #include "worker/http/curl_transfer.h"
 
 namespace noveltygrid {
@@ -53,16 +52,6 @@ bool ProxyVariablesUnset() {
     if (std::getenv(name) != nullptr) return false;
   }
   return true;
-}
-
-// How many connections the open-file limit leaves room for (256 descriptors kept for everything
-// else); nullopt when the limit is unlimited or unknown.
-std::optional<int> ConnectionRoom() {
-  struct rlimit limit;
-  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return std::nullopt;
-  constexpr rlim_t kReserved = 256;
-  const rlim_t room = limit.rlim_cur > kReserved + 64 ? limit.rlim_cur - kReserved : 64;
-  return static_cast<int>(std::min<rlim_t>(room, std::numeric_limits<int>::max()));
 }
 
 void GlobalInit() {

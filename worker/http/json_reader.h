@@ -1,6 +1,7 @@
 // JsonReader: a strict pull reader over one JSON text, for replies the worker reads a few fields of
 // (chat completions, embeddings) without building a tree of the whole body.
 //
+// SkipUnchecked is the one exception to what follows: it checks nothing (for the worker's own texts).
 // Apart from values nested deeper than kMaxJsonDepth (common/json_util.h), which Skip refuses (then
 // too_deep() says so), it accepts exactly what nlohmann::json::parse accepts (RFC 8259: UTF-8 checked, control
 // characters in strings and lone surrogates rejected, no trailing commas or comments), reads strings the same way

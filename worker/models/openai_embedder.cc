@@ -272,6 +272,7 @@ void OpenAiEmbedder::Embed(std::vector<std::string> texts, EmbedCallback done) {
     } else if (was_empty) {
       batch_started_ = now;
       timer = std::min(QuietGap(), wait);
+      armed_ = timer;
       generation = generation_;
     }
   }
@@ -291,11 +292,14 @@ void OpenAiEmbedder::FlushIfDue(uint64_t generation) {
   {
     absl::MutexLock lock(&mu_);
     if (generation != generation_ || pending_.waiters.empty()) return;  // already sent as a full batch
-    // Due when the texts have stopped coming, or when the first has waited embed_wait.
-    const absl::Time due = std::min(last_text_ + QuietGap(), batch_started_ + endpoint_.provider.embed_wait);
+    // Due when the texts have stopped coming, or when the first has waited embed_wait -- by the clock,
+    // and by the timers armed for the batch so far (should the clock and the timers disagree).
+    const absl::Duration wait = endpoint_.provider.embed_wait;
+    const absl::Time due = std::min(last_text_ + QuietGap(), batch_started_ + wait);
     const absl::Time now = clock_->Now();
-    if (now < due) {
-      again = due - now;
+    if (now < due && armed_ < wait) {
+      again = std::min(due - now, wait - armed_);
+      armed_ += again;
     } else {
       ready = std::move(pending_);
       pending_ = Batch();

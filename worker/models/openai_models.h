@@ -136,6 +136,7 @@ class OpenAiEmbedder : public Embedder {
   const Clock* const clock_;
   absl::Time last_text_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   absl::Time batch_started_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();  // the pending batch's first text
+  absl::Duration armed_ ABSL_GUARDED_BY(mu_) = absl::ZeroDuration();      // its timers' delays so far
   absl::Duration mean_gap_ ABSL_GUARDED_BY(mu_) = absl::ZeroDuration();   // between Embed calls (EWMA)
   // Shared with timer tasks so that a timer firing after destruction finds the embedder gone.
   std::shared_ptr<OpenAiEmbedder*> self_;

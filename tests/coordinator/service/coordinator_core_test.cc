@@ -231,17 +231,23 @@ TEST_F(CoordinatorCoreTest, CompleteManyAnswersEachUnitAsCompleteWouldInOneCall)
   EXPECT_EQ(coordinator_.marked_done(), 1);  // one wake-up for the call, not one per unit
 }
 
+// The first unit that cannot be persisted stops the call's persisting: the others are not tried (each
+// could wait out the store's timeout under the commit lock) and come back UNAVAILABLE, to be sent again.
 TEST_F(CoordinatorCoreTest, CompleteManyThatCannotBePersistedSaysUnavailablePerUnit) {
   const v1::Lease lease = LeaseOne();
+  const v1::Lease second = LeaseOne();
   coordinator_.FailPersist(true);
   v1::CompleteManyRequest request;
-  *request.add_units() = CompleteOf(lease);
+  for (const v1::Lease& l : {lease, second}) *request.add_units() = CompleteOf(l);
   v1::CompleteManyResponse response;
   ASSERT_TRUE(core().CompleteMany(kToken, request, &response).ok());
-  ASSERT_EQ(response.outcomes_size(), 1);
-  EXPECT_EQ(static_cast<absl::StatusCode>(response.outcomes(0).code()), absl::StatusCode::kUnavailable);
-  EXPECT_FALSE(response.outcomes(0).response().accepted());
-  EXPECT_EQ(StatusNow().units_leased(), 1);
+  ASSERT_EQ(response.outcomes_size(), 2);
+  for (const v1::CompleteOutcome& outcome : response.outcomes()) {
+    EXPECT_EQ(static_cast<absl::StatusCode>(outcome.code()), absl::StatusCode::kUnavailable);
+    EXPECT_FALSE(outcome.response().accepted());
+  }
+  EXPECT_EQ(coordinator_.persist_attempts(), 1);
+  EXPECT_EQ(StatusNow().units_leased(), 2);
   EXPECT_EQ(coordinator_.marked_done(), 0);
   EXPECT_TRUE(absl::IsUnauthenticated(core().CompleteMany("wrong", request, &response)));
 }

@@ -88,10 +88,15 @@ class TestCoordinator {
     absl::MutexLock lock(&mu_);
     return marked_done_;
   }
+  int persist_attempts() const {
+    absl::MutexLock lock(&mu_);
+    return persist_attempts_;
+  }
 
  private:
   absl::Status Persist(const UnitResult& result) {
     absl::MutexLock lock(&mu_);
+    ++persist_attempts_;
     if (fail_persist_) return absl::InternalError("disk full");
     committed_.push_back(result);
     return absl::OkStatus();
@@ -104,6 +109,7 @@ class TestCoordinator {
   bool fail_persist_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<UnitResult> committed_ ABSL_GUARDED_BY(mu_);
   int marked_done_ ABSL_GUARDED_BY(mu_) = 0;
+  int persist_attempts_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace noveltygrid::testing
