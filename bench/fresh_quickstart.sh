@@ -41,8 +41,8 @@ run=$FRESH_ROOT/run
 
 die() { echo "fresh_quickstart: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot and mount): sudo bash $0"
-for tool in debootstrap chroot mount git flock; do
-  command -v "$tool" >/dev/null || die "$tool is missing (apt-get install debootstrap util-linux git)"
+for tool in debootstrap chroot mount git flock perl; do
+  command -v "$tool" >/dev/null || die "$tool is missing (apt-get install debootstrap util-linux git perl)"
 done
 [ -d "$SHARED" ] || die "$SHARED is missing (the project expects ../shared beside the repository)"
 SHARED=$(cd "$SHARED" && pwd)
