@@ -2,6 +2,7 @@
 // steps in one Report, then its finished units in one CompleteMany (several units, persisted and
 // answered together), then its releases -- so model callbacks never block on the network and a worker
 // with thousands of loops makes a few RPCs per round, not one per unit.
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "proto/limits.h"
+#include "proto/report_batches.h"
 #include "worker/lease_loop.h"
 
 namespace noveltygrid {
@@ -41,10 +43,8 @@ void LeaseLoop::SendLoop() {
 bool LeaseLoop::SendReports(std::map<std::string, std::vector<v1::Step>> steps) {
   // Every lease's new steps in one request (split only when it grows large), so a worker with
   // hundreds of loops makes one Report RPC per round rather than one per lease.
-  constexpr size_t kReportBytes = kMaxMessageBytes / 8;
   bool delivered = true;
   auto send = [&](v1::ReportRequest& request) {
-    if (request.leases_size() == 0) return;
     request.set_worker_id(options_.worker_id);
     v1::ReportResponse response;
     absl::Status status = client_->Report(request, &response, Deadline());
@@ -70,28 +70,16 @@ bool LeaseLoop::SendReports(std::map<std::string, std::vector<v1::Step>> steps) 
         }
       }
     }
-    request.Clear();
   };
-  v1::ReportRequest request;
-  size_t bytes = 0;
-  for (auto& [lease_id, answers] : steps) {
-    v1::LeaseSteps* lease = nullptr;
-    {
-      absl::MutexLock lock(&mu_);
-      auto it = active_.find(lease_id);
-      if (it == active_.end() || it->second.lost || !it->second.running) continue;
-      lease = request.add_leases();
-      lease->set_fencing_token(it->second.token);
-    }
-    lease->set_lease_id(lease_id);
-    for (v1::Step& a : answers) *lease->add_steps() = std::move(a);
-    bytes += lease->ByteSizeLong();
-    if (bytes >= kReportBytes) {
-      send(request);
-      bytes = 0;
-    }
-  }
-  send(request);
+  PackReports(
+      steps,
+      [&](const std::string& lease_id) -> std::optional<uint64_t> {
+        absl::MutexLock lock(&mu_);
+        auto it = active_.find(lease_id);
+        if (it == active_.end() || it->second.lost || !it->second.running) return std::nullopt;
+        return it->second.token;
+      },
+      send);
   return delivered;
 }
 

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/hashing.h"
 #include "common/records.h"
 #include "proto/limits.h"
+#include "proto/report_batches.h"
 #include "proto/wire.h"
 
 namespace noveltygrid::load {
@@ -301,9 +303,7 @@ void FakeWorker::CompleteLoop() {
 
 void FakeWorker::SendReport(std::map<std::string, std::vector<v1::Step>> steps) {
   // As the real worker: one request for every lease's new steps, split only when it grows large.
-  constexpr size_t kReportBytes = kMaxMessageBytes / 8;
   auto send = [&](v1::ReportRequest& request) {
-    if (request.leases_size() == 0) return;
     request.set_worker_id(options_.worker_id);
     v1::ReportResponse response;
     const absl::Time start = absl::Now();
@@ -316,30 +316,16 @@ void FakeWorker::SendReport(std::map<std::string, std::vector<v1::Step>> steps) 
         if (loops_.erase(rejected) > 0) ++counters_.units_refused;
       }
     }
-    request.Clear();
   };
-  v1::ReportRequest request;
-  size_t bytes = 0;
-  for (auto& [lease_id, answers] : steps) {
-    v1::LeaseSteps* lease = request.add_leases();
-    {
-      absl::MutexLock lock(&mu_);
-      auto it = loops_.find(lease_id);
-      if (it == loops_.end()) {
-        request.mutable_leases()->RemoveLast();
-        continue;
-      }
-      lease->set_fencing_token(it->second.token);
-    }
-    lease->set_lease_id(lease_id);
-    for (v1::Step& a : answers) *lease->add_steps() = std::move(a);
-    bytes += lease->ByteSizeLong();
-    if (bytes >= kReportBytes) {
-      send(request);
-      bytes = 0;
-    }
-  }
-  send(request);
+  PackReports(
+      steps,
+      [&](const std::string& lease_id) -> std::optional<uint64_t> {
+        absl::MutexLock lock(&mu_);
+        auto it = loops_.find(lease_id);
+        if (it == loops_.end()) return std::nullopt;
+        return it->second.token;
+      },
+      send);
 }
 
 void FakeWorker::SendComplete(const v1::CompleteRequest& request) {

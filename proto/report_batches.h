@@ -1,0 +1,26 @@
+// PackReports: a worker's new steps of every lease as ReportRequests -- one request per round, split
+// only when it grows large -- for the worker's sender and the load generator's fake workers alike.
+#ifndef NOVELTYGRID_PROTO_REPORT_BATCHES_H_
+#define NOVELTYGRID_PROTO_REPORT_BATCHES_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/functional/function_ref.h"
+#include "noveltygrid/v1/coordinator.pb.h"
+
+namespace noveltygrid {
+
+// Moves the steps of each lease (in lease id order) into requests of about kMaxMessageBytes / 8 and
+// hands each to `send`, which sends it (the worker id is the caller's to set). `token_of` gives a
+// lease's fencing token, or nullopt to leave the lease out (no longer held).
+void PackReports(std::map<std::string, std::vector<v1::Step>>& steps,
+                 absl::FunctionRef<std::optional<uint64_t>(const std::string& lease_id)> token_of,
+                 absl::FunctionRef<void(v1::ReportRequest& request)> send);
+
+}  // namespace noveltygrid
+
+#endif  // NOVELTYGRID_PROTO_REPORT_BATCHES_H_
