@@ -11,7 +11,7 @@
 //       timeout_s: 120
 //       max_retries: 6
 //       embed_batch: 64                    # embedding inputs coalesced into one request
-//       embed_wait_ms: 5
+//       embed_wait_ms: 0                   # 0: no timer (a batch is what the worker has at hand)
 //       extra_body: {top_p: 0.95}          # merged into every chat request body
 //       max_tokens_field: max_tokens       # or max_completion_tokens (default for openai)
 //       embed_encoding: base64             # or float
@@ -54,8 +54,8 @@ struct ProviderConfig {
   absl::Duration initial_backoff = absl::Milliseconds(500);
   absl::Duration max_backoff = absl::Seconds(30);
   int embed_batch = 64;
-  absl::Duration embed_wait = absl::Milliseconds(5);
-  std::string extra_body_json = "{}";  // a JSON object merged into chat request bodies
+  absl::Duration embed_wait = absl::ZeroDuration();  // see OpenAiEmbedder
+  std::string extra_body_json = "{}";                // a JSON object merged into chat request bodies
   // "max_tokens" or "max_completion_tokens" (OpenAI's current name, which its reasoning models require).
   std::string max_tokens_field = "max_tokens";
   std::string embed_encoding = "base64";  // or "float", for servers without base64 embeddings

@@ -79,7 +79,9 @@ class MockLlmPeerTest : public ClusterTest {
         << "noveltybench:\n  prompts: " << testing_files::SharedData("noveltybench/curated.jsonl") << "\n"
         << "  limit: " << kPrompts << "\n  k: " << kSamples << "\n  ask_n: false\n"
         << "  partitioner: llm\n  partition_model: mock:judge\n  quality: llm\n  quality_model: mock:judge\n"
-        << "providers:\n  mock:\n    base_url: " << url << "\n    embed_encoding: float\n    max_retries: 2\n";
+        // Texts wait for company (the default sends what is at hand), so that batches reach the mock.
+        << "providers:\n  mock:\n    base_url: " << url
+        << "\n    embed_encoding: float\n    max_retries: 2\n    embed_wait_ms: 5\n";
     EXPECT_TRUE(out.good());
     return path;
   }

@@ -63,7 +63,7 @@ absl::StatusOr<std::unique_ptr<Embedder>> MakeEmbedder(const std::string& id, co
     if (!channel.ok()) return channel.status();
     absl::StatusOr<HttpClient*> http = context.providers->Http();
     if (!http.ok()) return http.status();
-    return std::unique_ptr<Embedder>(std::make_unique<OpenAiEmbedder>(*endpoint, *channel, *http));
+    return std::unique_ptr<Embedder>(std::make_unique<OpenAiEmbedder>(*endpoint, *channel, *http, context.executor));
   }
   if (id == "lexical" || absl::StartsWith(id, "lexical-")) {
     absl::StatusOr<std::unique_ptr<LexicalEmbedder>> embedder = LexicalEmbedder::Create(id, context.executor);

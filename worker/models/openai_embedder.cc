@@ -66,10 +66,12 @@ bool DecodeCanonicalBase64Floats(absl::string_view text, Embedding* out) {
 
 }  // namespace
 
-OpenAiEmbedder::OpenAiEmbedder(ModelEndpoint endpoint, ProviderChannel* channel, HttpClient* timers, const Clock* clock)
+OpenAiEmbedder::OpenAiEmbedder(ModelEndpoint endpoint, ProviderChannel* channel, HttpClient* timers, Executor* executor,
+                               const Clock* clock)
     : endpoint_(std::move(endpoint)),
       channel_(channel),
       timers_(timers),
+      executor_(executor),
       clock_(clock),
       self_(std::make_shared<OpenAiEmbedder*>(this)),
       fallback_(std::make_shared<Fallback>(endpoint_, channel)) {}
@@ -253,6 +255,7 @@ void OpenAiEmbedder::Embed(std::vector<std::string> texts, EmbedCallback done) {
   Batch ready;
   absl::Duration timer = absl::ZeroDuration();
   uint64_t generation = 0;
+  bool tail_flush = false;
   {
     absl::MutexLock lock(&mu_);
     const absl::Duration wait = endpoint_.provider.embed_wait;
@@ -265,10 +268,15 @@ void OpenAiEmbedder::Embed(std::vector<std::string> texts, EmbedCallback done) {
     const bool was_empty = pending_.waiters.empty();
     pending_.waiters.push_back({texts.size(), std::move(done)});
     for (std::string& t : texts) pending_.texts.push_back(std::move(t));
-    if (pending_.texts.size() >= batch_limit || wait <= absl::ZeroDuration() || (was_empty && mean_gap_ > wait)) {
+    if (pending_.texts.size() >= batch_limit || (was_empty && wait > absl::ZeroDuration() && mean_gap_ > wait)) {
       ready = std::move(pending_);
       pending_ = Batch();
       ++generation_;
+    } else if (wait <= absl::ZeroDuration()) {
+      if (was_empty) {
+        tail_flush = true;
+        generation = generation_;
+      }
     } else if (was_empty) {
       batch_started_ = now;
       timer = std::min(QuietGap(), wait);
@@ -277,6 +285,13 @@ void OpenAiEmbedder::Embed(std::vector<std::string> texts, EmbedCallback done) {
     }
   }
   if (!ready.waiters.empty()) return Send(std::move(ready));
+  if (tail_flush) {
+    // No wait: the batch goes once the tasks already queued (other replies, which may add texts) have run.
+    executor_->Schedule([weak = std::weak_ptr<OpenAiEmbedder*>(self_), generation] {
+      if (std::shared_ptr<OpenAiEmbedder*> self = weak.lock()) (*self)->FlushNow(generation);
+    });
+    return;
+  }
   if (timer > absl::ZeroDuration()) StartTimer(timer, generation);
 }
 
@@ -307,6 +322,18 @@ void OpenAiEmbedder::FlushIfDue(uint64_t generation) {
     }
   }
   if (again > absl::ZeroDuration()) return StartTimer(again, generation);
+  Send(std::move(ready));
+}
+
+void OpenAiEmbedder::FlushNow(uint64_t generation) {
+  Batch ready;
+  {
+    absl::MutexLock lock(&mu_);
+    if (generation != generation_ || pending_.waiters.empty()) return;
+    ready = std::move(pending_);
+    pending_ = Batch();
+    ++generation_;
+  }
   Send(std::move(ready));
 }
 

@@ -7,9 +7,8 @@
 // never an answer. Token usage and the channel's retries are reported in ChatReply.
 //
 // OpenAiEmbedder: POST /embeddings with array input (and "dimensions" when the endpoint asks for a
-// size), base64 or float encoding per provider. Concurrent Embed calls are coalesced: texts queue until
-// embed_batch of them are waiting or embed_wait has passed since the first, then go out as one request;
-// each caller gets its own vectors (in its order) and its share of the usage.
+// size), base64 or float encoding per provider. Concurrent Embed calls are coalesced into requests of at
+// most embed_batch texts; each caller gets its own vectors (in its order) and its share of the usage.
 //
 // Thread-safe; callbacks run on the executor. Implemented in openai_chat_model.cc and
 // openai_embedder.cc; the reply fields both read are in openai_reply_fields.h.
@@ -69,15 +68,20 @@ class OpenAiChatModel : public ChatModel {
 
 class OpenAiEmbedder : public Embedder {
  public:
-  // `channel` and `timers` (for the coalescing wait) are not owned and must outlive the embedder.
+  // `channel`, `timers` (for the coalescing wait) and `executor` (where callbacks run) are not owned and
+  // must outlive the embedder.
   //
-  // Coalescing: texts arriving within the provider's `embed_wait` of the first one share a request
-  // (up to `embed_batch` texts). The wait is only paid when it is likely to find company: while the
+  // Coalescing without a wait (`embed_wait` 0, the default): a batch goes once the executor has run the
+  // tasks queued before its first text -- the replies that came with it, whose texts join it. Nothing
+  // waits on a timer; batches grow with the load (one text each when replies come one at a time).
+  //
+  // Coalescing with a wait: texts arriving within the provider's `embed_wait` of the first one share a
+  // request (up to `embed_batch` texts). The wait is only paid when it is likely to find company: while the
   // mean gap between Embed calls (an exponential moving average on `clock`) is longer than the wait, a text
   // is sent at once -- a sweep of a few loops then loses nothing per iteration, one of hundreds still
   // batches. A batch also goes as soon as its burst is over: once no text has come for four mean gaps
   // (at least kMinQuietGap), it stops waiting for the rest of embed_wait.
-  OpenAiEmbedder(ModelEndpoint endpoint, ProviderChannel* channel, HttpClient* timers,
+  OpenAiEmbedder(ModelEndpoint endpoint, ProviderChannel* channel, HttpClient* timers, Executor* executor,
                  const Clock* clock = SystemClockInstance());
   ~OpenAiEmbedder() override;
 
@@ -108,6 +112,8 @@ class OpenAiEmbedder : public Embedder {
   // The timer's check: sends the pending batch if it is still the one the timer was started for and
   // is due (quiet, or waited embed_wait); otherwise starts the timer again for when it will be.
   void FlushIfDue(uint64_t generation);
+  // The executor's task (no wait): sends the pending batch if it is still the one it was scheduled for.
+  void FlushNow(uint64_t generation);
   void Send(Batch batch);
   // One request per text: for servers that answer a batched request with the wrong number of vectors
   // (some OpenAI-compatible servers embed only the first input). Every later batch goes this way too.
@@ -130,6 +136,7 @@ class OpenAiEmbedder : public Embedder {
   const ModelEndpoint endpoint_;
   ProviderChannel* const channel_;
   HttpClient* const timers_;
+  Executor* const executor_;
   absl::Mutex mu_;
   Batch pending_ ABSL_GUARDED_BY(mu_);
   uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;  // bumped at every flush; stale timers do nothing
