@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <system_error>
+#include <thread>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -206,6 +207,13 @@ bool RowsUpToDate(const Json& stamp, const std::string& key, const std::filesyst
          stamp["files"].value(name, Json::object()) == identity;
 }
 
+// The rows file of `part` at `path`, replaced atomically.
+absl::Status WriteRowsFile(const std::string& path, const BenchmarkResults& part) {
+  ASSIGN_OR_RETURN(std::unique_ptr<AtomicFileWriter> rows, AtomicFileWriter::Create(path));
+  RETURN_IF_ERROR(part.WriteRows([&rows](std::string_view piece) { return rows->Append(piece); }));
+  return rows->Commit();
+}
+
 // What report.html is drawn from besides the rows: the summary but for "run" (its seconds change on
 // every re-open), the prices and the external leaderboard asked for, with its files as they are now. A page written
 // under another key is drawn again.
@@ -243,27 +251,37 @@ absl::Status WriteSweepResults(const std::string& dir, const ResultsParts& parts
   const std::string stamp_path = RowsStampPath(root);
   absl::StatusOr<Json> stamp = std::filesystem::exists(stamp_path) ? ReadJsonFile(stamp_path) : Json(nullptr);
   if (!stamp.ok()) stamp = Json(nullptr);  // a damaged stamp only costs a rewrite
-  bool stamp_removed = false;
+  ResultsParts stale_rows;
   for (const BenchmarkResults* part : parts) {
-    if (RowsUpToDate(*stamp, options.rows_key, root, part->RowsFileName())) continue;
-    if (!stamp_removed) {  // no stamp may vouch for a rows file while it is being replaced
-      std::filesystem::remove(stamp_path, ec);
-      if (ec) return absl::InternalError(absl::StrCat("cannot remove ", stamp_path, ": ", ec.message()));
-      stamp_removed = true;
-    }
-    // Streamed: a large sweep's rows need not fit in memory (see coordinator/benchmarks/unit_source.h).
-    ASSIGN_OR_RETURN(std::unique_ptr<AtomicFileWriter> rows,
-                     AtomicFileWriter::Create((root / part->RowsFileName()).string()));
-    RETURN_IF_ERROR(part->WriteRows([&rows](std::string_view piece) { return rows->Append(piece); }));
-    RETURN_IF_ERROR(rows->Commit());
+    if (!RowsUpToDate(*stamp, options.rows_key, root, part->RowsFileName())) stale_rows.push_back(part);
   }
-  RETURN_IF_ERROR(WriteSummaryAndLeaderboard(dir, parts, options));
+  if (!stale_rows.empty()) {  // no stamp may vouch for a rows file while it is being replaced
+    std::filesystem::remove(stamp_path, ec);
+    if (ec) return absl::InternalError(absl::StrCat("cannot remove ", stamp_path, ": ", ec.message()));
+  }
   // report.html reads the answers again (its per-question plots), so it too is kept when its rows and
   // the page are as stamped: a finished sweep opened again reads nothing back.
   const std::string report_key = options.rows_key.empty() ? "" : ReportKey(parts, options);
-  const bool report_fresh = !stamp_removed && RowsUpToDate(*stamp, options.rows_key, root, kReportFileName) &&
+  const bool report_fresh = stale_rows.empty() && RowsUpToDate(*stamp, options.rows_key, root, kReportFileName) &&
                             stamp->value("report_key", "") == report_key;
-  if (!report_fresh) RETURN_IF_ERROR(WriteHtmlReport(dir, parts, options));
+  // The files are independent (each reads the parts, which are snapshots): the summary and the page are
+  // written on threads of their own while this one streams the rows, so a sweep's end waits for the
+  // longest of them rather than their sum.
+  absl::Status summary_written, report_written;
+  std::thread summary_thread([&] { summary_written = WriteSummaryAndLeaderboard(dir, parts, options); });
+  std::thread report_thread;
+  if (!report_fresh) report_thread = std::thread([&] { report_written = WriteHtmlReport(dir, parts, options); });
+  absl::Status rows_written;
+  for (const BenchmarkResults* part : stale_rows) {
+    // Streamed: a large sweep's rows need not fit in memory (see coordinator/benchmarks/unit_source.h).
+    rows_written = WriteRowsFile((root / part->RowsFileName()).string(), *part);
+    if (!rows_written.ok()) break;
+  }
+  summary_thread.join();
+  if (report_thread.joinable()) report_thread.join();
+  RETURN_IF_ERROR(rows_written);
+  RETURN_IF_ERROR(summary_written);
+  RETURN_IF_ERROR(report_written);
   if (options.rows_key.empty()) {
     std::filesystem::remove(stamp_path, ec);
   } else if (!report_fresh) {
