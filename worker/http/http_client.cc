@@ -42,6 +42,9 @@ using curl_http::Transfer;
 
 constexpr size_t kMaxParsedUrls = 256;   // distinct URLs kept parsed (a worker has a handful)
 constexpr int kMaxEventsPerWait = 1024;  // epoll_wait's batch
+// Each easy handle's receive buffer (curl's default: 16 KiB). A handle is kept per request in flight, and
+// replies are mostly a few KiB: a bigger one (an embeddings batch) only takes more reads.
+constexpr long kReceiveBufferBytes = 4096;
 
 // True when none of the variables curl reads for a proxy (or for exceptions to it) is set: then
 // CURLOPT_PROXY "" and CURLOPT_NOPROXY "" mean what the empty environment means, and spare curl
@@ -379,6 +382,7 @@ class CurlHttpClient : public HttpClient, private event::EventLoop::Handler {
     t->easy = e;
     curl_easy_setopt(e, CURLOPT_PRIVATE, t);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_BUFFERSIZE, kReceiveBufferBytes);
     curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
     curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
     curl_easy_setopt(
