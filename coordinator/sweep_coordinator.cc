@@ -98,7 +98,7 @@ absl::StatusOr<std::unique_ptr<SweepCoordinator>> SweepCoordinator::Start(const 
   SweepCoordinator* self = c.get();
   c->core_ = std::make_unique<CoordinatorCore>(
       service_options, &c->plan_, c->scheduler_.get(),
-      [self](UnitResult result, const CallStats& calls) { return self->Commit(std::move(result), calls); });
+      [self](std::vector<JournalEntry> units) { return self->Commit(std::move(units)); });
   c->service_ = std::make_unique<CoordinatorService>(c->core_.get());
   if (!o.metrics_listen.empty()) {
     CoordinatorMetricsContext context{
@@ -168,9 +168,11 @@ absl::Status SweepCoordinator::RestoreLeases(const std::string& sweep) {
   return lease_log_->Reset(kept);
 }
 
-absl::Status SweepCoordinator::Commit(UnitResult result, const CallStats& calls) {
-  if (const Benchmark* benchmark = plan_.Find(result.unit.benchmark);
-      benchmark != nullptr && result.stop_reason != kStopError) {
+absl::Status SweepCoordinator::Commit(std::vector<JournalEntry> units) {
+  for (JournalEntry& unit : units) {
+    UnitResult& result = unit.result;
+    const Benchmark* benchmark = plan_.Find(result.unit.benchmark);
+    if (benchmark == nullptr || result.stop_reason == kStopError) continue;
     // A finished result its benchmark cannot use is not journaled as done: it counts as failed, and a
     // re-run does it again.
     if (absl::Status usable = benchmark->CheckResult(result); !usable.ok()) {
@@ -178,19 +180,41 @@ absl::Status SweepCoordinator::Commit(UnitResult result, const CallStats& calls)
       result.error = absl::StrCat("malformed result from the worker: ", usable.message());
     }
   }
-  const bool failed = result.stop_reason == kStopError;
-  // Failed units are reported but not journaled: a re-run tries them again.
-  if (!failed) {
-    ASSIGN_OR_RETURN(const bool stored, journal_->Append(result, calls));
-    // The unit was committed before (a lease that ran twice, or another sweep sharing the store): the
-    // stored result is the one that counts, so the numbers and the rows fetched from the log agree.
-    if (!stored) RETURN_IF_ERROR(TakeStored(result));
+  RETURN_IF_ERROR(Journal(units));
+  for (JournalEntry& unit : units) Reduce(std::move(unit));
+  return absl::OkStatus();
+}
+
+absl::Status SweepCoordinator::Journal(std::vector<JournalEntry>& units) {
+  // Failed units are reported but not journaled: a re-run tries them again. The others are moved out
+  // for AppendMany and back, so that the reducer still gets every unit in the call's order.
+  std::vector<size_t> finished;
+  std::vector<JournalEntry> appended;
+  for (size_t i = 0; i < units.size(); ++i) {
+    if (units[i].result.stop_reason == kStopError) continue;
+    finished.push_back(i);
+    appended.push_back(std::move(units[i]));
   }
-  if (!failed && budget_ != nullptr) budget_->Committed(result, calls);
+  absl::StatusOr<std::vector<bool>> stored = journal_->AppendMany(appended);
+  std::vector<UnitResult*> committed_before;
+  for (size_t k = 0; k < finished.size(); ++k) {
+    units[finished[k]] = std::move(appended[k]);
+    if (stored.ok() && !(*stored)[k]) committed_before.push_back(&units[finished[k]].result);
+  }
+  RETURN_IF_ERROR(stored.status());
+  // Units committed before (a lease that ran twice, or another sweep sharing the store): the stored
+  // result is the one that counts, so the numbers and the rows fetched from the log agree.
+  return TakeStored(committed_before);
+}
+
+void SweepCoordinator::Reduce(JournalEntry unit) {
+  UnitResult& result = unit.result;
+  const bool failed = result.stop_reason == kStopError;
+  if (!failed && budget_ != nullptr) budget_->Committed(result, unit.calls);
   const std::string unit_id = result.unit.id;
   const int64_t answers = static_cast<int64_t>(result.answers.size());
   const std::string error = failed ? result.error : "";
-  AddToReducer(std::move(result), calls);
+  AddToReducer(std::move(result), unit.calls);
   if (options_.on_commit) options_.on_commit(answers, failed);
   absl::MutexLock lock(&mu_);
   // The unit is committed; its checkpoint is no longer needed (Wait() deletes it soon).
@@ -199,11 +223,16 @@ absl::Status SweepCoordinator::Commit(UnitResult result, const CallStats& calls)
     ++failed_;
     ++failure_reasons_[error];
   }
-  return absl::OkStatus();
 }
 
-absl::Status SweepCoordinator::TakeStored(UnitResult& result) const {
-  return journal_->ForEachUnit({result.unit.id}, [&result](UnitResult stored) {
+absl::Status SweepCoordinator::TakeStored(const std::vector<UnitResult*>& results) const {
+  if (results.empty()) return absl::OkStatus();
+  std::vector<std::string> ids;
+  ids.reserve(results.size());
+  for (const UnitResult* result : results) ids.push_back(result->unit.id);
+  size_t next = 0;
+  return journal_->ForEachUnit(ids, [&results, &next](UnitResult stored) {
+    UnitResult& result = *results[next++];
     stored.unit = std::move(result.unit);
     result = std::move(stored);
     return absl::OkStatus();

@@ -104,11 +104,18 @@ class SweepCoordinator {
   SweepCoordinator(const SweepConfig& config, CoordinatorOptions options);
   // Opens the lease log and gives the leases it holds back to their workers (UnitScheduler::Restore).
   absl::Status RestoreLeases(const std::string& sweep);
-  absl::Status Commit(UnitResult result, const CallStats& calls);
+  // The CoordinatorCore's sink: the units one commit call accepted, journaled together, then reduced in
+  // order.
+  absl::Status Commit(std::vector<JournalEntry> units);
+  // Journals the units that did not fail, in one AppendMany; a unit the log already held takes the
+  // result stored there (TakeStored).
+  absl::Status Journal(std::vector<JournalEntry>& units);
+  // What follows a unit's journaling: budget, reducer, progress, its checkpoint and failure counts.
+  void Reduce(JournalEntry unit);
   // Hands a committed unit to its benchmark's reducer; false when the unit was already there.
   bool AddToReducer(UnitResult result, const CallStats& calls);
-  // Replaces `result` with the one the commit log holds for its unit.
-  absl::Status TakeStored(UnitResult& result) const;
+  // Replaces each of `results` with the one the commit log holds for its unit.
+  absl::Status TakeStored(const std::vector<UnitResult*>& results) const;
   void Linger();
   // Deletes the worker checkpoints of the units committed since the last call, in one round trip.
   void DropCheckpoints();

@@ -104,6 +104,17 @@ absl::StatusOr<bool> InMemoryStore::HashSetIfAbsent(const std::string& key, cons
   return hash->try_emplace(field, value).second;
 }
 
+absl::StatusOr<std::vector<bool>> InMemoryStore::HashSetIfAbsentMany(
+    const std::string& key, const std::vector<std::pair<std::string, std::string>>& entries) {
+  std::vector<bool> set;
+  set.reserve(entries.size());
+  for (const auto& [field, value] : entries) {
+    ASSIGN_OR_RETURN(const bool added, HashSetIfAbsent(key, field, value));
+    set.push_back(added);
+  }
+  return set;
+}
+
 absl::StatusOr<std::vector<std::pair<std::string, std::string>>> InMemoryStore::HashGetAll(const std::string& key) {
   absl::MutexLock lock(&mu_);
   ASSIGN_OR_RETURN(const Hash* hash, Find<Hash>("HGETALL", key));

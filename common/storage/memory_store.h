@@ -35,6 +35,8 @@ class InMemoryStore : public Store {
                            const std::vector<std::pair<std::string, std::string>>& entries) override;
   absl::StatusOr<bool> HashSetIfAbsent(const std::string& key, const std::string& field,
                                        const std::string& value) override;
+  absl::StatusOr<std::vector<bool>> HashSetIfAbsentMany(
+      const std::string& key, const std::vector<std::pair<std::string, std::string>>& entries) override;
   absl::StatusOr<std::vector<std::pair<std::string, std::string>>> HashGetAll(const std::string& key) override;
   absl::StatusOr<int64_t> HashLength(const std::string& key) override;
   absl::StatusOr<std::vector<std::optional<std::string>>> HashMultiGet(const std::string& key,

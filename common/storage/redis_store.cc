@@ -29,6 +29,14 @@ absl::StatusOr<Reply> RunOne(RedisClient& client, std::string_view name, std::st
   return std::move(replies.front());
 }
 
+// `commands` as one call on one connection: RedisClient pipelines them, pipeline_batch per round trip.
+// Retried whole on a broken connection, so only for commands that a second run leaves as the first
+// left them (SET; HSETNX, whose second run reports false for what the first set).
+absl::StatusOr<std::vector<Reply>> RunPipelined(RedisClient& client, std::string_view name, std::string_view key,
+                                                std::vector<Command> commands) {
+  return client.Run({.name = name, .key = key, .commands = std::move(commands), .idempotent = true});
+}
+
 absl::StatusOr<std::optional<std::string>> OptionalString(std::string_view command, const redisReply& reply,
                                                           const std::string& where) {
   if (reply.type == REDIS_REPLY_NIL) return std::nullopt;
@@ -130,10 +138,10 @@ absl::StatusOr<bool> RedisStore::SetIfAbsent(const std::string& key, const std::
 absl::Status RedisStore::MultiSet(const std::vector<std::pair<std::string, std::string>>& entries) {
   if (entries.empty()) return absl::OkStatus();
   constexpr const char* kName = "MultiSet (SET)";
-  RedisClient::Call call{.name = kName, .key = {}, .commands = {}, .idempotent = true};
-  call.commands.reserve(entries.size());
-  for (const auto& [key, value] : entries) call.commands.push_back({"SET", key, value});
-  ASSIGN_OR_RETURN(std::vector<Reply> replies, client_->Run(call));
+  std::vector<Command> commands;
+  commands.reserve(entries.size());
+  for (const auto& [key, value] : entries) commands.push_back({"SET", key, value});
+  ASSIGN_OR_RETURN(std::vector<Reply> replies, RunPipelined(*client_, kName, {}, std::move(commands)));
   for (const Reply& reply : replies) RETURN_IF_ERROR(Ok(kName, *reply, client_->where()));
   return absl::OkStatus();
 }
@@ -175,6 +183,23 @@ absl::StatusOr<bool> RedisStore::HashSetIfAbsent(const std::string& key, const s
   ASSIGN_OR_RETURN(Reply reply, RunOne(*client_, "HSETNX", key, {"HSETNX", key, field, value}));
   ASSIGN_OR_RETURN(int64_t set, Integer("HSETNX", *reply, client_->where()));
   return set == 1;
+}
+
+absl::StatusOr<std::vector<bool>> RedisStore::HashSetIfAbsentMany(
+    const std::string& key, const std::vector<std::pair<std::string, std::string>>& entries) {
+  std::vector<bool> set;
+  if (entries.empty()) return set;
+  constexpr const char* kName = "HashSetIfAbsentMany (HSETNX)";
+  std::vector<Command> commands;
+  commands.reserve(entries.size());
+  for (const auto& [field, value] : entries) commands.push_back({"HSETNX", key, field, value});
+  ASSIGN_OR_RETURN(std::vector<Reply> replies, RunPipelined(*client_, kName, key, std::move(commands)));
+  set.reserve(replies.size());
+  for (const Reply& reply : replies) {
+    ASSIGN_OR_RETURN(const int64_t added, Integer(kName, *reply, client_->where()));
+    set.push_back(added == 1);
+  }
+  return set;
 }
 
 absl::StatusOr<std::vector<std::pair<std::string, std::string>>> RedisStore::HashGetAll(const std::string& key) {

@@ -11,8 +11,8 @@
 // server has closed is noticed before use and replaced, so after a restart even non-idempotent commands
 // go through. Only when a connection breaks after a non-idempotent command (SetIfAbsent, ListAppend,
 // ListTrim) was sent is it not retried: it returns Unavailable saying the command may or may not have
-// been applied. MultiGet/MultiSet are pipelined (pipeline_batch commands per round trip; MultiGet uses
-// MGETs of up to pipeline_batch keys each).
+// been applied. MultiGet, MultiSet, HashMultiGet and HashSetIfAbsentMany are pipelined (pipeline_batch
+// commands per round trip; MultiGet uses MGETs of up to pipeline_batch keys each).
 //
 // Thread-safe. The object must outlive all calls on it.
 #ifndef NOVELTYGRID_COMMON_STORAGE_REDIS_STORE_H_
@@ -70,6 +70,8 @@ class RedisStore : public Store {
                            const std::vector<std::pair<std::string, std::string>>& entries) override;
   absl::StatusOr<bool> HashSetIfAbsent(const std::string& key, const std::string& field,
                                        const std::string& value) override;
+  absl::StatusOr<std::vector<bool>> HashSetIfAbsentMany(
+      const std::string& key, const std::vector<std::pair<std::string, std::string>>& entries) override;
   absl::StatusOr<std::vector<std::pair<std::string, std::string>>> HashGetAll(const std::string& key) override;
   absl::StatusOr<int64_t> HashLength(const std::string& key) override;
   absl::StatusOr<std::vector<std::optional<std::string>>> HashMultiGet(const std::string& key,

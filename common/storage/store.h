@@ -61,6 +61,12 @@ class Store {
   // value.)
   virtual absl::StatusOr<bool> HashSetIfAbsent(const std::string& key, const std::string& field,
                                                const std::string& value) = 0;
+  // HashSetIfAbsent for every (field, value) of `entries`, in order, pipelined (one round trip per
+  // pipeline batch): one bool per entry, true when this call set its field (a field given twice is set
+  // by its first entry). Not atomic: after an error some fields may have been set, and a retry reports
+  // false for those.
+  virtual absl::StatusOr<std::vector<bool>> HashSetIfAbsentMany(
+      const std::string& key, const std::vector<std::pair<std::string, std::string>>& entries) = 0;
   // All (field, value) pairs, sorted by field; empty for a missing key.
   virtual absl::StatusOr<std::vector<std::pair<std::string, std::string>>> HashGetAll(const std::string& key) = 0;
   virtual absl::StatusOr<int64_t> HashLength(const std::string& key) = 0;

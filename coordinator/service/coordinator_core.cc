@@ -1,7 +1,9 @@
 #include "coordinator/service/coordinator_core.h"
 
 #include <cstdio>
+#include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "proto/limits.h"
@@ -15,7 +17,7 @@ constexpr size_t kLeaseReplyBudgetBytes = kMaxMessageBytes / 4;
 }  // namespace
 
 CoordinatorCore::CoordinatorCore(CoordinatorServiceOptions options, const Plan* plan, UnitScheduler* scheduler,
-                                 CommitSink sink)
+                                 CommitBatchSink sink)
     : options_(std::move(options)), plan_(plan), scheduler_(scheduler), sink_(std::move(sink)) {
   answers_ = options_.resumed_answers;
   calls_ = options_.resumed_calls;
@@ -179,7 +181,7 @@ absl::Status CoordinatorCore::Complete(std::string_view token, const v1::Complet
   absl::Status committed;
   {
     absl::MutexLock lock(&commit_mu_);
-    committed = CommitLocked(request, response);
+    committed = CommitLocked({&request}, {response}).front();
   }
   if (MarkedDone(committed, *response)) NotifyMarkedDone();
   return committed;
@@ -188,23 +190,26 @@ absl::Status CoordinatorCore::Complete(std::string_view token, const v1::Complet
 absl::Status CoordinatorCore::CompleteMany(std::string_view token, const v1::CompleteManyRequest& request,
                                            v1::CompleteManyResponse* response) {
   if (absl::Status authorized = Authorize(token); !authorized.ok()) return authorized;
-  bool marked = false;
+  std::vector<const v1::CompleteRequest*> units;
+  std::vector<v1::CompleteResponse*> responses;
+  units.reserve(request.units_size());
+  responses.reserve(request.units_size());
+  response->mutable_outcomes()->Reserve(request.units_size());
+  for (const v1::CompleteRequest& unit : request.units()) {
+    units.push_back(&unit);
+    responses.push_back(response->add_outcomes()->mutable_response());
+  }
+  std::vector<absl::Status> committed;
   {
     absl::MutexLock lock(&commit_mu_);
-    response->mutable_outcomes()->Reserve(request.units_size());
-    bool unpersisted = false;
-    for (const v1::CompleteRequest& unit : request.units()) {
-      v1::CompleteOutcome* outcome = response->add_outcomes();
-      // Once one result could not be persisted the store is failing: the rest are not tried (each try
-      // could wait out the store's timeout, holding every other commit) and the worker sends them again.
-      const absl::Status committed =
-          unpersisted ? absl::UnavailableError("not tried: an earlier unit of this call could not be persisted")
-                      : CommitLocked(unit, outcome->mutable_response());
-      unpersisted = unpersisted || absl::IsUnavailable(committed);
-      outcome->set_code(static_cast<int>(committed.code()));
-      outcome->set_message(std::string(committed.message()));
-      marked = marked || MarkedDone(committed, outcome->response());
-    }
+    committed = CommitLocked(units, responses);
+  }
+  bool marked = false;
+  for (int i = 0; i < response->outcomes_size(); ++i) {
+    v1::CompleteOutcome* outcome = response->mutable_outcomes(i);
+    outcome->set_code(static_cast<int>(committed[i].code()));
+    outcome->set_message(std::string(committed[i].message()));
+    marked = marked || MarkedDone(committed[i], outcome->response());
   }
   if (marked) NotifyMarkedDone();
   return absl::OkStatus();
@@ -218,7 +223,42 @@ void CoordinatorCore::NotifyMarkedDone() const {
   if (options_.on_marked_done) options_.on_marked_done();
 }
 
-absl::Status CoordinatorCore::CommitLocked(const v1::CompleteRequest& request, v1::CompleteResponse* response) {
+std::vector<absl::Status> CoordinatorCore::CommitLocked(const std::vector<const v1::CompleteRequest*>& units,
+                                                        const std::vector<v1::CompleteResponse*>& responses) {
+  std::vector<absl::Status> statuses(units.size());
+  std::vector<size_t> batch;                      // accepted, not persisted yet
+  absl::flat_hash_set<std::string_view> batched;  // their unit ids
+  absl::Status persisted;                         // of the last batch
+  const auto persist = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_) {
+    if (batch.empty()) return;
+    persisted = PersistLocked(units, batch, responses);
+    for (size_t i : batch) statuses[i] = persisted;
+    batch.clear();
+    batched.clear();
+  };
+  for (size_t i = 0; i < units.size(); ++i) {
+    // The same unit twice in one call: the first is persisted and marked done before the second is
+    // checked, which then is a duplicate, as if the two had come in two calls.
+    if (batched.contains(units[i]->unit_id())) persist();
+    if (!persisted.ok()) {
+      // The store is failing: the rest are not tried (each try could wait out the store's timeout,
+      // holding every other commit) and the worker sends them again.
+      statuses[i] = absl::UnavailableError("not tried: an earlier unit of this call could not be persisted");
+      continue;
+    }
+    if (std::optional<absl::Status> answered = CheckLocked(*units[i], responses[i])) {
+      statuses[i] = *std::move(answered);
+      continue;
+    }
+    batch.push_back(i);
+    batched.insert(units[i]->unit_id());
+  }
+  persist();
+  return statuses;
+}
+
+std::optional<absl::Status> CoordinatorCore::CheckLocked(const v1::CompleteRequest& request,
+                                                         v1::CompleteResponse* response) {
   switch (scheduler_->CheckCommit(request.lease_id(), request.fencing_token(), request.unit_id())) {
     case CommitCheck::kDuplicate:
       Count(&CommitCounts::duplicates);
@@ -235,27 +275,49 @@ absl::Status CoordinatorCore::CommitLocked(const v1::CompleteRequest& request, v
     case CommitCheck::kAccepted:
       break;
   }
-  std::optional<UnitSpec> unit = scheduler_->UnitById(request.unit_id());
-  UnitResult result = ResultFromProto(request, *unit);
-  const bool failed = result.stop_reason == kStopError;
-  const CallStats calls = FromProto(request.calls());
-  absl::Status persisted = sink_(std::move(result), calls);
-  if (!persisted.ok()) {
-    // The unit stays leased; the worker retries the commit or the lease expires and it runs again.
-    Count(&CommitCounts::unpersisted);
+  return std::nullopt;
+}
+
+absl::Status CoordinatorCore::PersistLocked(const std::vector<const v1::CompleteRequest*>& units,
+                                            const std::vector<size_t>& batch,
+                                            const std::vector<v1::CompleteResponse*>& responses) {
+  std::vector<JournalEntry> entries;
+  entries.reserve(batch.size());
+  CallStats calls;  // of the whole batch, counted once it is persisted
+  for (size_t i : batch) {
+    const v1::CompleteRequest& request = *units[i];
+    // CheckLocked accepted it, so the unit is planned.
+    entries.push_back({ResultFromProto(request, *scheduler_->UnitById(request.unit_id())), FromProto(request.calls())});
+    MergeCallStats(entries.back().calls, calls);
+  }
+  if (absl::Status persisted = sink_(std::move(entries)); !persisted.ok()) {
+    // The units stay leased; the worker retries the commit or the leases expire and they run again.
+    absl::MutexLock lock(&mu_);
+    commits_.unpersisted += static_cast<int64_t>(batch.size());
     return absl::UnavailableError(absl::StrCat("cannot persist the result: ", persisted.message()));
   }
+  FinishLocked(units, batch, calls, responses);
+  return absl::OkStatus();
+}
+
+void CoordinatorCore::FinishLocked(const std::vector<const v1::CompleteRequest*>& units,
+                                   const std::vector<size_t>& batch, const CallStats& calls,
+                                   const std::vector<v1::CompleteResponse*>& responses) {
   {
     absl::MutexLock lock(&mu_);
-    answers_ += request.answers_size();
-    answers_this_run_ += request.answers_size();
-    ++units_this_run_;
-    ++commits_.accepted;
+    for (size_t i : batch) {
+      answers_ += units[i]->answers_size();
+      answers_this_run_ += units[i]->answers_size();
+    }
+    units_this_run_ += static_cast<int64_t>(batch.size());
+    commits_.accepted += static_cast<int64_t>(batch.size());
     MergeCallStats(calls, calls_);
   }
-  scheduler_->MarkDone(request.unit_id(), failed, request.answers_size());
-  response->set_accepted(true);
-  return absl::OkStatus();
+  for (size_t i : batch) {
+    const v1::CompleteRequest& request = *units[i];
+    scheduler_->MarkDone(request.unit_id(), request.stop_reason() == kStopError, request.answers_size());
+    responses[i]->set_accepted(true);
+  }
 }
 
 CommitCounts CoordinatorCore::Commits() const {

@@ -4,17 +4,20 @@
 // adapter over it; InProcessCoordinatorClient (in_process_client.h) calls it directly.
 //
 // Thread-safe. Lease, Heartbeat, Report, Release and Status only touch the scheduler's in-memory state
-// and return at once. Complete persists a result through the CommitSink (journal fsync, reducer) before
-// it returns OK, so it may block; commits are serialised, which keeps "check token -> persist -> mark
-// done" atomic. Every call is refused with UNAUTHENTICATED unless it carries the shared token.
+// and return at once. Complete and CompleteMany persist results through the CommitBatchSink (journal
+// fsync or Redis, reducer) before they return OK, so they may block; commits are serialised, which keeps
+// "check token -> persist -> mark done" atomic. Every call is refused with UNAUTHENTICATED unless it
+// carries the shared token.
 #ifndef NOVELTYGRID_COORDINATOR_SERVICE_COORDINATOR_CORE_H_
 #define NOVELTYGRID_COORDINATOR_SERVICE_COORDINATOR_CORE_H_
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
@@ -23,13 +26,17 @@
 #include "common/records.h"
 #include "coordinator/lease/unit_scheduler.h"
 #include "coordinator/plan/planner.h"
+#include "coordinator/state/committed_unit.h"
 #include "coordinator/state/lease_log.h"
 #include "noveltygrid/v1/coordinator.pb.h"
 
 namespace noveltygrid {
 
-// Where committed results go (journal + reducer). Called by one commit at a time.
-using CommitSink = std::function<absl::Status(UnitResult result, const CallStats& calls)>;
+// Where committed results go (journal + reducer): the units one commit call accepted, in order, in one
+// call, so that they are persisted together (one fdatasync or Redis round trip, not one per unit). OK:
+// every unit is durable; an error: none of them counts as committed (they stay leased and the worker
+// sends them again). Called by one commit at a time.
+using CommitBatchSink = std::function<absl::Status(std::vector<JournalEntry> units)>;
 
 struct CoordinatorServiceOptions {
   std::string token;
@@ -65,7 +72,7 @@ class CoordinatorCore {
  public:
   // `scheduler` is not owned.
   // `plan` (not owned) supplies each unit's benchmark settings for its leases.
-  CoordinatorCore(CoordinatorServiceOptions options, const Plan* plan, UnitScheduler* scheduler, CommitSink sink);
+  CoordinatorCore(CoordinatorServiceOptions options, const Plan* plan, UnitScheduler* scheduler, CommitBatchSink sink);
 
   // OK when `token` is the shared token (compared in constant time), else UNAUTHENTICATED.
   absl::Status Authorize(std::string_view token) const;
@@ -78,7 +85,9 @@ class CoordinatorCore {
   // the result cannot be persisted (the worker retries).
   absl::Status Complete(std::string_view token, const v1::CompleteRequest& request, v1::CompleteResponse* response);
   // Each unit as Complete, in order, under one hold of the commit lock; its outcome carries what
-  // Complete would have returned. Returns once every accepted unit is durable and marked done.
+  // Complete would have returned. The units accepted are persisted in one sink call; if that fails,
+  // each of them is UNAVAILABLE and stays leased. Returns once every accepted unit is durable and
+  // marked done.
   absl::Status CompleteMany(std::string_view token, const v1::CompleteManyRequest& request,
                             v1::CompleteManyResponse* response);
   absl::Status Release(std::string_view token, const v1::ReleaseRequest& request, v1::ReleaseResponse* response);
@@ -93,9 +102,25 @@ class CoordinatorCore {
   // Writes the leases of `response` to the lease log (when there is one).
   void RecordLeases(const std::string& worker_id, const v1::LeaseResponse& response);
   void Count(int64_t CommitCounts::*counter);
-  // Checks and persists one result and marks its unit done; the caller calls options_.on_marked_done
-  // once for all it committed (one wake-up of the sweep's waiter per call, not per unit).
-  absl::Status CommitLocked(const v1::CompleteRequest& request, v1::CompleteResponse* response)
+  // Commits `units` in order: the status and *responses[i] answer units[i] as Complete does. Each is
+  // checked (CheckLocked); those accepted are persisted together (PersistLocked) and then marked done
+  // in order (FinishLocked). The caller calls options_.on_marked_done once for all it committed (one
+  // wake-up of the sweep's waiter per call, not per unit).
+  std::vector<absl::Status> CommitLocked(const std::vector<const v1::CompleteRequest*>& units,
+                                         const std::vector<v1::CompleteResponse*>& responses)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
+  // Fencing, duplicates, unknown units: answers `response` and returns the status of a unit that is
+  // not to be persisted; nullopt when the caller holds the unit's lease (persist it).
+  std::optional<absl::Status> CheckLocked(const v1::CompleteRequest& request, v1::CompleteResponse* response)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
+  // The units `batch` indexes (accepted by CheckLocked) in one sink call, then FinishLocked; UNAVAILABLE
+  // when they cannot be persisted.
+  absl::Status PersistLocked(const std::vector<const v1::CompleteRequest*>& units, const std::vector<size_t>& batch,
+                             const std::vector<v1::CompleteResponse*>& responses)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
+  // Counts the persisted units of `batch` (with `calls`, theirs) and marks each done, in order.
+  void FinishLocked(const std::vector<const v1::CompleteRequest*>& units, const std::vector<size_t>& batch,
+                    const CallStats& calls, const std::vector<v1::CompleteResponse*>& responses)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
   // Whether a commit that answered `committed` and `response` marked its unit done now.
   static bool MarkedDone(const absl::Status& committed, const v1::CompleteResponse& response);
@@ -105,7 +130,7 @@ class CoordinatorCore {
   const CoordinatorServiceOptions options_;
   const Plan* const plan_;  // each unit's benchmark settings for its leases
   UnitScheduler* const scheduler_;
-  const CommitSink sink_;
+  const CommitBatchSink sink_;
 
   absl::Mutex commit_mu_;  // held through a whole commit
   mutable absl::Mutex mu_;

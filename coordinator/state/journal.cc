@@ -13,6 +13,7 @@
 #include <string_view>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/hashing.h"
@@ -340,25 +341,44 @@ absl::Status ResultJournal::MoveLegacyJournal(PlannedUnits& planned, const Commi
 
 ResultJournal::~ResultJournal() { ::close(fd_); }
 
-absl::StatusOr<bool> ResultJournal::Append(const UnitResult& result, const CallStats& calls) {
-  const std::string stored = CommittedUnitBytes(result, calls);
-  const uint32_t crc = Crc32(stored);
-  const std::string record = Record(stored, crc);
+absl::StatusOr<bool> CommitLog::Append(const UnitResult& result, const CallStats& calls) {
+  ASSIGN_OR_RETURN(const std::vector<bool> stored, AppendMany({JournalEntry{result, calls}}));
+  return stored.front();
+}
+
+absl::StatusOr<std::vector<bool>> ResultJournal::AppendMany(const std::vector<JournalEntry>& units) {
+  std::vector<std::string> stored;  // serialised outside the lock
+  stored.reserve(units.size());
+  for (const JournalEntry& unit : units) stored.push_back(CommittedUnitBytes(unit.result, unit.calls));
   absl::MutexLock lock(&mu_);
   if (!loaded_) return absl::FailedPreconditionError(absl::StrCat(path_, " is appended to before it is loaded"));
-  if (lines_.count(result.unit.id) > 0) return false;
-  absl::Status written = WriteAllAt(fd_, record, size_, path_);
+  std::vector<bool> appended(units.size(), false);
+  std::vector<std::pair<const std::string*, Line>> added;  // indexed once the records are durable
+  absl::flat_hash_set<std::string_view> ids;               // of `added`
+  std::string records;
+  int64_t end = size_;
+  for (size_t i = 0; i < units.size(); ++i) {
+    const std::string& id = units[i].result.unit.id;
+    if (lines_.count(id) > 0 || !ids.insert(id).second) continue;
+    const uint32_t crc = Crc32(stored[i]);
+    records += Record(stored[i], crc);
+    added.emplace_back(&id, Line{end + kHeaderBytes, static_cast<int64_t>(stored[i].size()), crc});
+    end = static_cast<int64_t>(size_ + records.size());
+    appended[i] = true;
+  }
+  if (records.empty()) return appended;
+  absl::Status written = WriteAllAt(fd_, records, size_, path_);
   if (written.ok()) written = Sync(fd_, path_);
   if (!written.ok()) {
-    // Best effort: drop what part of the record made it, so the next append does not leave its tail behind.
+    // Best effort: drop what part of the records made it, so the next append does not leave its tail behind.
     if (::ftruncate(fd_, static_cast<off_t>(size_)) != 0) {
-      return absl::InternalError(absl::StrCat(written.message(), "; and cannot cut the partial record back"));
+      return absl::InternalError(absl::StrCat(written.message(), "; and cannot cut the partial records back"));
     }
     return written;
   }
-  lines_.emplace(result.unit.id, Line{size_ + kHeaderBytes, static_cast<int64_t>(stored.size()), crc});
-  size_ += static_cast<int64_t>(record.size());
-  return true;
+  for (const auto& [id, line] : added) lines_.emplace(*id, line);
+  size_ = end;
+  return appended;
 }
 
 absl::Status ResultJournal::ForEachUnit(const std::vector<std::string>& ids,

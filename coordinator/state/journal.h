@@ -57,9 +57,14 @@ class CommitLog : public UnitSource {
   // Calls `visit` with the committed units of `planned` (the first stored of each), plan order not
   // guaranteed; once, before the first Append. `visit` must not call back into the log.
   virtual absl::Status Load(PlannedUnits& planned, const CommittedVisitor& visit) = 0;
-  // Stores a committed unit, durable when it returns. The first result stored of a unit is the one
-  // kept: false when this unit already has one (this one is not stored; ForEachUnit returns that one).
-  virtual absl::StatusOr<bool> Append(const UnitResult& result, const CallStats& calls) = 0;
+  // Stores committed units together, all durable when it returns (one fdatasync, one Redis round trip:
+  // the coordinator commits a worker's round at once). One bool per unit: the first result stored of a
+  // unit is the one kept, so false when the unit already has one, or comes earlier in `units` (this
+  // one is not stored; ForEachUnit returns that one). After an error some units may be stored (a retry
+  // then reports false for them).
+  virtual absl::StatusOr<std::vector<bool>> AppendMany(const std::vector<JournalEntry>& units) = 0;
+  // One unit: AppendMany of one.
+  absl::StatusOr<bool> Append(const UnitResult& result, const CallStats& calls);
   // A digest of what is stored for `ids`, in that order: it changes when any of them is stored anew
   // (a log deleted and run again, another store). NotFound when one of them is not stored.
   virtual absl::StatusOr<uint64_t> ContentDigest(const std::vector<std::string>& ids) const = 0;
@@ -86,7 +91,8 @@ class ResultJournal : public CommitLog {
 
   // Reads the journal (dropping a torn last line) and indexes every unit in it, planned or not.
   absl::Status Load(PlannedUnits& planned, const CommittedVisitor& visit) override;
-  absl::StatusOr<bool> Append(const UnitResult& result, const CallStats& calls) override;
+  // Writes the new units' records in one write and syncs once (group commit).
+  absl::StatusOr<std::vector<bool>> AppendMany(const std::vector<JournalEntry>& units) override;
   absl::Status ForEachUnit(const std::vector<std::string>& ids,
                            const std::function<absl::Status(UnitResult)>& fn) const override;
   // From the records' CRC-32s (kept in the index: nothing is read).

@@ -93,8 +93,13 @@ absl::Status StoreCommitLog::ForEachUnit(const std::vector<std::string>& ids,
   });
 }
 
-absl::StatusOr<bool> StoreCommitLog::Append(const UnitResult& result, const CallStats& calls) {
-  return store_->HashSetIfAbsent(keys::Units(), result.unit.id, CommittedUnitBytes(result, calls));
+absl::StatusOr<std::vector<bool>> StoreCommitLog::AppendMany(const std::vector<JournalEntry>& units) {
+  std::vector<std::pair<std::string, std::string>> fields;
+  fields.reserve(units.size());
+  for (const JournalEntry& unit : units) {
+    fields.emplace_back(unit.result.unit.id, CommittedUnitBytes(unit.result, unit.calls));
+  }
+  return store_->HashSetIfAbsentMany(keys::Units(), fields);
 }
 
 absl::StatusOr<uint64_t> StoreCommitLog::ContentDigest(const std::vector<std::string>& ids) const {

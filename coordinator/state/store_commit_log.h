@@ -29,8 +29,9 @@ class StoreCommitLog : public CommitLog {
   static absl::Status Read(Store* store, PlannedUnits& planned, const CommittedVisitor& visit);
 
   absl::Status Load(PlannedUnits& planned, const CommittedVisitor& visit) override;
-  // HSETNX: the first result of a unit committed by any sweep sharing the store is kept.
-  absl::StatusOr<bool> Append(const UnitResult& result, const CallStats& calls) override;
+  // HSETNX, pipelined (Store::HashSetIfAbsentMany): the first result of a unit committed by any sweep
+  // sharing the store is kept.
+  absl::StatusOr<std::vector<bool>> AppendMany(const std::vector<JournalEntry>& units) override;
   absl::Status ForEachUnit(const std::vector<std::string>& ids,
                            const std::function<absl::Status(UnitResult)>& fn) const override;
   // Hashes the stored values, read again in batches (Redis keeps no index of them here).

@@ -239,6 +239,7 @@ TEST(RedisStoreTest, PipelinesInBatches) {
       }
       return reply;
     }
+    if (command[0] == "HSETNX") return command[2] == "b" ? ":0\r\n" : ":1\r\n";  // b was there already
     return command[0] == "PING" ? kPong : "+OK\r\n";
   });
   RedisOptions options;
@@ -249,13 +250,16 @@ TEST(RedisStoreTest, PipelinesInBatches) {
               ElementsAre(Optional(std::string("va")), Optional(std::string("vb")), Optional(std::string("vc")),
                           Optional(std::string("vd")), Optional(std::string("ve"))));
   ASSERT_OK(store->MultiSet({{"a", "1"}, {"b", "2"}, {"c", "3"}}));
+  EXPECT_THAT(Must(store->HashSetIfAbsentMany("h", {{"a", "1"}, {"b", "2"}, {"c", "3"}})),
+              ElementsAre(true, false, true));
   std::vector<std::vector<std::string>> sent;
   for (const auto& command : fake.commands()) {
     if (command[0] != "PING") sent.push_back(command);
   }
-  EXPECT_THAT(sent,
-              ElementsAre(ElementsAre("MGET", "a", "b"), ElementsAre("MGET", "c", "d"), ElementsAre("MGET", "e"),
-                          ElementsAre("SET", "a", "1"), ElementsAre("SET", "b", "2"), ElementsAre("SET", "c", "3")));
+  EXPECT_THAT(sent, ElementsAre(ElementsAre("MGET", "a", "b"), ElementsAre("MGET", "c", "d"), ElementsAre("MGET", "e"),
+                                ElementsAre("SET", "a", "1"), ElementsAre("SET", "b", "2"),
+                                ElementsAre("SET", "c", "3"), ElementsAre("HSETNX", "h", "a", "1"),
+                                ElementsAre("HSETNX", "h", "b", "2"), ElementsAre("HSETNX", "h", "c", "3")));
 }
 
 TEST(RedisStoreTest, SmallBatchesAgreeWithARealServer) {

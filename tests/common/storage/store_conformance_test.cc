@@ -179,6 +179,30 @@ TEST_P(StoreConformanceTest, HashSetIfAbsentKeepsTheFirstValueOfAField) {
   EXPECT_FALSE(store_->HashSetIfAbsent("s", "f", "v").ok());  // not a hash
 }
 
+TEST_P(StoreConformanceTest, HashSetIfAbsentManySetsOnlyTheFieldsNotThereYet) {
+  ASSERT_OK(store_->HashSet("h", "b", "old"));
+  const std::string binary("c\0", 2);
+  EXPECT_THAT(Must(store_->HashSetIfAbsentMany("h", {{"a", "va"}, {"b", "vb"}, {"a", "again"}, {binary, "vc"}})),
+              ElementsAre(true, false, false, true));  // a field given twice: its first value
+  EXPECT_THAT(Must(store_->HashGetAll("h")), ElementsAre(Pair("a", "va"), Pair("b", "old"), Pair(binary, "vc")));
+  EXPECT_THAT(Must(store_->HashSetIfAbsentMany("no-hash", {})), IsEmpty());
+  EXPECT_EQ(Must(store_->HashLength("no-hash")), 0);  // nothing given: nothing created
+  ASSERT_OK(store_->Set("s", "a string"));
+  EXPECT_EQ(store_->HashSetIfAbsentMany("s", {{"f", "v"}}).status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_P(StoreConformanceTest, HashSetIfAbsentManyKeepsTheOrderOfTheFieldsAcrossBatches) {
+  std::vector<std::pair<std::string, std::string>> entries;
+  for (int i = 0; i < 2500; ++i) entries.emplace_back(absl::StrCat("f", i), absl::StrCat("new", i));  // > 1 batch
+  for (size_t i = 0; i < entries.size(); i += 3) ASSERT_OK(store_->HashSet("h", entries[i].first, "old"));
+  const std::vector<bool> set = Must(store_->HashSetIfAbsentMany("h", entries));
+  ASSERT_EQ(set.size(), entries.size());
+  for (size_t i = 0; i < entries.size(); ++i) EXPECT_EQ(set[i], i % 3 != 0) << i;
+  EXPECT_EQ(Must(store_->HashLength("h")), 2500);
+  EXPECT_THAT(Must(store_->HashMultiGet("h", {"f0", "f1"})),
+              ElementsAre(Optional(std::string("old")), Optional(std::string("new1"))));
+}
+
 TEST_P(StoreConformanceTest, HashMultiGetKeepsTheOrderOfTheFieldsAcrossBatches) {
   std::vector<std::string> fields;
   for (int i = 0; i < 2500; ++i) fields.push_back("f" + std::to_string(i));  // more than one pipeline batch

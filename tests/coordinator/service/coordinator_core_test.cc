@@ -4,6 +4,7 @@
 #include "coordinator/service/coordinator_core.h"
 
 #include <string>
+#include <vector>
 
 #include "coordinator/service/in_process_client.h"
 #include "gmock/gmock.h"
@@ -14,10 +15,13 @@ namespace noveltygrid::testing {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
 class CoordinatorCoreTest : public ::testing::Test {
  protected:
+  explicit CoordinatorCoreTest(int units = 2) : coordinator_(units, &clock_) {}
+
   static v1::LeaseRequest LeaseRequestOf(int max_units, const std::string& worker = "w1") {
     v1::LeaseRequest request;
     request.set_worker_id(worker);
@@ -83,10 +87,30 @@ class CoordinatorCoreTest : public ::testing::Test {
     return status;
   }
 
+  // The outcome of each unit of `units`, committed in one CompleteMany.
+  std::vector<v1::CompleteOutcome> CompleteManyOf(const std::vector<v1::Lease>& units) {
+    v1::CompleteManyRequest request;
+    request.set_worker_id("w1");
+    for (const v1::Lease& lease : units) *request.add_units() = CompleteOf(lease);
+    v1::CompleteManyResponse response;
+    EXPECT_TRUE(core().CompleteMany(kToken, request, &response).ok());
+    return std::vector<v1::CompleteOutcome>(response.outcomes().begin(), response.outcomes().end());
+  }
+
   CoordinatorCore& core() { return coordinator_.core(); }
 
   FakeClock clock_;
-  TestCoordinator coordinator_{2, &clock_};
+  TestCoordinator coordinator_;
+};
+
+// A worker's round of units: more of them than the two-unit fixture plans.
+class CompleteManyBatchTest : public CoordinatorCoreTest {
+ protected:
+  CompleteManyBatchTest() : CoordinatorCoreTest(4) {}
+
+  static absl::StatusCode CodeOf(const v1::CompleteOutcome& outcome) {
+    return static_cast<absl::StatusCode>(outcome.code());
+  }
 };
 
 TEST_F(CoordinatorCoreTest, LeaseCarriesTheUnitItsSettingsAndTheIntervals) {
@@ -227,12 +251,14 @@ TEST_F(CoordinatorCoreTest, CompleteManyAnswersEachUnitAsCompleteWouldInOneCall)
   EXPECT_TRUE(response.outcomes(3).response().accepted());
   EXPECT_TRUE(response.outcomes(3).response().duplicate());
   EXPECT_EQ(coordinator_.committed().size(), 2u);
+  // One sink call: the repeated unit is checked once its first copy is done, and not persisted again.
+  EXPECT_THAT(coordinator_.batches(), ElementsAre(ElementsAre(a.unit().id(), b.unit().id())));
   EXPECT_EQ(StatusNow().units_done(), 2);
   EXPECT_EQ(coordinator_.marked_done(), 1);  // one wake-up for the call, not one per unit
 }
 
-// The first unit that cannot be persisted stops the call's persisting: the others are not tried (each
-// could wait out the store's timeout under the commit lock) and come back UNAVAILABLE, to be sent again.
+// The accepted units are persisted in one sink call: when it fails, every one of them comes back
+// UNAVAILABLE, to be sent again.
 TEST_F(CoordinatorCoreTest, CompleteManyThatCannotBePersistedSaysUnavailablePerUnit) {
   const v1::Lease lease = LeaseOne();
   const v1::Lease second = LeaseOne();
@@ -250,6 +276,82 @@ TEST_F(CoordinatorCoreTest, CompleteManyThatCannotBePersistedSaysUnavailablePerU
   EXPECT_EQ(StatusNow().units_leased(), 2);
   EXPECT_EQ(coordinator_.marked_done(), 0);
   EXPECT_TRUE(absl::IsUnauthenticated(core().CompleteMany("wrong", request, &response)));
+}
+
+TEST_F(CompleteManyBatchTest, TheAcceptedUnitsOfACallArePersistedInOneSinkCall) {
+  const v1::Lease done = LeaseOne();
+  v1::CompleteResponse first;
+  ASSERT_TRUE(core().Complete(kToken, CompleteOf(done), &first).ok());
+  const v1::Lease a = LeaseOne();
+  const v1::Lease stale = LeaseOne();
+  ASSERT_TRUE(ReleaseLease(stale).ok());
+  const v1::Lease current = LeaseOne("w2");
+  ASSERT_EQ(current.unit().id(), stale.unit().id());
+  const v1::Lease b = LeaseOne();
+  v1::Lease unknown = a;
+  unknown.mutable_unit()->set_id("no-such-unit");
+  ASSERT_EQ(coordinator_.persist_attempts(), 1);
+
+  const std::vector<v1::CompleteOutcome> outcomes = CompleteManyOf({a, stale, done, b, unknown});
+  ASSERT_EQ(outcomes.size(), 5u);
+  EXPECT_EQ(coordinator_.persist_attempts(), 2);  // one sink call for the whole CompleteMany
+  ASSERT_EQ(coordinator_.batches().size(), 2u);
+  EXPECT_THAT(coordinator_.batches()[1], ElementsAre(a.unit().id(), b.unit().id()));
+  // Every other unit is answered as Complete answers it, and not persisted.
+  EXPECT_EQ(CodeOf(outcomes[0]), absl::StatusCode::kOk);
+  EXPECT_TRUE(outcomes[0].response().accepted());
+  EXPECT_FALSE(outcomes[0].response().duplicate());
+  EXPECT_EQ(CodeOf(outcomes[1]), absl::StatusCode::kOk);
+  EXPECT_FALSE(outcomes[1].response().accepted());  // stale fencing token
+  EXPECT_EQ(CodeOf(outcomes[2]), absl::StatusCode::kOk);
+  EXPECT_TRUE(outcomes[2].response().duplicate());
+  EXPECT_TRUE(outcomes[3].response().accepted());
+  EXPECT_FALSE(outcomes[3].response().duplicate());
+  EXPECT_EQ(CodeOf(outcomes[4]), absl::StatusCode::kNotFound);
+  EXPECT_EQ(coordinator_.committed().size(), 3u);
+  const v1::StatusResponse status = StatusNow();
+  EXPECT_EQ(status.units_done(), 3);
+  EXPECT_EQ(status.units_leased(), 1);  // the stale unit, leased to w2
+  EXPECT_EQ(status.answers(), 6);
+  const CommitCounts counts = core().Commits();
+  EXPECT_EQ(counts.accepted, 3);
+  EXPECT_EQ(counts.duplicates, 1);
+  EXPECT_EQ(counts.stale_tokens, 1);
+  EXPECT_EQ(counts.unknown_units, 1);
+  EXPECT_EQ(coordinator_.marked_done(), 2);
+}
+
+TEST_F(CompleteManyBatchTest, AFailedBatchLeavesEveryAcceptedUnitLeasedForALaterCommit) {
+  const v1::Lease a = LeaseOne();
+  const v1::Lease stale = LeaseOne();
+  ASSERT_TRUE(ReleaseLease(stale).ok());
+  ASSERT_EQ(LeaseOne("w2").unit().id(), stale.unit().id());
+  const v1::Lease b = LeaseOne();
+  const v1::Lease c = LeaseOne();
+  coordinator_.FailPersist(true);
+  const std::vector<v1::CompleteOutcome> outcomes = CompleteManyOf({a, b, stale, c});
+  ASSERT_EQ(outcomes.size(), 4u);
+  EXPECT_EQ(coordinator_.persist_attempts(), 1);
+  for (size_t i : {0, 1, 3}) {
+    EXPECT_EQ(CodeOf(outcomes[i]), absl::StatusCode::kUnavailable) << i;
+    EXPECT_THAT(outcomes[i].message(), HasSubstr("disk full")) << i;
+    EXPECT_FALSE(outcomes[i].response().accepted()) << i;
+  }
+  EXPECT_EQ(CodeOf(outcomes[2]), absl::StatusCode::kOk);  // the stale token is answered as before
+  EXPECT_FALSE(outcomes[2].response().accepted());
+  EXPECT_EQ(StatusNow().units_leased(), 4);  // a, b and c, and the stale one's unit with w2
+  EXPECT_EQ(StatusNow().units_done(), 0);
+  EXPECT_EQ(core().Commits().unpersisted, 3);
+  EXPECT_EQ(coordinator_.marked_done(), 0);
+
+  coordinator_.FailPersist(false);
+  v1::CompleteResponse later;
+  ASSERT_TRUE(core().Complete(kToken, CompleteOf(b), &later).ok());
+  EXPECT_TRUE(later.accepted());
+  EXPECT_FALSE(later.duplicate());
+  EXPECT_THAT(coordinator_.batches(), ElementsAre(ElementsAre(b.unit().id())));
+  EXPECT_EQ(StatusNow().units_done(), 1);
+  EXPECT_EQ(StatusNow().units_leased(), 3);
 }
 
 TEST_F(CoordinatorCoreTest, StaleFencingTokenIsRefused) {

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -68,8 +69,8 @@ class TestCoordinator {
     plan_.units = TestUnits(units);
     plan_.models = {"m"};
     plan_.benchmarks.push_back(std::make_shared<TestBenchmark>());
-    core_ = std::make_unique<CoordinatorCore>(options, &plan_, &scheduler_,
-                                              [this](UnitResult result, const CallStats&) { return Persist(result); });
+    core_ = std::make_unique<CoordinatorCore>(
+        options, &plan_, &scheduler_, [this](std::vector<JournalEntry> units) { return Persist(std::move(units)); });
   }
 
   CoordinatorCore& core() { return *core_; }
@@ -88,17 +89,27 @@ class TestCoordinator {
     absl::MutexLock lock(&mu_);
     return marked_done_;
   }
+  // Calls of the sink, failed ones included.
   int persist_attempts() const {
     absl::MutexLock lock(&mu_);
     return persist_attempts_;
   }
+  // The unit ids of each sink call that persisted, in order.
+  std::vector<std::vector<std::string>> batches() const {
+    absl::MutexLock lock(&mu_);
+    return batches_;
+  }
 
  private:
-  absl::Status Persist(const UnitResult& result) {
+  absl::Status Persist(std::vector<JournalEntry> units) {
     absl::MutexLock lock(&mu_);
     ++persist_attempts_;
     if (fail_persist_) return absl::InternalError("disk full");
-    committed_.push_back(result);
+    std::vector<std::string>& batch = batches_.emplace_back();
+    for (JournalEntry& unit : units) {
+      batch.push_back(unit.result.unit.id);
+      committed_.push_back(std::move(unit.result));
+    }
     return absl::OkStatus();
   }
 
@@ -108,6 +119,7 @@ class TestCoordinator {
   mutable absl::Mutex mu_;
   bool fail_persist_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<UnitResult> committed_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::vector<std::string>> batches_ ABSL_GUARDED_BY(mu_);
   int marked_done_ ABSL_GUARDED_BY(mu_) = 0;
   int persist_attempts_ ABSL_GUARDED_BY(mu_) = 0;
 };

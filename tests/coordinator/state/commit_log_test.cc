@@ -14,61 +14,13 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/common/test_files.h"
+#include "tests/coordinator/state/commit_log_testing.h"
 
-namespace noveltygrid {
+namespace noveltygrid::commit_log_testing {
 namespace {
 
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
-using testing_files::TempDir;
-
-UnitSpec Unit(const std::string& unit_id, int index = 0) {
-  UnitSpec unit;
-  unit.id = unit_id;
-  unit.index = index;
-  unit.benchmark = kAidanBench;
-  unit.model = "m";
-  unit.item_text = "a question";
-  return unit;
-}
-
-UnitResult Result(const std::string& unit_id, int answers) {
-  UnitResult result;
-  result.unit = Unit(unit_id);
-  for (int i = 1; i <= answers; ++i) {
-    StepRecord step;
-    step.answer_num = i;
-    step.answer = "answer " + std::to_string(i);
-    step.coherence = 80;
-    step.novelty = 0.5;
-    step.valid = true;
-    result.answers.push_back(step);
-  }
-  result.stop_reason = kStopIncoherent;
-  return result;
-}
-
-CallStats Calls(int64_t requests) {
-  CallStats calls;
-  calls["generate:m"].requests = requests;
-  return calls;
-}
-
-// A plan of the given unit ids, at indices 0, 1, ...
-std::vector<UnitSpec> Plan(const std::vector<std::string>& ids) {
-  std::vector<UnitSpec> units;
-  for (const std::string& id : ids) units.push_back(Unit(id, static_cast<int>(units.size())));
-  return units;
-}
-
-std::string JournalPath(const TempDir& dir) { return (dir.path() / ".noveltygrid" / "journal.bin").string(); }
-// Earlier versions' JSON-lines journal.
-std::string LegacyJournalPath(const TempDir& dir) { return (dir.path() / ".noveltygrid" / "journal.jsonl").string(); }
-
-std::string FileBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 // Opens the journal of `dir`, commits `units` (one answer each) and closes it.
 void WriteJournal(const TempDir& dir, const std::vector<std::string>& units) {
@@ -78,15 +30,6 @@ void WriteJournal(const TempDir& dir, const std::vector<std::string>& units) {
   absl::StatusOr<std::unique_ptr<ResultJournal>> journal = ResultJournal::Open(dir.path(), planned, &committed);
   ASSERT_TRUE(journal.ok()) << journal.status();
   for (const std::string& unit : units) ASSERT_TRUE((*journal)->Append(Result(unit, 1), Calls(1)).ok());
-}
-
-// What reopening the journal of `dir` finds committed of the units `plan` plans.
-std::vector<JournalEntry> Reopened(const TempDir& dir, const std::vector<UnitSpec>& plan) {
-  std::vector<JournalEntry> committed;
-  PlannedUnits planned(plan);
-  absl::StatusOr<std::unique_ptr<ResultJournal>> journal = ResultJournal::Open(dir.path(), planned, &committed);
-  EXPECT_TRUE(journal.ok()) << journal.status();
-  return committed;
 }
 
 TEST(ResultJournalTest, AppendedUnitsComeBackOnReopen) {
@@ -270,15 +213,6 @@ TEST(ResultJournalTest, ADamagedRecordBeforeTheLastIsDataLoss) {
   EXPECT_FALSE(ReadJournal(dir.path(), planned, [](JournalEntry) {}).ok());
 }
 
-// What StoreCommitLog::Open under sweep name `sweep` finds committed of `plan`.
-std::vector<JournalEntry> StoreReopened(Store& store, const std::string& sweep, const std::vector<UnitSpec>& plan) {
-  std::vector<JournalEntry> committed;
-  PlannedUnits planned(plan);
-  auto log = StoreCommitLog::Open(&store, sweep, planned, &committed);
-  EXPECT_TRUE(log.ok()) << log.status();
-  return committed;
-}
-
 TEST(StoreCommitLogTest, CommittedUnitsComeBackOnReopenUnderAnySweepName) {
   InMemoryStore store;
   const std::vector<UnitSpec> plan = Plan({"u0", "u1", "u2"});
@@ -344,16 +278,6 @@ TEST(StoreCommitLogTest, AnEntryThatIsNotAResultIsDataLoss) {
   const std::vector<UnitSpec> other = Plan({"u1"});
   PlannedUnits other_planned(other);
   EXPECT_TRUE(StoreCommitLog::Open(&store, "sweep", other_planned, &committed).ok());
-}
-
-// The answers of what `log` returns for `ids`, as "ID:ANSWERS" in the order it returns them.
-std::vector<std::string> Fetched(const CommitLog& log, const std::vector<std::string>& ids, absl::Status* status) {
-  std::vector<std::string> fetched;
-  *status = log.ForEachUnit(ids, [&fetched](UnitResult result) {
-    fetched.push_back(result.unit.id + ":" + std::to_string(result.answers.size()));
-    return absl::OkStatus();
-  });
-  return fetched;
 }
 
 // Both logs are sources of the committed units' whole results, in the order asked, whichever plan they
@@ -463,4 +387,4 @@ TEST(StoreCommitLogTest, IsAUnitSource) {
 }
 
 }  // namespace
-}  // namespace noveltygrid
+}  // namespace noveltygrid::commit_log_testing
