@@ -30,7 +30,7 @@ minimal=${NOVELTYGRID_SETUP_MINIMAL:-0}
 packages=(build-essential cmake pkg-config
           libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
           libhiredis-dev libcurl4-openssl-dev nlohmann-json3-dev libyaml-cpp-dev zlib1g-dev
-          libcpp-httplib-dev prometheus-cpp-dev)
+          libcpp-httplib-dev prometheus-cpp-dev libjemalloc-dev)
 # What only the tests and the developer's tools need (clang-format alone is ~33 MB of LLVM); openssl: the
 # TLS integration test makes its certificates with it; redis-server: the tests start their own.
 if [ "$minimal" != 1 ]; then
