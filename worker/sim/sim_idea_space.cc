@@ -1,9 +1,12 @@
 #include "worker/sim/sim_idea_space.h"
 
 #include <algorithm>
+#include <string>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/synchronization/mutex.h"
 #include "common/hashing.h"
 #include "common/text.h"
 #include "worker/models/lexical_embedder.h"
@@ -134,6 +137,25 @@ std::vector<std::string> TopicWords(std::string_view question) {
     topics.emplace_back(word);
   }
   return topics;
+}
+
+std::shared_ptr<const IdeaSpace> IdeaSpace::Shared(std::string_view question, std::string_view personality, int size) {
+  struct Kept {
+    absl::Mutex mu;
+    absl::flat_hash_map<std::string, std::shared_ptr<const IdeaSpace>> spaces ABSL_GUARDED_BY(mu);
+  };
+  static Kept* const kept = new Kept;  // never destroyed: replies may be made until the process ends
+  std::string key(personality);
+  key.append("\n").append(std::to_string(size)).append("\n").append(StripWhitespace(question));
+  {
+    absl::MutexLock lock(&kept->mu);
+    if (auto it = kept->spaces.find(key); it != kept->spaces.end()) return it->second;
+  }
+  // Made outside the lock: two threads asking for a new space at once both make it (the same one).
+  auto space = std::make_shared<const IdeaSpace>(question, personality, size);
+  absl::MutexLock lock(&kept->mu);
+  if (kept->spaces.size() >= kSharedSpaces) kept->spaces.clear();
+  return kept->spaces.try_emplace(std::move(key), std::move(space)).first->second;
 }
 
 IdeaSpace::IdeaSpace(std::string_view question, std::string_view personality, int size) {

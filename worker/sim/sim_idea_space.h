@@ -9,11 +9,13 @@
 // little more than the topic word (low lexical cosine). Recognize maps any text back to the idea it
 // expresses by keyword overlap, which is how a simulated model reads its previous answers.
 //
-// Immutable after construction; thread-safe. Construction costs a few microseconds.
+// Immutable after construction; thread-safe. Construction costs ~10 microseconds, a good part of a
+// simulated model's reply (serve-sim answers thousands a second): Shared() keeps the spaces made.
 #ifndef NOVELTYGRID_WORKER_SIM_SIM_IDEA_SPACE_H_
 #define NOVELTYGRID_WORKER_SIM_SIM_IDEA_SPACE_H_
 
 #include <array>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,6 +45,10 @@ class IdeaSpace {
 
   // The first `size` (1..kPoolSize) ideas in `personality`'s salience order for `question`.
   IdeaSpace(std::string_view question, std::string_view personality, int size);
+  // The same space, made once per process for each (question, personality, size) and kept (up to
+  // kSharedSpaces of them; then the kept ones are dropped and made again as asked).
+  static std::shared_ptr<const IdeaSpace> Shared(std::string_view question, std::string_view personality, int size);
+  static constexpr size_t kSharedSpaces = 4096;
 
   int size() const { return static_cast<int>(ideas_.size()); }
   const Idea& idea(int rank) const { return ideas_[rank]; }

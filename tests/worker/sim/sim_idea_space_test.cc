@@ -1,6 +1,8 @@
 #include "worker/sim/sim_idea_space.h"
 
+#include <memory>
 #include <set>
+#include <string>
 
 #include "gtest/gtest.h"
 #include "tests/worker/models/sim_test_util.h"
@@ -44,6 +46,21 @@ TEST(IdeaSpaceTest, DeterministicAndSharedPoolAcrossSizes) {
   }
   IdeaSpace other(TestQuestions()[1], "explorer", 50);
   EXPECT_NE(a.Render(0, AnswerStyle::kSentence, 0), other.Render(0, AnswerStyle::kSentence, 0));
+}
+
+// Shared() gives the space the constructor makes, once per (question, personality, size), whatever
+// whitespace surrounds the question; a different size or personality is another space.
+TEST(IdeaSpaceTest, SharedSpacesAreTheConstructedOnesMadeOnce) {
+  const std::string& question = TestQuestions()[2];
+  std::shared_ptr<const IdeaSpace> shared = IdeaSpace::Shared(question, "chaotic", 80);
+  const IdeaSpace made(question, "chaotic", 80);
+  ASSERT_EQ(shared->size(), made.size());
+  for (int rank = 0; rank < made.size(); ++rank) {
+    EXPECT_EQ(shared->Render(rank, AnswerStyle::kStory, rank), made.Render(rank, AnswerStyle::kStory, rank));
+  }
+  EXPECT_EQ(IdeaSpace::Shared("  " + question + "\n", "chaotic", 80), shared);
+  EXPECT_NE(IdeaSpace::Shared(question, "chaotic", 81), shared);
+  EXPECT_NE(IdeaSpace::Shared(question, "steady", 80), shared);
 }
 
 TEST(IdeaSpaceTest, RecognizesEveryPhrasingOfItsIdeas) {
