@@ -34,20 +34,25 @@ void AddFeature(uint64_t hash, double weight, std::vector<double>& acc) {
 
 }  // namespace
 
-std::vector<std::string> LexicalWords(std::string_view text) {
-  std::vector<std::string> words;
+void ForEachLexicalWord(std::string_view text, absl::FunctionRef<void(std::string_view word)> visit) {
+  std::string word;
   size_t i = 0;
   while (i < text.size()) {
     while (i < text.size() && !IsWordByte(static_cast<unsigned char>(text[i]))) ++i;
     if (i == text.size()) break;
-    std::string word;
+    word.clear();
     while (i < text.size() && IsWordByte(static_cast<unsigned char>(text[i]))) {
       char c = text[i++];
       if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
       word.push_back(c);
     }
-    words.push_back(std::move(word));
+    visit(word);
   }
+}
+
+std::vector<std::string> LexicalWords(std::string_view text) {
+  std::vector<std::string> words;
+  ForEachLexicalWord(text, [&words](std::string_view word) { words.emplace_back(word); });
   return words;
 }
 
@@ -78,16 +83,15 @@ LexicalEmbedder::LexicalEmbedder(int dimensions, Executor* executor)
 
 Embedding LexicalEmbedder::EmbedOne(std::string_view text) const {
   std::vector<double> acc(dimensions_, 0.0);
-  const std::string* previous = nullptr;
-  std::vector<std::string> words = LexicalWords(text);
-  for (const std::string& word : words) {
-    if (IsLexicalStopword(word)) continue;
+  std::string previous;  // the last word that was not a stopword
+  bool has_previous = false;
+  ForEachLexicalWord(text, [&](std::string_view word) {
+    if (IsLexicalStopword(word)) return;
     AddFeature(StableHasher().Add("u").Add(word).Finish(), 1.0, acc);
-    if (previous != nullptr) {
-      AddFeature(StableHasher().Add("b").Add(*previous).Add(word).Finish(), 0.5, acc);
-    }
-    previous = &word;
-  }
+    if (has_previous) AddFeature(StableHasher().Add("b").Add(previous).Add(word).Finish(), 0.5, acc);
+    previous.assign(word);
+    has_previous = true;
+  });
   double norm2 = 0;
   for (double v : acc) norm2 += v * v;
   Embedding out(dimensions_, 0.0f);

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "common/executor.h"
 #include "worker/models/model.h"
@@ -28,6 +29,8 @@ namespace noveltygrid {
 
 // The words of `text` as the lexical embedder sees them, lowercased, stopwords kept.
 std::vector<std::string> LexicalWords(std::string_view text);
+// The same words, one at a time and without a vector of copies: `visit` gets each (valid during the call).
+void ForEachLexicalWord(std::string_view text, absl::FunctionRef<void(std::string_view word)> visit);
 // True for the embedder's stopwords (lowercase input).
 bool IsLexicalStopword(std::string_view lowercase_word);
 

@@ -106,10 +106,10 @@ void Shuffle(std::vector<T>& items, SimRng& rng) {
 
 int DistinctVocabularyIds(std::string_view text, std::vector<int>& ids) {
   ids.clear();
-  for (const std::string& word : LexicalWords(text)) {
-    int id = VocabularyId(word);
+  ForEachLexicalWord(text, [&ids](std::string_view word) {
+    const int id = VocabularyId(word);
     if (id >= 0 && std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
-  }
+  });
   return static_cast<int>(ids.size());
 }
 
