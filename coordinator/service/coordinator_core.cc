@@ -175,44 +175,76 @@ absl::Status CoordinatorCore::Status(std::string_view token, const v1::StatusReq
   return absl::OkStatus();
 }
 
+CommitCall::CommitCall(std::string_view token, const v1::CompleteRequest& request, v1::CompleteResponse* response)
+    : token_(token), units_{&request}, responses_{response} {}
+
+CommitCall::CommitCall(std::string_view token, const v1::CompleteManyRequest& request,
+                       v1::CompleteManyResponse* response)
+    : token_(token), many_(response) {
+  units_.reserve(request.units_size());
+  for (const v1::CompleteRequest& unit : request.units()) units_.push_back(&unit);
+}
+
+void CommitCall::Open() {
+  if (many_ == nullptr) return;
+  responses_.reserve(units_.size());
+  many_->mutable_outcomes()->Reserve(static_cast<int>(units_.size()));
+  for (size_t i = 0; i < units_.size(); ++i) responses_.push_back(many_->add_outcomes()->mutable_response());
+}
+
+void CommitCall::Settle(size_t i, const absl::Status& committed) {
+  if (many_ == nullptr) {
+    status_ = committed;
+    return;
+  }
+  v1::CompleteOutcome* outcome = many_->mutable_outcomes(static_cast<int>(i));
+  outcome->set_code(static_cast<int>(committed.code()));
+  outcome->set_message(std::string(committed.message()));
+}
+
 absl::Status CoordinatorCore::Complete(std::string_view token, const v1::CompleteRequest& request,
                                        v1::CompleteResponse* response) {
-  if (absl::Status authorized = Authorize(token); !authorized.ok()) return authorized;
-  absl::Status committed;
-  {
-    absl::MutexLock lock(&commit_mu_);
-    committed = CommitLocked({&request}, {response}).front();
-  }
-  if (MarkedDone(committed, *response)) NotifyMarkedDone();
-  return committed;
+  CommitCall call(token, request, response);
+  CommitCalls({&call});
+  return call.status();
 }
 
 absl::Status CoordinatorCore::CompleteMany(std::string_view token, const v1::CompleteManyRequest& request,
                                            v1::CompleteManyResponse* response) {
-  if (absl::Status authorized = Authorize(token); !authorized.ok()) return authorized;
+  CommitCall call(token, request, response);
+  CommitCalls({&call});
+  return call.status();
+}
+
+void CoordinatorCore::CommitCalls(const std::vector<CommitCall*>& calls) {
+  // Every authorized call's units, in call order, committed as one list: CommitLocked's rules for one
+  // call (a repeated unit is a duplicate, a failed sink call stops the rest) then hold across calls.
+  std::vector<CommitCall*> joined;
   std::vector<const v1::CompleteRequest*> units;
   std::vector<v1::CompleteResponse*> responses;
-  units.reserve(request.units_size());
-  responses.reserve(request.units_size());
-  response->mutable_outcomes()->Reserve(request.units_size());
-  for (const v1::CompleteRequest& unit : request.units()) {
-    units.push_back(&unit);
-    responses.push_back(response->add_outcomes()->mutable_response());
+  for (CommitCall* call : calls) {
+    call->status_ = Authorize(call->token_);
+    if (!call->status_.ok()) continue;
+    call->Open();
+    joined.push_back(call);
+    units.insert(units.end(), call->units_.begin(), call->units_.end());
+    responses.insert(responses.end(), call->responses_.begin(), call->responses_.end());
   }
+  if (units.empty()) return;
   std::vector<absl::Status> committed;
   {
     absl::MutexLock lock(&commit_mu_);
     committed = CommitLocked(units, responses);
   }
   bool marked = false;
-  for (int i = 0; i < response->outcomes_size(); ++i) {
-    v1::CompleteOutcome* outcome = response->mutable_outcomes(i);
-    outcome->set_code(static_cast<int>(committed[i].code()));
-    outcome->set_message(std::string(committed[i].message()));
-    marked = marked || MarkedDone(committed[i], outcome->response());
+  size_t next = 0;
+  for (CommitCall* call : joined) {
+    for (size_t i = 0; i < call->units_.size(); ++i, ++next) {
+      call->Settle(i, committed[next]);
+      marked = marked || MarkedDone(committed[next], *call->responses_[i]);
+    }
   }
   if (marked) NotifyMarkedDone();
-  return absl::OkStatus();
 }
 
 bool CoordinatorCore::MarkedDone(const absl::Status& committed, const v1::CompleteResponse& response) {
@@ -237,13 +269,13 @@ std::vector<absl::Status> CoordinatorCore::CommitLocked(const std::vector<const 
     batched.clear();
   };
   for (size_t i = 0; i < units.size(); ++i) {
-    // The same unit twice in one call: the first is persisted and marked done before the second is
-    // checked, which then is a duplicate, as if the two had come in two calls.
+    // The same unit twice (in one call or in two committed together): the first is persisted and
+    // marked done before the second is checked, which then is a duplicate, as if it had come later.
     if (batched.contains(units[i]->unit_id())) persist();
     if (!persisted.ok()) {
       // The store is failing: the rest are not tried (each try could wait out the store's timeout,
       // holding every other commit) and the worker sends them again.
-      statuses[i] = absl::UnavailableError("not tried: an earlier unit of this call could not be persisted");
+      statuses[i] = absl::UnavailableError("not tried: a unit committed before it could not be persisted");
       continue;
     }
     if (std::optional<absl::Status> answered = CheckLocked(*units[i], responses[i])) {

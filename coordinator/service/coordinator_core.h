@@ -4,10 +4,10 @@
 // adapter over it; InProcessCoordinatorClient (in_process_client.h) calls it directly.
 //
 // Thread-safe. Lease, Heartbeat, Report, Release and Status only touch the scheduler's in-memory state
-// and return at once. Complete and CompleteMany persist results through the CommitBatchSink (journal
-// fsync or Redis, reducer) before they return OK, so they may block; commits are serialised, which keeps
-// "check token -> persist -> mark done" atomic. Every call is refused with UNAUTHENTICATED unless it
-// carries the shared token.
+// and return at once. Complete, CompleteMany and CommitCalls (several of them at once) persist results
+// through the CommitBatchSink (journal fsync or Redis, reducer) before they return OK, so they may
+// block; commits are serialised, which keeps "check token -> persist -> mark done" atomic. Every call is
+// refused with UNAUTHENTICATED unless it carries the shared token.
 #ifndef NOVELTYGRID_COORDINATOR_SERVICE_COORDINATOR_CORE_H_
 #define NOVELTYGRID_COORDINATOR_SERVICE_COORDINATOR_CORE_H_
 
@@ -32,10 +32,10 @@
 
 namespace noveltygrid {
 
-// Where committed results go (journal + reducer): the units one commit call accepted, in order, in one
-// call, so that they are persisted together (one fdatasync or Redis round trip, not one per unit). OK:
-// every unit is durable; an error: none of them counts as committed (they stay leased and the worker
-// sends them again). Called by one commit at a time.
+// Where committed results go (journal + reducer): the units one group of commit calls accepted, in
+// order, in one call, so that they are persisted together (one fdatasync or Redis round trip, not one
+// per unit). OK: every unit is durable; an error: none of them counts as committed (they stay leased
+// and the worker sends them again). Called by one commit at a time.
 using CommitBatchSink = std::function<absl::Status(std::vector<JournalEntry> units)>;
 
 struct CoordinatorServiceOptions {
@@ -43,7 +43,7 @@ struct CoordinatorServiceOptions {
   std::string sweep_name;
   absl::Duration heartbeat_interval = absl::Seconds(2);
   absl::Duration idle_retry = absl::Milliseconds(500);  // how long a worker waits when nothing is free
-  // After a commit is persisted AND the unit is marked done: once per Complete or CompleteMany call that
+  // After a commit is persisted AND the unit is marked done: once per group of calls (CommitCalls) that
   // marked any unit done.
   std::function<void()> on_marked_done;
   // Optional (not owned): every lease is recorded there before it is handed out, so that a restarted
@@ -68,6 +68,33 @@ struct CommitCounts {
 // (CoordinatorCore keeps the counters in commits_ and the calls in calls_, which Status reads too;
 // Commits() puts them together.)
 
+// One Complete or CompleteMany call, for CoordinatorCore::CommitCalls: its token, its units and where
+// their answers go. Points into `request` and `response`, which must outlive it.
+class CommitCall {
+ public:
+  CommitCall(std::string_view token, const v1::CompleteRequest& request, v1::CompleteResponse* response);
+  CommitCall(std::string_view token, const v1::CompleteManyRequest& request, v1::CompleteManyResponse* response);
+
+  // After CommitCalls: what Complete or CompleteMany returns for the call.
+  const absl::Status& status() const { return status_; }
+
+ private:
+  friend class CoordinatorCore;
+
+  // Once the call is authorized: where each unit's answer goes (a CompleteMany's outcomes are added
+  // now, so that a refused call's response stays empty).
+  void Open();
+  // Answers unit `i` with what committing it came to: CompleteMany's outcome carries it, Complete
+  // returns it.
+  void Settle(size_t i, const absl::Status& committed);
+
+  std::string token_;
+  std::vector<const v1::CompleteRequest*> units_;
+  std::vector<v1::CompleteResponse*> responses_;  // one per unit once Open
+  v1::CompleteManyResponse* many_ = nullptr;      // null for a Complete
+  absl::Status status_;
+};
+
 class CoordinatorCore {
  public:
   // `scheduler` is not owned.
@@ -90,6 +117,13 @@ class CoordinatorCore {
   // marked done.
   absl::Status CompleteMany(std::string_view token, const v1::CompleteManyRequest& request,
                             v1::CompleteManyResponse* response);
+  // Group commit: `calls` as if each were made alone, one after the other (Complete and CompleteMany
+  // are this with one call), but the units they accept are persisted in one sink call, so queued calls
+  // cost one journal write or Redis round trip, not one each. A call with a wrong token is refused
+  // alone (UNAUTHENTICATED) and its units are not looked at. A unit repeated in a later call is a
+  // duplicate there. When a sink call fails, each unit it carried is UNAVAILABLE and stays leased, and
+  // the units after it are not tried (UNAVAILABLE too). Wakes on_marked_done once for the group.
+  void CommitCalls(const std::vector<CommitCall*>& calls);
   absl::Status Release(std::string_view token, const v1::ReleaseRequest& request, v1::ReleaseResponse* response);
   absl::Status Status(std::string_view token, const v1::StatusRequest& request, v1::StatusResponse* response);
 
@@ -105,7 +139,7 @@ class CoordinatorCore {
   // Commits `units` in order: the status and *responses[i] answer units[i] as Complete does. Each is
   // checked (CheckLocked); those accepted are persisted together (PersistLocked) and then marked done
   // in order (FinishLocked). The caller calls options_.on_marked_done once for all it committed (one
-  // wake-up of the sweep's waiter per call, not per unit).
+  // wake-up of the sweep's waiter per group, not per unit).
   std::vector<absl::Status> CommitLocked(const std::vector<const v1::CompleteRequest*>& units,
                                          const std::vector<v1::CompleteResponse*>& responses)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);

@@ -1,5 +1,7 @@
 #include "coordinator/service/coordinator_service.h"
 
+#include <utility>
+
 #include "proto/grpc_status.h"
 #include "proto/security.h"
 
@@ -39,33 +41,28 @@ NOVELTYGRID_SERVICE_CALL(Status)
 grpc::ServerUnaryReactor* CoordinatorService::Complete(grpc::CallbackServerContext* context,
                                                        const v1::CompleteRequest* request,
                                                        v1::CompleteResponse* response) {
-  return QueueCommit(context, [this, request, response](const std::string& token) {
-    return core_->Complete(token, *request, response);
-  });
+  return QueueCommit(context, CommitCall(PresentedToken(*context), *request, response));
 }
 
 grpc::ServerUnaryReactor* CoordinatorService::CompleteMany(grpc::CallbackServerContext* context,
                                                            const v1::CompleteManyRequest* request,
                                                            v1::CompleteManyResponse* response) {
-  return QueueCommit(context, [this, request, response](const std::string& token) {
-    return core_->CompleteMany(token, *request, response);
-  });
+  return QueueCommit(context, CommitCall(PresentedToken(*context), *request, response));
 }
 
-grpc::ServerUnaryReactor* CoordinatorService::QueueCommit(
-    grpc::CallbackServerContext* context, std::function<absl::Status(const std::string& token)> commit) {
-  std::string token = PresentedToken(*context);
-  if (absl::Status authorized = core_->Authorize(token); !authorized.ok()) return Finish(context, authorized);
+grpc::ServerUnaryReactor* CoordinatorService::QueueCommit(grpc::CallbackServerContext* context, CommitCall call) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   absl::MutexLock lock(&mu_);
-  commits_.push_back({reactor, std::move(token), std::move(commit)});
+  commits_.push_back({reactor, std::move(call)});
   return reactor;
 }
 
 void CoordinatorService::CommitLoop() {
   std::vector<PendingCommit> batch;
+  std::vector<CommitCall*> calls;
   while (true) {
     batch.clear();
+    calls.clear();
     {
       absl::MutexLock lock(&mu_);
       auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || !commits_.empty(); };
@@ -73,7 +70,11 @@ void CoordinatorService::CommitLoop() {
       if (commits_.empty()) return;
       std::swap(batch, commits_);
     }
-    for (PendingCommit& commit : batch) commit.reactor->Finish(ToGrpcStatus(commit.commit(commit.token)));
+    // Everything queued since the last wake-up is one group commit: one sink call (one Redis round
+    // trip) for all of it, however many calls came in while the previous group was being persisted.
+    for (PendingCommit& commit : batch) calls.push_back(&commit.call);
+    core_->CommitCalls(calls);
+    for (PendingCommit& commit : batch) commit.reactor->Finish(ToGrpcStatus(commit.call.status()));
   }
 }
 

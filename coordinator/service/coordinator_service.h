@@ -6,11 +6,11 @@
 // touches the scheduler's in-memory state there. Complete and CompleteMany persist results (journal
 // fsync, reducer), which may block, so commits are queued to one committer thread that finishes each
 // call when its results are durable; a reactor thread never blocks. The committer takes every queued
-// commit at each wake-up.
+// commit at each wake-up and commits them as one group (CoordinatorCore::CommitCalls): one sink call,
+// one journal write or Redis round trip, for all of them.
 #ifndef NOVELTYGRID_COORDINATOR_SERVICE_COORDINATOR_SERVICE_H_
 #define NOVELTYGRID_COORDINATOR_SERVICE_COORDINATOR_SERVICE_H_
 
-#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -39,15 +39,14 @@ class CoordinatorService final : public v1::Coordinator::CallbackService {
  private:
   struct PendingCommit {
     grpc::ServerUnaryReactor* reactor;
-    std::string token;
-    std::function<absl::Status(const std::string& token)> commit;  // the core's call
+    CommitCall call;
   };
 
   // A reactor finished with `status`.
   static grpc::ServerUnaryReactor* Finish(grpc::CallbackServerContext* context, const absl::Status& status);
-  // Authorizes the call and queues `commit` for the committer thread, which finishes the call.
-  grpc::ServerUnaryReactor* QueueCommit(grpc::CallbackServerContext* context,
-                                        std::function<absl::Status(const std::string& token)> commit);
+  // Queues `call` for the committer thread, which commits it with the others queued and finishes it
+  // (a wrong token too: CommitCalls refuses it alone).
+  grpc::ServerUnaryReactor* QueueCommit(grpc::CallbackServerContext* context, CommitCall call);
   void CommitLoop();
 
   CoordinatorCore* const core_;

@@ -9,6 +9,7 @@
 #include "coordinator/service/in_process_client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/coordinator/service/coordinator_core_fixture.h"
 #include "tests/coordinator/service/test_coordinator.h"
 
 namespace noveltygrid::testing {
@@ -17,101 +18,6 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-
-class CoordinatorCoreTest : public ::testing::Test {
- protected:
-  explicit CoordinatorCoreTest(int units = 2) : coordinator_(units, &clock_) {}
-
-  static v1::LeaseRequest LeaseRequestOf(int max_units, const std::string& worker = "w1") {
-    v1::LeaseRequest request;
-    request.set_worker_id(worker);
-    request.set_max_units(max_units);
-    return request;
-  }
-
-  // The core's answer when `worker` asks for up to `max_units` units.
-  v1::LeaseResponse LeaseUpTo(int max_units, const std::string& worker = "w1") {
-    v1::LeaseResponse response;
-    EXPECT_TRUE(core().Lease(kToken, LeaseRequestOf(max_units, worker), &response).ok());
-    return response;
-  }
-
-  v1::Lease LeaseOne(const std::string& worker = "w1") {
-    const v1::LeaseResponse response = LeaseUpTo(1, worker);
-    EXPECT_EQ(response.leases_size(), 1);
-    return response.leases_size() == 1 ? response.leases(0) : v1::Lease();
-  }
-
-  static v1::CompleteRequest CompleteOf(const v1::Lease& lease, int answers = 2) {
-    v1::CompleteRequest request;
-    request.set_worker_id("w1");
-    request.set_lease_id(lease.lease_id());
-    request.set_fencing_token(lease.fencing_token());
-    request.set_unit_id(lease.unit().id());
-    for (int i = 1; i <= answers; ++i) {
-      v1::Step* step = request.add_answers();
-      step->set_answer_num(i);
-      step->set_answer(absl::StrCat("answer ", i));
-    }
-    request.set_stop_reason(kStopIncoherent);
-    return request;
-  }
-
-  static v1::ReportRequest ReportOf(const v1::Lease& lease, int first, int last) {
-    v1::ReportRequest request;
-    request.set_worker_id("w1");
-    v1::LeaseSteps* steps = request.add_leases();
-    steps->set_lease_id(lease.lease_id());
-    steps->set_fencing_token(lease.fencing_token());
-    for (int i = first; i <= last; ++i) {
-      v1::Step* step = steps->add_steps();
-      step->set_answer_num(i);
-      step->set_answer(absl::StrCat("answer ", i));
-    }
-    return request;
-  }
-
-  absl::Status ReleaseLease(const v1::Lease& lease) {
-    v1::ReleaseRequest request;
-    request.set_worker_id("w1");
-    request.set_lease_id(lease.lease_id());
-    request.set_fencing_token(lease.fencing_token());
-    request.set_reason("test");
-    v1::ReleaseResponse response;
-    return core().Release(kToken, request, &response);
-  }
-
-  v1::StatusResponse StatusNow() {
-    v1::StatusResponse status;
-    EXPECT_TRUE(core().Status(kToken, v1::StatusRequest(), &status).ok());
-    return status;
-  }
-
-  // The outcome of each unit of `units`, committed in one CompleteMany.
-  std::vector<v1::CompleteOutcome> CompleteManyOf(const std::vector<v1::Lease>& units) {
-    v1::CompleteManyRequest request;
-    request.set_worker_id("w1");
-    for (const v1::Lease& lease : units) *request.add_units() = CompleteOf(lease);
-    v1::CompleteManyResponse response;
-    EXPECT_TRUE(core().CompleteMany(kToken, request, &response).ok());
-    return std::vector<v1::CompleteOutcome>(response.outcomes().begin(), response.outcomes().end());
-  }
-
-  CoordinatorCore& core() { return coordinator_.core(); }
-
-  FakeClock clock_;
-  TestCoordinator coordinator_;
-};
-
-// A worker's round of units: more of them than the two-unit fixture plans.
-class CompleteManyBatchTest : public CoordinatorCoreTest {
- protected:
-  CompleteManyBatchTest() : CoordinatorCoreTest(4) {}
-
-  static absl::StatusCode CodeOf(const v1::CompleteOutcome& outcome) {
-    return static_cast<absl::StatusCode>(outcome.code());
-  }
-};
 
 TEST_F(CoordinatorCoreTest, LeaseCarriesTheUnitItsSettingsAndTheIntervals) {
   const v1::LeaseResponse response = LeaseUpTo(5);

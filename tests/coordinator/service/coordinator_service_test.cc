@@ -1,0 +1,137 @@
+// CoordinatorService over real gRPC on loopback: commits sent from several threads at once, each over
+// its own channel, are committed by the service's committer (in groups of whatever is queued when it
+// wakes) and each call gets its own answers.
+#include "coordinator/service/coordinator_service.h"
+
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "gmock/gmock.h"
+#include "grpcpp/security/server_credentials.h"
+#include "grpcpp/server.h"
+#include "grpcpp/server_builder.h"
+#include "gtest/gtest.h"
+#include "proto/grpc_coordinator_client.h"
+#include "tests/coordinator/service/coordinator_core_fixture.h"
+#include "tests/coordinator/service/test_coordinator.h"
+
+namespace noveltygrid::testing {
+namespace {
+
+using ::testing::SizeIs;
+
+constexpr int kSenders = 8;
+constexpr int kUnitsPerCall = 4;
+constexpr int kUnits = kSenders * kUnitsPerCall + 1;  // the last one goes in a Complete
+
+class CoordinatorServiceTest : public CoordinatorCoreTest {
+ protected:
+  CoordinatorServiceTest() : CoordinatorCoreTest(kUnits), service_(&core()) {
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
+    builder.RegisterService(&service_);
+    server_ = builder.BuildAndStart();
+  }
+  ~CoordinatorServiceTest() override {
+    if (server_ != nullptr) server_->Shutdown();
+  }
+
+  // A client of its own channel, presenting `token`.
+  std::unique_ptr<GrpcCoordinatorClient> Client(const std::string& token = kToken) {
+    GrpcClientOptions options;
+    options.address = absl::StrCat("127.0.0.1:", port_);
+    options.token = token;
+    absl::StatusOr<std::unique_ptr<GrpcCoordinatorClient>> client = GrpcCoordinatorClient::Create(options);
+    EXPECT_TRUE(client.ok()) << client.status();
+    return client.ok() ? *std::move(client) : nullptr;
+  }
+
+  static absl::Time Deadline() { return absl::Now() + absl::Seconds(30); }
+
+  CoordinatorService service_;
+  int port_ = 0;
+  std::unique_ptr<grpc::Server> server_;
+};
+
+// What one sender thread was answered: its CompleteMany, then the same units again.
+struct Sent {
+  absl::Status first_status, again_status;
+  v1::CompleteManyResponse first, again;
+};
+
+TEST_F(CoordinatorServiceTest, CompleteManyCallsInFlightAtOnceEachGetTheirOwnAnswers) {
+  ASSERT_NE(server_, nullptr);
+  ASSERT_GT(port_, 0);
+  const v1::LeaseResponse leased = LeaseUpTo(kUnits);
+  ASSERT_EQ(leased.leases_size(), kUnits);
+  std::vector<v1::CompleteManyRequest> requests(kSenders);
+  for (int s = 0; s < kSenders; ++s) {
+    std::vector<v1::Lease> units(leased.leases().begin() + s * kUnitsPerCall,
+                                 leased.leases().begin() + (s + 1) * kUnitsPerCall);
+    requests[s] = CompleteManyRequestOf(units);
+  }
+  const v1::CompleteRequest single = CompleteOf(leased.leases(kUnits - 1));
+
+  // Every thread makes its client, then waits for `go`, so that the calls are sent together.
+  absl::Notification go;
+  std::vector<Sent> sent(kSenders);
+  absl::Status single_status, intruder_status;
+  v1::CompleteResponse single_response;
+  v1::CompleteManyResponse intruder_response;
+  std::vector<std::thread> threads;
+  for (int s = 0; s < kSenders; ++s) {
+    threads.emplace_back([&, s] {
+      std::unique_ptr<GrpcCoordinatorClient> client = Client();
+      go.WaitForNotification();
+      if (client == nullptr) return;
+      sent[s].first_status = client->CompleteMany(requests[s], &sent[s].first, Deadline());
+      sent[s].again_status = client->CompleteMany(requests[s], &sent[s].again, Deadline());
+    });
+  }
+  threads.emplace_back([&] {
+    std::unique_ptr<GrpcCoordinatorClient> client = Client();
+    go.WaitForNotification();
+    if (client != nullptr) single_status = client->Complete(single, &single_response, Deadline());
+  });
+  threads.emplace_back([&] {  // the first sender's units, with a wrong token
+    std::unique_ptr<GrpcCoordinatorClient> client = Client("guess");
+    go.WaitForNotification();
+    if (client != nullptr) intruder_status = client->CompleteMany(requests[0], &intruder_response, Deadline());
+  });
+  go.Notify();
+  for (std::thread& thread : threads) thread.join();
+
+  for (int s = 0; s < kSenders; ++s) {
+    ASSERT_TRUE(sent[s].first_status.ok()) << s << ": " << sent[s].first_status;
+    ASSERT_TRUE(sent[s].again_status.ok()) << s << ": " << sent[s].again_status;
+    ASSERT_EQ(sent[s].first.outcomes_size(), kUnitsPerCall) << s;
+    ASSERT_EQ(sent[s].again.outcomes_size(), kUnitsPerCall) << s;
+    for (int u = 0; u < kUnitsPerCall; ++u) {
+      EXPECT_EQ(sent[s].first.outcomes(u).code(), 0) << s << "/" << u << ": " << sent[s].first.outcomes(u).message();
+      EXPECT_TRUE(sent[s].first.outcomes(u).response().accepted()) << s << "/" << u;
+      EXPECT_FALSE(sent[s].first.outcomes(u).response().duplicate()) << s << "/" << u;
+      EXPECT_TRUE(sent[s].again.outcomes(u).response().duplicate()) << s << "/" << u;
+    }
+  }
+  ASSERT_TRUE(single_status.ok()) << single_status;
+  EXPECT_TRUE(single_response.accepted());
+  EXPECT_FALSE(single_response.duplicate());
+  EXPECT_TRUE(absl::IsUnauthenticated(intruder_status)) << intruder_status;
+
+  // Each unit persisted exactly once, whatever the grouping was.
+  absl::flat_hash_set<std::string> persisted;
+  for (const std::vector<std::string>& batch : coordinator_.batches()) persisted.insert(batch.begin(), batch.end());
+  EXPECT_THAT(coordinator_.committed(), SizeIs(kUnits));
+  EXPECT_THAT(persisted, SizeIs(kUnits));
+  EXPECT_LE(coordinator_.persist_attempts(), kSenders + 1);  // the second round: duplicates only
+  EXPECT_EQ(StatusNow().units_done(), kUnits);
+  EXPECT_EQ(core().Commits().duplicates, kSenders * kUnitsPerCall);
+}
+
+}  // namespace
+}  // namespace noveltygrid::testing
