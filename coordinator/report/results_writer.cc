@@ -268,9 +268,10 @@ absl::Status WriteSweepResults(const std::string& dir, const ResultsParts& parts
   // written on threads of their own while this one streams the rows, so a sweep's end waits for the
   // longest of them rather than their sum.
   absl::Status summary_written, report_written;
-  std::thread summary_thread([&] { summary_written = WriteSummaryAndLeaderboard(dir, parts, options); });
-  std::thread report_thread;
-  if (!report_fresh) report_thread = std::thread([&] { report_written = WriteHtmlReport(dir, parts, options); });
+  // jthreads: joined on every way out of this scope.
+  std::jthread summary_thread([&] { summary_written = WriteSummaryAndLeaderboard(dir, parts, options); });
+  std::jthread report_thread;
+  if (!report_fresh) report_thread = std::jthread([&] { report_written = WriteHtmlReport(dir, parts, options); });
   absl::Status rows_written;
   for (const BenchmarkResults* part : stale_rows) {
     // Streamed: a large sweep's rows need not fit in memory (see coordinator/benchmarks/unit_source.h).
@@ -278,7 +279,7 @@ absl::Status WriteSweepResults(const std::string& dir, const ResultsParts& parts
     if (!rows_written.ok()) break;
   }
   summary_thread.join();
-  if (report_thread.joinable()) report_thread.join();
+  if (report_thread.joinable()) report_thread.join();  // (a rows error does not stop the other files)
   RETURN_IF_ERROR(rows_written);
   RETURN_IF_ERROR(summary_written);
   RETURN_IF_ERROR(report_written);

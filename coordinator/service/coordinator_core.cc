@@ -272,14 +272,15 @@ std::vector<absl::Status> CoordinatorCore::CommitLocked(const std::vector<const 
     // The same unit twice (in one call or in two committed together): the first is persisted and
     // marked done before the second is checked, which then is a duplicate, as if it had come later.
     if (batched.contains(units[i]->unit_id())) persist();
+    // Stale, unknown and duplicate units are answered from memory whatever the store does.
+    if (std::optional<absl::Status> answered = CheckLocked(*units[i], responses[i])) {
+      statuses[i] = *std::move(answered);
+      continue;
+    }
     if (!persisted.ok()) {
       // The store is failing: the rest are not tried (each try could wait out the store's timeout,
       // holding every other commit) and the worker sends them again.
       statuses[i] = absl::UnavailableError("not tried: a unit committed before it could not be persisted");
-      continue;
-    }
-    if (std::optional<absl::Status> answered = CheckLocked(*units[i], responses[i])) {
-      statuses[i] = *std::move(answered);
       continue;
     }
     batch.push_back(i);

@@ -51,6 +51,11 @@ grpc::ServerUnaryReactor* CoordinatorService::CompleteMany(grpc::CallbackServerC
 }
 
 grpc::ServerUnaryReactor* CoordinatorService::QueueCommit(grpc::CallbackServerContext* context, CommitCall call) {
+  // A wrong token is refused at once, not after the group commit queued ahead of it (CommitCalls checks
+  // again: it is the core's rule).
+  if (absl::Status authorized = core_->Authorize(PresentedToken(*context)); !authorized.ok()) {
+    return Finish(context, authorized);
+  }
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   absl::MutexLock lock(&mu_);
   commits_.push_back({reactor, std::move(call)});

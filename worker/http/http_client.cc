@@ -4,10 +4,9 @@
 // with the loop's wake-up batching, HttpClientOptions::batch_window).
 //
 // The loop drives curl with curl_multi_socket_action over the loop's epoll set (CURLMOPT_SOCKETFUNCTION
-// registers sockets, CURLMOPT_TIMERFUNCTION arms a loop timer) rather than curl_multi_perform +
-// curl_multi_poll: perform visits every transfer (and poll()s its socket) on each wakeup and multi_poll
-// rebuilds the pollfd array each time, so their cost grows with the transfers in flight; socket_action
-// only touches the sockets that are ready.
+// registers sockets, CURLMOPT_TIMERFUNCTION arms a loop timer) rather than curl_multi_perform + multi_poll,
+// whose cost grows with the transfers in flight (every transfer visited, the pollfd array rebuilt, at each
+// wakeup); socket_action only touches the sockets that are ready.
 #include "worker/http/http_client.h"
 
 #include <curl/curl.h>
@@ -40,11 +39,9 @@ using curl_http::RedactUrl;
 using curl_http::ToMillis;
 using curl_http::Transfer;
 
-constexpr size_t kMaxParsedUrls = 256;   // distinct URLs kept parsed (a worker has a handful)
-constexpr int kMaxEventsPerWait = 1024;  // epoll_wait's batch
-// Each easy handle's receive buffer (curl's default: 16 KiB). A handle is kept per request in flight, and
-// replies are mostly a few KiB: a bigger one (an embeddings batch) only takes more reads.
-constexpr long kReceiveBufferBytes = 4096;
+constexpr size_t kMaxParsedUrls = 256;      // distinct URLs kept parsed (a worker has a handful)
+constexpr int kMaxEventsPerWait = 1024;     // epoll_wait's batch
+constexpr long kReceiveBufferBytes = 4096;  // per easy handle (curl: 16 KiB); a bigger reply takes more reads
 
 // True when none of the variables curl reads for a proxy (or for exceptions to it) is set: then
 // CURLOPT_PROXY "" and CURLOPT_NOPROXY "" mean what the empty environment means, and spare curl

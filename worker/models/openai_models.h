@@ -71,9 +71,13 @@ class OpenAiEmbedder : public Embedder {
   // `channel`, `timers` (for the coalescing wait) and `executor` (where callbacks run) are not owned and
   // must outlive the embedder.
   //
-  // Coalescing without a wait (`embed_wait` 0, the default): a batch goes once the executor has run the
-  // tasks queued before its first text -- the replies that came with it, whose texts join it. Nothing
-  // waits on a timer; batches grow with the load (one text each when replies come one at a time).
+  // Coalescing without a wait (`embed_wait` 0, the default): a batch goes when the executor reaches a
+  // task queued with its first text, so the texts of the replies queued before it join it (with several
+  // executor threads, those still running when it is reached start the next batch). Nothing waits on a
+  // timer; batches grow with the load (one text each when replies come one at a time).
+  //
+  // Lifetime: the executor must run or drop every task it holds before the embedder is destroyed (the
+  // worker's runtime joins its pool first); batch tasks that run after that find it gone.
   //
   // Coalescing with a wait: texts arriving within the provider's `embed_wait` of the first one share a
   // request (up to `embed_batch` texts). The wait is only paid when it is likely to find company: while the

@@ -260,6 +260,28 @@ TEST_F(CompleteManyBatchTest, AFailedBatchLeavesEveryAcceptedUnitLeasedForALater
   EXPECT_EQ(StatusNow().units_leased(), 3);
 }
 
+// A repeated unit makes the batch before it persist early; when that fails, the units after it that are
+// accepted are not tried, but a stale one is still answered from memory as it would be alone.
+TEST_F(CompleteManyBatchTest, AfterAFailedEarlyPersistStaleUnitsAreStillAnswered) {
+  const v1::Lease a = LeaseOne();
+  const v1::Lease stale = LeaseOne();
+  ASSERT_TRUE(ReleaseLease(stale).ok());
+  ASSERT_EQ(LeaseOne("w2").unit().id(), stale.unit().id());
+  const v1::Lease b = LeaseOne();
+  coordinator_.FailPersist(true);
+  const std::vector<v1::CompleteOutcome> outcomes = CompleteManyOf({a, a, stale, b});
+  ASSERT_EQ(outcomes.size(), 4u);
+  EXPECT_EQ(coordinator_.persist_attempts(), 1);  // the batch before the repeat; the rest not tried
+  EXPECT_THAT(outcomes[0].message(), HasSubstr("disk full"));
+  for (size_t i : {1, 3}) {
+    EXPECT_EQ(CodeOf(outcomes[i]), absl::StatusCode::kUnavailable) << i;
+    EXPECT_THAT(outcomes[i].message(), HasSubstr("not tried")) << i;
+  }
+  EXPECT_EQ(CodeOf(outcomes[2]), absl::StatusCode::kOk);
+  EXPECT_FALSE(outcomes[2].response().accepted());
+  EXPECT_EQ(StatusNow().units_done(), 0);
+}
+
 TEST_F(CoordinatorCoreTest, StaleFencingTokenIsRefused) {
   const v1::Lease first = LeaseOne();
   ASSERT_TRUE(ReleaseLease(first).ok());

@@ -279,7 +279,8 @@ TEST_F(OpenAiEmbedderTest, ABatchGoesWhenItsBurstIsOverAndNeverWaitsLongerThanEm
 }
 
 // Without a wait (embed_wait_ms: 0, the default), a text is not kept for company by any timer: its batch
-// goes once the executor has run the tasks queued before it -- other replies, whose texts join it.
+// goes when the executor reaches the task queued with it, after the replies queued before it (here one
+// thread runs them in order), whose texts join it.
 TEST_F(OpenAiEmbedderTest, WithoutAWaitABatchGoesOnceTheRepliesAlreadyQueuedHaveRun) {
   ModelEndpoint endpoint = TestEndpoint();
   endpoint.provider.embed_wait = absl::ZeroDuration();
