@@ -64,7 +64,18 @@ struct Sent {
   v1::CompleteManyResponse first, again;
 };
 
+// Whether this is the ThreadSanitizer build: its runtime cannot see the synchronisation inside Debian's
+// uninstrumented gRPC core and Abseil, so several gRPC clients in one process make it report races there.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define NOVELTYGRID_TSAN_BUILD 1
+#endif
+#endif
+
 TEST_F(CoordinatorServiceTest, CompleteManyCallsInFlightAtOnceEachGetTheirOwnAnswers) {
+#ifdef NOVELTYGRID_TSAN_BUILD
+  GTEST_SKIP() << "ten gRPC clients in one process: TSan reports races inside the uninstrumented gRPC core";
+#endif
   ASSERT_NE(server_, nullptr);
   ASSERT_GT(port_, 0);
   const v1::LeaseResponse leased = LeaseUpTo(kUnits);
