@@ -16,8 +16,6 @@ namespace noveltygrid {
 namespace curl_http {
 namespace {
 
-constexpr uint64_t kMaxBodyReserve = 64 << 20;  // a Content-Length beyond this is not trusted for reserve()
-
 // A body beyond the transfer's limit stops it: returning fewer bytes than given makes curl end the
 // transfer with CURLE_WRITE_ERROR, which Transfer::Failure words as the limit. Nothing past the limit
 // is kept, so a reply of any size (or one that never ends) costs at most max_body bytes.
@@ -37,54 +35,20 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   const size_t n = size * count;
   absl::string_view line(data, n);
   if (absl::StartsWith(line, "HTTP/")) {  // a new response (after 100 Continue or a redirect): start over
-    t->response.content_type.clear();
-    t->response.rate_limit_headers.clear();
-    t->retry_after.clear();
-    t->retry_after_ms.clear();
+    t->reply_headers.Reset(t->response);
     return n;
   }
   const size_t colon = line.find(':');
   if (colon == absl::string_view::npos) return n;
-  const absl::string_view name = absl::StripAsciiWhitespace(line.substr(0, colon));
-  const absl::string_view value = absl::StripAsciiWhitespace(line.substr(colon + 1));
-  if (absl::EqualsIgnoreCase(name, "content-type")) {
-    t->response.content_type = std::string(value);
-  } else if (absl::EqualsIgnoreCase(name, "content-length")) {
-    // Room for the whole body at once rather than a string grown (and copied) chunk by chunk.
-    // A length over the limit stops the transfer before its body.
-    uint64_t length = 0;
-    if (absl::SimpleAtoi(value, &length)) {
-      if (t->max_body > 0 && length > t->max_body) {
-        t->too_large = true;
-        return 0;
-      }
-      if (length <= kMaxBodyReserve) t->response.body.reserve(length);
-    }
-  } else if (absl::EqualsIgnoreCase(name, "retry-after")) {
-    t->retry_after = std::string(value);
-  } else if (absl::EqualsIgnoreCase(name, "retry-after-ms")) {
-    t->retry_after_ms = std::string(value);
-  } else if (absl::StartsWithIgnoreCase(name, "x-ratelimit-") ||
-             absl::StartsWithIgnoreCase(name, "anthropic-ratelimit-")) {
-    if (t->response.rate_limit_headers.size() < 32) {  // a handful in practice; a hostile server gets no more
-      t->response.rate_limit_headers.emplace_back(absl::AsciiStrToLower(name), std::string(value.substr(0, 64)));
-    }
+  if (!t->reply_headers.Absorb(absl::StripAsciiWhitespace(line.substr(0, colon)),
+                               absl::StripAsciiWhitespace(line.substr(colon + 1)), t->max_body, t->response)) {
+    t->too_large = true;
+    return 0;
   }
   return n;
 }
 
 }  // namespace
-
-// scheme://host[:port]/path -- without userinfo and query string, which may carry credentials.
-std::string RedactUrl(absl::string_view url) {
-  url = url.substr(0, url.find_first_of("?#"));
-  const size_t scheme_end = url.find("://");
-  const size_t authority = scheme_end == absl::string_view::npos ? 0 : scheme_end + 3;
-  const size_t path = url.find('/', authority);
-  const size_t at = url.substr(0, path).find('@', authority);
-  if (at == absl::string_view::npos) return std::string(url);
-  return absl::StrCat(url.substr(0, authority), url.substr(at + 1));
-}
 
 // The one place curl errors become Status. `detail` is curl's error buffer (no request headers).
 absl::Status CurlError(CURLcode code, const char* detail, const HttpRequest& request) {
@@ -179,21 +143,13 @@ HttpResponse Transfer::TakeResponse() {
   curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
   HttpResponse taken = std::move(response);
   taken.status = static_cast<int>(status);
-  std::optional<absl::Duration> hint;
-  if (!retry_after_ms.empty()) {
-    double ms = 0;
-    if (absl::SimpleAtod(retry_after_ms, &ms) && std::isfinite(ms) && ms >= 0) hint = absl::Milliseconds(ms);
-  }
-  if (!hint.has_value() && !retry_after.empty()) hint = ParseRetryAfter(retry_after, absl::Now());
-  taken.retry_after = hint;
+  reply_headers.SetRetryHint(taken);
   return taken;
 }
 
 absl::Status Transfer::Failure(CURLcode code) const {
   if (!too_large) return CurlError(code, error, *request);
-  return absl::OutOfRangeError(absl::StrCat(
-      request->method, " ", RedactUrl(request->url), ": the reply is larger than the limit of ", max_body,
-      " bytes on a response body (HttpClientOptions::max_response_bytes); the transfer was cut off there"));
+  return http_reply::TooLargeError(*request, max_body);
 }
 
 void Transfer::Clear() {
@@ -201,8 +157,7 @@ void Transfer::Clear() {
   request.reset();
   done = nullptr;
   response = HttpResponse();
-  retry_after.clear();
-  retry_after_ms.clear();
+  reply_headers.Reset(response);
   error[0] = '\0';
 }
 

@@ -17,11 +17,11 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "worker/http/http_client.h"
+#include "worker/http/reply_headers.h"
 
 namespace noveltygrid::curl_http {
 
-// scheme://host[:port]/path -- without userinfo and query string, which may carry credentials.
-std::string RedactUrl(absl::string_view url);
+using http_reply::RedactUrl;
 // Milliseconds for curl's timeouts: rounded up, at least 1.
 long ToMillis(absl::Duration d);
 
@@ -39,8 +39,7 @@ struct Transfer {
   curl_slist* headers = nullptr;
   std::vector<std::string> headers_source;  // what `headers` was built from
   HttpResponse response;
-  std::string retry_after;
-  std::string retry_after_ms;
+  http_reply::ReplyHeaders reply_headers;
   char error[CURL_ERROR_SIZE] = {};
   size_t max_body = 0;     // HttpClientOptions::max_response_bytes (0: no limit); constant per client
   bool too_large = false;  // the reply passed max_body: the body callbacks cut the transfer off

@@ -31,6 +31,7 @@
 #include "common/event/event_loop.h"
 #include "common/open_files.h"
 #include "worker/http/curl_transfer.h"
+#include "worker/http/http1_transport.h"
 
 namespace noveltygrid {
 namespace {
@@ -59,7 +60,7 @@ void GlobalInit() {
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
-class CurlHttpClient : public HttpClient, private event::EventLoop::Handler {
+class CurlHttpClient : public HttpClient, private event::EventLoop::Handler, private http1::CallSink {
  public:
   explicit CurlHttpClient(const HttpClientOptions& options)
       : options_(options),
@@ -81,6 +82,10 @@ class CurlHttpClient : public HttpClient, private event::EventLoop::Handler {
         event::EventLoop::Create(this, {.max_events = kMaxEventsPerWait, .batch_window = options_.batch_window});
     if (!loop.ok()) return loop.status();
     loop_ = std::move(*loop);
+    if (options_.builtin_http1 && no_proxy_variables_ && !options_.compressed_responses) {
+      http1_ = std::make_unique<http1::Http1Transport>(loop_.get(), options_, user_agent_header_,
+                                                       static_cast<http1::CallSink*>(this));
+    }
     loop_thread_ = std::thread([this] {
       pthread_setname_np(pthread_self(), "ng-http-loop");  // findable in top and in load tests
       loop_->Run();
@@ -147,7 +152,8 @@ class CurlHttpClient : public HttpClient, private event::EventLoop::Handler {
     s.requests = requests_.load(std::memory_order_relaxed);
     s.in_flight = in_flight_.load(std::memory_order_relaxed);
     s.transport_errors = transport_errors_.load(std::memory_order_relaxed);
-    s.connections_opened = connections_opened_.load(std::memory_order_relaxed);
+    s.connections_opened =
+        connections_opened_.load(std::memory_order_relaxed) + (http1_ != nullptr ? http1_->connections_opened() : 0);
     return s;
   }
 
@@ -194,6 +200,10 @@ class CurlHttpClient : public HttpClient, private event::EventLoop::Handler {
 
   // A socket is ready: tell curl. The tag is the descriptor.
   void OnReady(uint64_t tag, uint32_t events) override {
+    if ((tag & http1::Http1Transport::kTagBit) != 0) {
+      http1_->OnReady(tag, events);
+      return;
+    }
     const int fd = static_cast<int>(tag);
     if (!Wanted(fd)) return;
     int flags = 0;
@@ -229,6 +239,7 @@ class CurlHttpClient : public HttpClient, private event::EventLoop::Handler {
       Recycle(t);
     }
     active_.clear();
+    if (http1_ != nullptr) http1_->FailAll(cancelled);
     FlushFinished();
     loop_->Cancel(curl_timer_);
     curl_timer_ = {};
@@ -328,6 +339,14 @@ class CurlHttpClient : public HttpClient, private event::EventLoop::Handler {
     finished_.emplace_back(std::move(done), std::move(result));
   }
 
+  // A request of the built-in HTTP/1.1 transport finished.
+  void Finished(HttpCallback done, absl::StatusOr<HttpResponse> result) override {
+    if (!result.ok() && !absl::IsCancelled(result.status())) {
+      transport_errors_.fetch_add(1, std::memory_order_relaxed);
+    }
+    Finish(std::move(done), std::move(result));
+  }
+
   void FlushFinished() {
     constexpr size_t kRepliesPerTask = 8;  // small enough that several executor threads share a burst
     for (size_t begin = 0; begin < finished_.size(); begin += kRepliesPerTask) {
@@ -343,6 +362,7 @@ class CurlHttpClient : public HttpClient, private event::EventLoop::Handler {
   }
 
   void Start(Incoming in) {
+    if (http1_ != nullptr && http1_->TryStart(in.request, in.done)) return;
     Transfer* t;
     if (!free_.empty()) {
       t = free_.back();
@@ -453,6 +473,7 @@ class CurlHttpClient : public HttpClient, private event::EventLoop::Handler {
   const bool no_proxy_variables_;        // see ProxyVariablesUnset
   CURLM* multi_ = nullptr;
   std::unique_ptr<event::EventLoop> loop_;
+  std::unique_ptr<http1::Http1Transport> http1_;  // plain http:// to addresses; null: curl for everything
   std::thread loop_thread_;
 
   // Owned by the loop thread.
@@ -487,6 +508,14 @@ absl::StatusOr<std::unique_ptr<HttpClient>> HttpClient::Create(const HttpClientO
   }
   GlobalInit();
   HttpClientOptions capped = options;
+  if (const char* engine = std::getenv("NOVELTYGRID_HTTP1"); engine != nullptr && *engine != '\0') {
+    const absl::string_view e(engine);
+    if (e != "curl" && e != "builtin") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("NOVELTYGRID_HTTP1 is \"", e, "\"; it takes \"builtin\" (the default) or \"curl\""));
+    }
+    capped.builtin_http1 = capped.builtin_http1 && e == "builtin";
+  }
   if (std::optional<int> room = ConnectionRoom(); room.has_value()) {
     for (int* cap : {&capped.max_connections_per_host, &capped.max_total_connections}) {
       *cap = *cap == 0 ? *room : std::min(*cap, *room);

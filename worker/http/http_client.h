@@ -1,5 +1,5 @@
 // HttpClient: many HTTP requests in flight on one event-loop thread (libcurl's multi interface on a
-// common/event EventLoop).
+// common/event EventLoop, and a built-in HTTP/1.1 transport for plain http:// to an address).
 //
 // Send() returns at once; the loop thread drives every transfer (keep-alive connection reuse, HTTP/2
 // multiplexing where the server offers it over TLS, per-request timeouts) and the callback runs on
@@ -79,6 +79,10 @@ struct HttpClientOptions {
   int max_connections_per_host = 16384;  // CURLMOPT_MAX_HOST_CONNECTIONS (HTTP/1.1 keep-alive pool)
   int max_total_connections = 32768;     // CURLMOPT_MAX_TOTAL_CONNECTIONS
   bool http2 = true;                     // ask for HTTP/2 over TLS (h2c is not attempted)
+  // Plain http:// to an IP address or localhost goes over the client's own HTTP/1.1 code
+  // (http1_transport.h: a fraction of curl's CPU per request) unless a proxy variable is set or
+  // compressed_responses is on; false (or NOVELTYGRID_HTTP1=curl in the environment): curl for every URL.
+  bool builtin_http1 = true;
   std::string user_agent = "noveltygrid";
   // Ask for gzip/brotli replies (Accept-Encoding) and decode them. Off by default: model replies are
   // small and decoding costs the loop thread more than it saves on a fast network.

@@ -24,14 +24,23 @@ using testing::TestHttpServer;
 constexpr uint64_t kHugeBody = uint64_t{100} << 20;  // 100 MB, streamed: never held by the server
 constexpr size_t kChunk = 64 << 10;
 
-std::unique_ptr<HttpClient> MakeClient(Executor* executor, size_t max_response_bytes = kDefaultMaxResponseBytes) {
+std::unique_ptr<HttpClient> MakeClientWith(Executor* executor, size_t max_response_bytes, bool builtin_http1) {
   HttpClientOptions options;
   options.executor = executor;
   options.max_response_bytes = max_response_bytes;
+  options.builtin_http1 = builtin_http1;
   absl::StatusOr<std::unique_ptr<HttpClient>> client = HttpClient::Create(options);
   EXPECT_TRUE(client.ok()) << client.status();
   return client.ok() ? *std::move(client) : nullptr;
 }
+
+// Every HostileReplyTest runs on both engines: the built-in HTTP/1.1 transport and curl.
+class HostileReplyTest : public ::testing::TestWithParam<bool> {
+ protected:
+  std::unique_ptr<HttpClient> MakeClient(Executor* executor, size_t max_response_bytes = kDefaultMaxResponseBytes) {
+    return MakeClientWith(executor, max_response_bytes, GetParam());
+  }
+};
 
 // Serves `total` bytes of 'x' at `path` from one reused chunk, chunked (no Content-Length) or with its
 // Content-Length; counts the bytes the server managed to write in `*sent`.
@@ -64,20 +73,20 @@ struct HugeOutcome {
   absl::Status status;
   uint64_t sent = 0;
 };
-HugeOutcome FetchHuge(bool chunked, const std::string& path_and_query) {
+HugeOutcome FetchHuge(bool builtin_http1, bool chunked, const std::string& path_and_query) {
   std::atomic<uint64_t> sent{0};  // before the server, whose handlers write it
   TestHttpServer server;
   ServeBytes(server, "/huge", kHugeBody, chunked, &sent);
   server.Start();
   ThreadPool executor(2);
-  auto client = MakeClient(&executor);
+  auto client = MakeClientWith(&executor, kDefaultMaxResponseBytes, builtin_http1);
   absl::StatusOr<HttpResponse> r = SendAndWait(*client, Get(server.Url(path_and_query)));
   server.Stop();  // joins the handler: it stopped writing when the client hung up
   return {r.status(), sent.load()};
 }
 
-TEST(HostileReplyTest, AHundredMegabyteStreamedReplyIsCutOffAtTheLimit) {
-  const HugeOutcome huge = FetchHuge(/*chunked=*/true, "/huge?key=secret");
+TEST_P(HostileReplyTest, AHundredMegabyteStreamedReplyIsCutOffAtTheLimit) {
+  const HugeOutcome huge = FetchHuge(GetParam(), /*chunked=*/true, "/huge?key=secret");
   EXPECT_EQ(huge.status.code(), absl::StatusCode::kOutOfRange) << huge.status;
   EXPECT_THAT(huge.status.message(), HasSubstr("larger than the limit of 33554432 bytes"));
   EXPECT_THAT(huge.status.message(), HasSubstr("max_response_bytes"));
@@ -85,8 +94,8 @@ TEST(HostileReplyTest, AHundredMegabyteStreamedReplyIsCutOffAtTheLimit) {
   EXPECT_LT(huge.sent, kHugeBody);
 }
 
-TEST(HostileReplyTest, AHundredMegabyteContentLengthIsRefusedBeforeTheBody) {
-  const HugeOutcome huge = FetchHuge(/*chunked=*/false, "/huge");
+TEST_P(HostileReplyTest, AHundredMegabyteContentLengthIsRefusedBeforeTheBody) {
+  const HugeOutcome huge = FetchHuge(GetParam(), /*chunked=*/false, "/huge");
   EXPECT_EQ(huge.status.code(), absl::StatusCode::kOutOfRange) << huge.status;
   // What socket buffers took before the server saw the hang-up, far from the limit.
   EXPECT_LT(huge.sent, kDefaultMaxResponseBytes);
@@ -94,7 +103,7 @@ TEST(HostileReplyTest, AHundredMegabyteContentLengthIsRefusedBeforeTheBody) {
 
 // The limit is exact whichever way the length is told, and a transfer cut off leaves nothing behind
 // for the next request on the client.
-TEST(HostileReplyTest, ABodyOfExactlyTheLimitArrivesAndOneByteMoreDoesNot) {
+TEST_P(HostileReplyTest, ABodyOfExactlyTheLimitArrivesAndOneByteMoreDoesNot) {
   constexpr size_t kLimit = 1000;
   std::atomic<uint64_t> sent{0};  // before the server, whose handlers write it
   TestHttpServer server;
@@ -121,7 +130,7 @@ TEST(HostileReplyTest, ABodyOfExactlyTheLimitArrivesAndOneByteMoreDoesNot) {
 
 // A reply that sends a byte now and then and never ends is ended by the request's timeout, which is
 // for the whole transfer, not for a silence.
-TEST(HostileReplyTest, AReplyThatTricklesForeverEndsAtTheTimeout) {
+TEST_P(HostileReplyTest, AReplyThatTricklesForeverEndsAtTheTimeout) {
   std::atomic<bool> stop{false};
   TestHttpServer server;
   server.server().Get("/trickle", [&stop](const httplib::Request&, httplib::Response& res) {
@@ -142,6 +151,9 @@ TEST(HostileReplyTest, AReplyThatTricklesForeverEndsAtTheTimeout) {
   EXPECT_EQ(r.status().code(), absl::StatusCode::kDeadlineExceeded) << r.status();
   EXPECT_EQ(client->Stats().in_flight, 0);
 }
+
+INSTANTIATE_TEST_SUITE_P(Engines, HostileReplyTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) { return info.param ? "builtin" : "curl"; });
 
 }  // namespace
 }  // namespace noveltygrid

@@ -31,15 +31,25 @@ constexpr char kChatBody[] =
     R"({"model":"sim:explorer","messages":[{"role":"user","content":"Name one unusual use for a brick."}],)"
     R"("temperature":0.7,"seed":3})";
 
-std::unique_ptr<HttpClient> MakeClient(Executor* executor, int per_host = 64) {
+std::unique_ptr<HttpClient> MakeClientWith(Executor* executor, int per_host, bool builtin_http1) {
   HttpClientOptions options;
   options.executor = executor;
+  options.builtin_http1 = builtin_http1;
   options.max_connections_per_host = per_host;
   options.max_total_connections = std::max(per_host, 512);
   absl::StatusOr<std::unique_ptr<HttpClient>> client = HttpClient::Create(options);
   EXPECT_TRUE(client.ok()) << client.status();
   return client.ok() ? *std::move(client) : nullptr;
 }
+
+// Every HttpClientTest runs on both engines: the built-in HTTP/1.1 transport ("builtin", what plain
+// http:// to an address takes) and curl.
+class HttpClientTest : public ::testing::TestWithParam<bool> {
+ protected:
+  std::unique_ptr<HttpClient> MakeClient(Executor* executor, int per_host = 64) {
+    return MakeClientWith(executor, per_host, GetParam());
+  }
+};
 
 // Starts `sim` with `options`; its port, or 0 (a test failure) when it did not start.
 int StartSim(SimServer& sim, const SimServerOptions& options) {
@@ -70,7 +80,7 @@ TEST(ParseRetryAfterTest, SecondsDecimalsAndDates) {
   EXPECT_EQ(ParseRetryAfter("1.5x", now), std::nullopt);
 }
 
-TEST(HttpClientTest, GetAndPostWithStatusBodyAndHeaders) {
+TEST_P(HttpClientTest, GetAndPostWithStatusBodyAndHeaders) {
   TestHttpServer server;
   server.server().Get("/hello",
                       [](const httplib::Request&, httplib::Response& res) { res.set_content("hi", "text/plain"); });
@@ -102,7 +112,7 @@ TEST(HttpClientTest, GetAndPostWithStatusBodyAndHeaders) {
   EXPECT_EQ(client->Stats().connections_opened, 1);  // the second request reused the first connection
 }
 
-TEST(HttpClientTest, RetryAfterHeaders) {
+TEST_P(HttpClientTest, RetryAfterHeaders) {
   TestHttpServer server;
   server.server().Get("/seconds", [](const httplib::Request&, httplib::Response& res) {
     res.status = 429;
@@ -140,7 +150,7 @@ TEST(HttpClientTest, RetryAfterHeaders) {
   EXPECT_EQ(r->retry_after, std::nullopt);
 }
 
-TEST(HttpClientTest, TimeoutIsDeadlineExceeded) {
+TEST_P(HttpClientTest, TimeoutIsDeadlineExceeded) {
   TestHttpServer server;
   absl::Notification release;
   server.server().Get("/slow", [&](const httplib::Request&, httplib::Response& res) {
@@ -163,7 +173,7 @@ TEST(HttpClientTest, TimeoutIsDeadlineExceeded) {
   EXPECT_EQ(client->Stats().transport_errors, 1);
 }
 
-TEST(HttpClientTest, ConnectionRefusedIsUnavailable) {
+TEST_P(HttpClientTest, ConnectionRefusedIsUnavailable) {
   ThreadPool executor(2);
   auto client = MakeClient(&executor);
   absl::StatusOr<HttpResponse> r =
@@ -172,7 +182,7 @@ TEST(HttpClientTest, ConnectionRefusedIsUnavailable) {
   EXPECT_EQ(r.status().code(), absl::StatusCode::kUnavailable) << r.status();
 }
 
-TEST(HttpClientTest, DroppedConnectionIsUnavailable) {
+TEST_P(HttpClientTest, DroppedConnectionIsUnavailable) {
   SimServer sim;
   const int port =
       StartSim(sim, {.fault_rate = 1.0, .faults = {SimFault::kTimeout}, .timeout_hold = absl::Milliseconds(1)});
@@ -185,7 +195,7 @@ TEST(HttpClientTest, DroppedConnectionIsUnavailable) {
   EXPECT_EQ(r.status().code(), absl::StatusCode::kUnavailable) << r.status();
 }
 
-TEST(HttpClientTest, SendsTheUserAgentUnlessTheRequestHasOne) {
+TEST_P(HttpClientTest, SendsTheUserAgentUnlessTheRequestHasOne) {
   TestHttpServer server;
   server.server().Get("/agent", [](const httplib::Request& req, httplib::Response& res) {
     res.set_content(std::to_string(req.get_header_value_count("User-Agent")) + " " + req.get_header_value("User-Agent"),
@@ -206,7 +216,7 @@ TEST(HttpClientTest, SendsTheUserAgentUnlessTheRequestHasOne) {
 
 // Wake-up batching off and with a long window: every reply and every timer is still delivered, on
 // the executor, whatever the window.
-TEST(HttpClientTest, EveryReplyArrivesWithOrWithoutWakeUpBatching) {
+TEST_P(HttpClientTest, EveryReplyArrivesWithOrWithoutWakeUpBatching) {
   SimServer sim;
   const int port = StartSim(sim, {.latency_ms = 5});
   ASSERT_NE(port, 0);
@@ -214,6 +224,7 @@ TEST(HttpClientTest, EveryReplyArrivesWithOrWithoutWakeUpBatching) {
     ThreadPool executor(2);
     HttpClientOptions options;
     options.executor = &executor;
+    options.builtin_http1 = GetParam();
     options.batch_window = window;
     absl::StatusOr<std::unique_ptr<HttpClient>> client = HttpClient::Create(options);
     ASSERT_TRUE(client.ok()) << client.status();
@@ -234,7 +245,7 @@ TEST(HttpClientTest, EveryReplyArrivesWithOrWithoutWakeUpBatching) {
   }
 }
 
-TEST(HttpClientTest, UnsupportedSchemeIsInternal) {
+TEST_P(HttpClientTest, UnsupportedSchemeIsInternal) {
   ThreadPool executor(2);
   auto client = MakeClient(&executor);
   absl::StatusOr<HttpResponse> r = SendAndWait(*client, Get("gopherx://127.0.0.1/x"));
@@ -242,7 +253,7 @@ TEST(HttpClientTest, UnsupportedSchemeIsInternal) {
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInternal) << r.status();
 }
 
-TEST(HttpClientTest, ManyConcurrentRequestsReuseConnections) {
+TEST_P(HttpClientTest, ManyConcurrentRequestsReuseConnections) {
   SimServer sim;
   const int port = StartSim(sim, {.latency_ms = 20, .threads = 64});
   ASSERT_NE(port, 0);
@@ -280,7 +291,7 @@ TEST(HttpClientTest, ManyConcurrentRequestsReuseConnections) {
   EXPECT_EQ(sim.stats().chat, kRequests);
 }
 
-TEST(HttpClientTest, RunAfterRunsInDueOrderOnTheExecutor) {
+TEST_P(HttpClientTest, RunAfterRunsInDueOrderOnTheExecutor) {
   ThreadPool executor(1);  // one thread: the order of execution is the order of scheduling
   auto client = MakeClient(&executor);
   absl::Mutex mu;
@@ -342,7 +353,7 @@ struct HangingCall {
   }
 };
 
-TEST(HttpClientTest, DestructorCancelsTransfersAndRunsTimers) {
+TEST_P(HttpClientTest, DestructorCancelsTransfersAndRunsTimers) {
   HangingServer server;
   ThreadPool executor(2);
   HangingCall call;
@@ -355,7 +366,7 @@ TEST(HttpClientTest, DestructorCancelsTransfersAndRunsTimers) {
   EXPECT_EQ(status.code(), absl::StatusCode::kCancelled) << status;
 }
 
-TEST(HttpClientTest, AbortCancelsTransfersTimersAndLaterRequests) {
+TEST_P(HttpClientTest, AbortCancelsTransfersTimersAndLaterRequests) {
   HangingServer server;
   ThreadPool executor(2);
   auto client = MakeClient(&executor);
@@ -373,7 +384,7 @@ TEST(HttpClientTest, AbortCancelsTransfersTimersAndLaterRequests) {
 }
 
 // Not a timing assertion: reports the loop thread's CPU per request with 600 requests in flight.
-TEST(HttpClientTest, LoopCpuPerRequestAtHighConcurrency) {
+TEST_P(HttpClientTest, LoopCpuPerRequestAtHighConcurrency) {
   SimServer sim;
   const int port = StartSim(sim, {.latency_ms = 50, .threads = 640});
   ASSERT_NE(port, 0);
@@ -427,6 +438,9 @@ TEST(HttpClientTest, LoopCpuPerRequestAtHighConcurrency) {
                 static_cast<long long>(client->Stats().connections_opened));
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Engines, HttpClientTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) { return info.param ? "builtin" : "curl"; });
 
 }  // namespace
 }  // namespace noveltygrid

@@ -1,0 +1,469 @@
+#include "worker/http/http1_transport.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+
+namespace noveltygrid::http1 {
+namespace {
+
+constexpr size_t kReadBufferBytes = 64 << 10;  // shared by every connection: read, parse, move on
+constexpr size_t kMaxRoutes = 256;             // distinct URLs kept parsed (a worker has a handful)
+constexpr uint32_t kSocketEvents = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+
+std::string Errno(int error) { return std::strerror(error); }
+
+}  // namespace
+
+// One host's connections: the address, the idle ones (newest last) and the requests waiting for one.
+struct Http1Transport::Pool {
+  sockaddr_storage address{};
+  socklen_t address_size = 0;
+  std::string name;  // "127.0.0.1:8000", for errors
+  int open = 0;
+  std::vector<Conn*> idle;
+  std::deque<Call*> waiting;
+};
+
+// A URL taken apart once: its host's pool, the request target and the Host header line.
+struct Http1Transport::Route {
+  Pool* pool = nullptr;
+  std::string target;       // path and query
+  std::string host_header;  // "Host: ...\r\n"
+};
+
+struct Http1Transport::Call {
+  std::shared_ptr<const HttpRequest> request;
+  HttpCallback done;
+  Route* route = nullptr;
+  absl::Time deadline;
+  event::TimerId timer;
+  Conn* conn = nullptr;
+  bool resent = false;    // already sent again once after a closed kept-alive connection
+  bool finished = false;  // timed out while queued: the queue drops it
+};
+
+struct Http1Transport::Conn {
+  explicit Conn(size_t max_body) : parser(max_body) {}
+  int fd = -1;
+  uint32_t slot = 0;
+  Pool* pool = nullptr;
+  bool connected = false;
+  bool reused = false;  // carried a reply before
+  Call* call = nullptr;
+  std::string head;  // the request's head
+  size_t sent = 0;   // bytes of head and body written
+  size_t idle_index = 0;
+  Http1ResponseParser parser;
+};
+
+Http1Transport::Http1Transport(event::EventLoop* loop, const HttpClientOptions& options, std::string user_agent_header,
+                               CallSink* sink)
+    : loop_(loop),
+      options_(options),
+      user_agent_header_(std::move(user_agent_header)),
+      sink_(sink),
+      read_buffer_(new char[kReadBufferBytes]) {}
+
+Http1Transport::~Http1Transport() {
+  for (auto& conn : conns_) {
+    if (conn != nullptr && conn->fd >= 0) close(conn->fd);
+  }
+}
+
+Http1Transport::Route* Http1Transport::FindRoute(const std::string& url) {
+  if (auto it = routes_.find(url); it != routes_.end()) return it->second.get();
+  if (routes_.size() >= kMaxRoutes) return nullptr;
+  std::unique_ptr<Route> route;
+  absl::string_view rest(url);
+  if (absl::ConsumePrefix(&rest, "http://")) {
+    rest = rest.substr(0, rest.find('#'));
+    const size_t path = rest.find_first_of("/?");
+    const absl::string_view authority = rest.substr(0, path);
+    absl::string_view host = authority;
+    absl::string_view port_text;
+    if (absl::StartsWith(authority, "[")) {  // [v6]:port
+      const size_t close = authority.find(']');
+      host = authority.substr(1, close == absl::string_view::npos ? 0 : close - 1);
+      if (close != absl::string_view::npos && close + 1 < authority.size()) {
+        port_text = authority.substr(close + 1);
+        if (!absl::ConsumePrefix(&port_text, ":")) host = {};
+      }
+    } else if (const size_t colon = authority.rfind(':'); colon != absl::string_view::npos) {
+      host = authority.substr(0, colon);
+      port_text = authority.substr(colon + 1);
+    }
+    int port = 80;
+    const bool port_ok = port_text.empty() || (absl::SimpleAtoi(port_text, &port) && port > 0 && port < 65536);
+    sockaddr_storage address{};
+    socklen_t size = 0;
+    const std::string host_text(absl::EqualsIgnoreCase(host, "localhost") ? "127.0.0.1" : host);
+    auto* v4 = reinterpret_cast<sockaddr_in*>(&address);
+    auto* v6 = reinterpret_cast<sockaddr_in6*>(&address);
+    if (inet_pton(AF_INET, host_text.c_str(), &v4->sin_addr) == 1) {
+      v4->sin_family = AF_INET;
+      v4->sin_port = htons(static_cast<uint16_t>(port));
+      size = sizeof(sockaddr_in);
+    } else if (inet_pton(AF_INET6, host_text.c_str(), &v6->sin6_addr) == 1) {
+      v6->sin6_family = AF_INET6;
+      v6->sin6_port = htons(static_cast<uint16_t>(port));
+      size = sizeof(sockaddr_in6);
+    }
+    if (port_ok && size != 0 && authority.find('@') == absl::string_view::npos) {
+      const std::string key = absl::StrCat(host_text, ":", port);
+      std::unique_ptr<Pool>& pool = pools_[key];
+      if (pool == nullptr) {
+        pool = std::make_unique<Pool>();
+        pool->address = address;
+        pool->address_size = size;
+        pool->name = key;
+      }
+      route = std::make_unique<Route>();
+      route->pool = pool.get();
+      const absl::string_view target = path == absl::string_view::npos ? absl::string_view() : rest.substr(path);
+      route->target = absl::StrCat(absl::StartsWith(target, "/") ? "" : "/", target);
+      route->host_header = absl::StrCat("Host: ", authority, "\r\n");
+    }
+  }
+  Route* found = route.get();
+  routes_.emplace(url, std::move(route));
+  return found;
+}
+
+bool Http1Transport::TryStart(std::shared_ptr<const HttpRequest>& request, HttpCallback& done) {
+  if (request->method != "GET" && request->method != "POST") return false;
+  Route* route = FindRoute(request->url);
+  if (route == nullptr) return false;
+  auto* call = new Call;
+  call->request = std::move(request);
+  call->done = std::move(done);
+  call->route = route;
+  call->deadline = absl::Now() + call->request->timeout;
+  for (const std::string& header : call->request->headers) {
+    if (header.find_first_of("\r\n") != std::string::npos) {
+      Complete(call, Error(absl::StatusCode::kInvalidArgument, *call, "a request header contains a line break"));
+      return true;
+    }
+  }
+  ArmTimer(call, call->deadline);
+  Dispatch(call);
+  return true;
+}
+
+void Http1Transport::ArmTimer(Call* call, absl::Time due) {
+  loop_->Cancel(call->timer);
+  call->timer = loop_->At(due, [this, call] { OnTimeout(call); });
+}
+
+void Http1Transport::Dispatch(Call* call) {
+  Pool& pool = *call->route->pool;
+  if (!pool.idle.empty()) {
+    Conn* conn = pool.idle.back();
+    pool.idle.pop_back();
+    Assign(conn, call);
+    Send(conn);
+    return;
+  }
+  const bool room = (options_.max_connections_per_host == 0 || pool.open < options_.max_connections_per_host) &&
+                    (options_.max_total_connections == 0 || open_ < options_.max_total_connections);
+  if (room) {
+    Open(pool, call);
+  } else {
+    pool.waiting.push_back(call);
+  }
+}
+
+void Http1Transport::Open(Pool& pool, Call* call) {
+  const int fd = socket(pool.address.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    Complete(call, Error(absl::StatusCode::kUnavailable, *call, absl::StrCat("socket: ", Errno(errno))));
+    return;
+  }
+  const int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+  uint32_t slot;
+  if (!free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    slot = static_cast<uint32_t>(conns_.size());
+    conns_.push_back(nullptr);
+  }
+  if (conns_[slot] == nullptr) conns_[slot] = std::make_unique<Conn>(options_.max_response_bytes);
+  Conn* conn = conns_[slot].get();
+  conn->fd = fd;
+  conn->slot = slot;
+  conn->pool = &pool;
+  conn->connected = false;
+  conn->reused = false;
+  ++pool.open;
+  ++open_;
+  connections_opened_.fetch_add(1, std::memory_order_relaxed);
+  Assign(conn, call);
+  const int rc = connect(fd, reinterpret_cast<const sockaddr*>(&pool.address), pool.address_size);
+  if (rc != 0 && errno != EINPROGRESS) {
+    Broken(conn,
+           Error(absl::StatusCode::kUnavailable, *call, absl::StrCat("connect to ", pool.name, ": ", Errno(errno))));
+    return;
+  }
+  if (!loop_->Watch(fd, kSocketEvents, kTagBit | slot)) {
+    Broken(conn, Error(absl::StatusCode::kInternal, *call, absl::StrCat("epoll_ctl: ", Errno(errno))));
+    return;
+  }
+  if (rc == 0) {
+    Connected(conn);
+  } else if (call->request->connect_timeout < call->request->timeout) {
+    ArmTimer(call, std::min(call->deadline, absl::Now() + call->request->connect_timeout));
+  }
+}
+
+void Http1Transport::Assign(Conn* conn, Call* call) {
+  conn->call = call;
+  call->conn = conn;
+  conn->sent = 0;
+  conn->parser.Reset();
+  const HttpRequest& r = *call->request;
+  std::string& head = conn->head;
+  head.clear();
+  absl::StrAppend(&head, r.method, " ", call->route->target, " HTTP/1.1\r\n", call->route->host_header);
+  bool has_agent = false;
+  bool has_accept = false;
+  for (const std::string& header : r.headers) {
+    const size_t colon = header.find(':');
+    // "Name:" with nothing after it is curl's way of leaving a header out; there is nothing to leave out here.
+    if (colon == std::string::npos || absl::StripAsciiWhitespace(absl::string_view(header).substr(colon + 1)).empty()) {
+      continue;
+    }
+    has_agent = has_agent || absl::StartsWithIgnoreCase(header, "user-agent:");
+    has_accept = has_accept || absl::StartsWithIgnoreCase(header, "accept:");
+    absl::StrAppend(&head, header, "\r\n");
+  }
+  if (!has_agent) absl::StrAppend(&head, user_agent_header_, "\r\n");
+  if (!has_accept) head.append("Accept: */*\r\n");
+  if (r.method == "POST") absl::StrAppend(&head, "Content-Length: ", r.body.size(), "\r\n");
+  head.append("\r\n");
+}
+
+void Http1Transport::Connected(Conn* conn) {
+  conn->connected = true;
+  Call* call = conn->call;
+  if (call != nullptr && call->request->connect_timeout < call->request->timeout) ArmTimer(call, call->deadline);
+  Send(conn);
+}
+
+void Http1Transport::Send(Conn* conn) {
+  Call* call = conn->call;
+  if (call == nullptr || !conn->connected) return;
+  static const std::string kNoBody;
+  const std::string& body = call->request->method == "POST" ? call->request->body : kNoBody;
+  const size_t total = conn->head.size() + body.size();
+  while (conn->sent < total) {
+    iovec parts[2];
+    int count = 0;
+    if (conn->sent < conn->head.size()) {
+      parts[count++] = {conn->head.data() + conn->sent, conn->head.size() - conn->sent};
+      if (!body.empty()) parts[count++] = {const_cast<char*>(body.data()), body.size()};
+    } else {
+      const size_t offset = conn->sent - conn->head.size();
+      parts[count++] = {const_cast<char*>(body.data()) + offset, body.size() - offset};
+    }
+    msghdr message{};
+    message.msg_iov = parts;
+    message.msg_iovlen = static_cast<size_t>(count);
+    const ssize_t n = sendmsg(conn->fd, &message, MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return;  // EPOLLOUT (edge) resumes
+      Broken(conn, Error(absl::StatusCode::kUnavailable, *call, absl::StrCat("send: ", Errno(errno))));
+      return;
+    }
+    conn->sent += static_cast<size_t>(n);
+  }
+}
+
+void Http1Transport::OnReady(uint64_t tag, uint32_t events) {
+  const uint64_t slot = tag & ~kTagBit;
+  if (slot >= conns_.size() || conns_[slot] == nullptr || conns_[slot]->fd < 0) return;
+  Conn* conn = conns_[slot].get();
+  if (!conn->connected) {
+    int error = 0;
+    socklen_t size = sizeof error;
+    if (getsockopt(conn->fd, SOL_SOCKET, SO_ERROR, &error, &size) != 0) error = errno;
+    if (error != 0) {
+      Broken(conn, Error(absl::StatusCode::kUnavailable, *conn->call,
+                         absl::StrCat("connect to ", conn->pool->name, ": ", Errno(error))));
+      return;
+    }
+    if ((events & EPOLLOUT) == 0) return;
+    Connected(conn);
+  } else if ((events & EPOLLOUT) != 0) {
+    Send(conn);
+  }
+  if (conn->fd >= 0 && (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0) Receive(conn);
+}
+
+void Http1Transport::Receive(Conn* conn) {
+  while (conn->fd >= 0) {
+    const ssize_t n = read(conn->fd, read_buffer_.get(), kReadBufferBytes);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    Call* call = conn->call;
+    if (call == nullptr) {  // an idle connection: the server closed it (or sent what nobody asked for)
+      Close(conn);
+      return;
+    }
+    if (n < 0) {
+      Broken(conn, Error(absl::StatusCode::kUnavailable, *call, absl::StrCat("receive: ", Errno(errno))));
+      return;
+    }
+    size_t consumed = 0;
+    const Http1ResponseParser::Result result =
+        n == 0 ? conn->parser.FeedEof()
+               : conn->parser.Feed(absl::string_view(read_buffer_.get(), static_cast<size_t>(n)), &consumed);
+    switch (result) {
+      case Http1ResponseParser::Result::kNeedMore:
+        continue;
+      case Http1ResponseParser::Result::kDone: {
+        const bool reusable = conn->parser.keep_alive() && n > 0 && consumed == static_cast<size_t>(n);
+        conn->call = nullptr;
+        Complete(call, conn->parser.TakeResponse());
+        reusable ? Release(conn) : Close(conn);
+        return;
+      }
+      case Http1ResponseParser::Result::kTooLarge:
+        conn->call = nullptr;
+        Complete(call, http_reply::TooLargeError(*call->request, options_.max_response_bytes));
+        Close(conn);
+        return;
+      case Http1ResponseParser::Result::kInvalid:
+        Broken(conn, Error(absl::StatusCode::kUnavailable, *call, conn->parser.error()));
+        return;
+    }
+  }
+}
+
+void Http1Transport::Release(Conn* conn) {
+  conn->reused = true;
+  Pool& pool = *conn->pool;
+  if (Call* next = NextWaiting(pool); next != nullptr) {
+    Assign(conn, next);
+    Send(conn);
+    return;
+  }
+  conn->idle_index = pool.idle.size();
+  pool.idle.push_back(conn);
+}
+
+void Http1Transport::Close(Conn* conn) {
+  Pool& pool = *conn->pool;
+  if (conn->call == nullptr) {  // idle: out of the idle list (a no-op for one that was never in it)
+    const size_t i = conn->idle_index;
+    if (i < pool.idle.size() && pool.idle[i] == conn) {
+      pool.idle[i] = pool.idle.back();
+      pool.idle[i]->idle_index = i;
+      pool.idle.pop_back();
+    }
+  }
+  close(conn->fd);  // also leaves the epoll set
+  conn->fd = -1;
+  conn->call = nullptr;
+  conn->head.clear();
+  conn->head.shrink_to_fit();
+  free_slots_.push_back(conn->slot);
+  --pool.open;
+  --open_;
+  if (Call* next = NextWaiting(pool); next != nullptr) Dispatch(next);  // room for a waiting request of this host
+}
+
+Http1Transport::Call* Http1Transport::NextWaiting(Pool& pool) {
+  while (!pool.waiting.empty()) {
+    Call* next = pool.waiting.front();
+    pool.waiting.pop_front();
+    if (!next->finished) return next;
+    delete next;  // timed out while it waited
+  }
+  return nullptr;
+}
+
+void Http1Transport::Broken(Conn* conn, absl::Status status) {
+  Call* call = conn->call;
+  const bool resend = call != nullptr && conn->reused && !conn->parser.started() && !call->resent;
+  conn->call = nullptr;
+  Close(conn);
+  if (call == nullptr) return;
+  call->conn = nullptr;
+  if (resend) {
+    call->resent = true;
+    Dispatch(call);
+    return;
+  }
+  Complete(call, std::move(status));
+}
+
+void Http1Transport::Complete(Call* call, absl::StatusOr<HttpResponse> result) {
+  loop_->Cancel(call->timer);
+  sink_->Finished(std::move(call->done), std::move(result));
+  delete call;
+}
+
+void Http1Transport::OnTimeout(Call* call) {
+  call->timer = {};
+  Conn* conn = call->conn;
+  const bool connecting = conn != nullptr && !conn->connected;
+  const absl::Duration limit = connecting ? call->request->connect_timeout : call->request->timeout;
+  absl::Status status =
+      Error(absl::StatusCode::kDeadlineExceeded, *call,
+            absl::StrCat(connecting ? "connecting timed out after " : "timed out after ", absl::FormatDuration(limit)));
+  if (conn == nullptr) {  // waiting for a connection: the queue drops it later
+    call->finished = true;
+    sink_->Finished(std::move(call->done), std::move(status));
+    return;
+  }
+  conn->call = nullptr;
+  call->conn = nullptr;
+  Close(conn);
+  Complete(call, std::move(status));
+}
+
+void Http1Transport::FailAll(const absl::Status& status) {
+  for (auto& [key, pool] : pools_) {
+    for (Call* call : pool->waiting) {
+      if (!call->finished) {
+        loop_->Cancel(call->timer);
+        sink_->Finished(std::move(call->done), status);
+      }
+      delete call;
+    }
+    pool->waiting.clear();
+  }
+  for (auto& conn : conns_) {
+    if (conn == nullptr || conn->fd < 0) continue;
+    Call* call = conn->call;
+    conn->call = nullptr;
+    Close(conn.get());
+    if (call != nullptr) Complete(call, status);
+  }
+}
+
+absl::Status Http1Transport::Error(absl::StatusCode code, const Call& call, absl::string_view what) const {
+  return absl::Status(code,
+                      absl::StrCat(call.request->method, " ", http_reply::RedactUrl(call.request->url), ": ", what));
+}
+
+}  // namespace noveltygrid::http1

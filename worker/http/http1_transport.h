@@ -1,0 +1,111 @@
+// Http1Transport: the HTTP client's built-in HTTP/1.1 path for plain http:// to an IP address or
+// localhost -- a simulated or self-hosted model server on loopback or in the cluster's network. It runs
+// on the client's event loop beside curl (http_client.cc routes each request) and does per request
+// only what such a server needs: one write of the request head and body, reads into one buffer shared
+// by every connection, an incremental reply parser (http1_response_parser.h). Sockets are registered
+// once, edge-triggered, for their whole life, so a request on a kept-alive connection costs no epoll_ctl
+// and, on a fast server, one sendmsg and one or two reads -- where curl spends ~70 k instructions and
+// several system calls (BENCHMARKS.md, issue 18 item 2). curl keeps TLS, HTTP/2, proxies, host names
+// and compressed replies.
+//
+// Behaviour matches the curl path's contract (http_client.h): a reply of any status is a response;
+// DeadlineExceeded for the request's timeout (connect_timeout while connecting); Unavailable for a
+// refused, reset or closed connection; OutOfRange past max_response_bytes; a request on a kept-alive
+// connection the server had closed is sent again once on a fresh connection when no byte of a reply
+// came. Connections: capped per host and in total (HttpClientOptions), requests beyond the cap wait
+// in their host's queue, idle connections are reused newest first.
+//
+// Loop thread only (constructed and destroyed while no thread runs the loop, or on the loop thread).
+#ifndef NOVELTYGRID_WORKER_HTTP_HTTP1_TRANSPORT_H_
+#define NOVELTYGRID_WORKER_HTTP_HTTP1_TRANSPORT_H_
+
+#include <sys/socket.h>
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/event/event_loop.h"
+#include "worker/http/http1_response_parser.h"
+#include "worker/http/http_client.h"
+
+namespace noveltygrid::http1 {
+
+// Where finished requests go: the client's reply batching. Loop thread.
+class CallSink {
+ public:
+  virtual ~CallSink() = default;
+  virtual void Finished(HttpCallback done, absl::StatusOr<HttpResponse> result) = 0;
+};
+
+class Http1Transport {
+ public:
+  // Event-loop tags of the transport's sockets carry this bit; the low bits are a connection slot.
+  static constexpr uint64_t kTagBit = uint64_t{1} << 62;
+
+  // `user_agent_header` is the client's "User-Agent: ..." line.
+  Http1Transport(event::EventLoop* loop, const HttpClientOptions& options, std::string user_agent_header,
+                 CallSink* sink);
+  ~Http1Transport();  // closes every connection; FailAll first if requests may be in flight
+  Http1Transport(const Http1Transport&) = delete;
+  Http1Transport& operator=(const Http1Transport&) = delete;
+
+  // Takes the request when its URL is the transport's (http:// to an IP literal or localhost, no
+  // userinfo) and its method GET or POST: moves from `request` and `done` and returns true. Otherwise
+  // leaves both alone and returns false (curl takes it).
+  bool TryStart(std::shared_ptr<const HttpRequest>& request, HttpCallback& done);
+  // A socket registered with kTagBit | slot is ready.
+  void OnReady(uint64_t tag, uint32_t events);
+  // Fails every request in flight or queued with `status` and closes every connection.
+  void FailAll(const absl::Status& status);
+
+  int64_t connections_opened() const { return connections_opened_.load(std::memory_order_relaxed); }
+
+ private:
+  struct Pool;
+  struct Route;
+  struct Call;
+  struct Conn;
+
+  Route* FindRoute(const std::string& url);
+  void Dispatch(Call* call);
+  void Open(Pool& pool, Call* call);
+  void Assign(Conn* conn, Call* call);
+  void Send(Conn* conn);
+  void Receive(Conn* conn);
+  void Connected(Conn* conn);
+  // The connection carried its reply and may carry another: the next queued request or the idle list.
+  void Release(Conn* conn);
+  void Close(Conn* conn);
+  // The oldest request of `pool` still waiting for a connection, taken off its queue; null when none.
+  Call* NextWaiting(Pool& pool);
+  // The connection failed under its request: sent again once on a fresh connection when the failure
+  // is a kept-alive connection closed before any reply byte, else failed with `status`.
+  void Broken(Conn* conn, absl::Status status);
+  void Complete(Call* call, absl::StatusOr<HttpResponse> result);
+  void OnTimeout(Call* call);
+  void ArmTimer(Call* call, absl::Time due);
+  absl::Status Error(absl::StatusCode code, const Call& call, absl::string_view what) const;
+
+  event::EventLoop* const loop_;
+  const HttpClientOptions options_;
+  const std::string user_agent_header_;
+  CallSink* const sink_;
+
+  std::unordered_map<std::string, std::unique_ptr<Route>> routes_;  // by URL; null: not ours
+  std::unordered_map<std::string, std::unique_ptr<Pool>> pools_;    // by "address:port"
+  std::vector<std::unique_ptr<Conn>> conns_;                        // by slot
+  std::vector<uint32_t> free_slots_;
+  int open_ = 0;  // connections open, all hosts
+  std::unique_ptr<char[]> read_buffer_;
+  std::atomic<int64_t> connections_opened_{0};
+};
+
+}  // namespace noveltygrid::http1
+
+#endif  // NOVELTYGRID_WORKER_HTTP_HTTP1_TRANSPORT_H_
