@@ -106,7 +106,7 @@ prepare_corpus() {
 dict_of() {
   case $1 in
     sweep_config_fuzz) echo yaml ;;
-    http_request_fuzz) echo http ;;
+    http_request_fuzz | http1_response_fuzz) echo http ;;
     judge_tags_fuzz) echo tags ;;
     redis_url_fuzz) echo redis_url ;;
     *) echo json ;;

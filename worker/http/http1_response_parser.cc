@@ -72,8 +72,8 @@ Result Http1ResponseParser::Feed(absl::string_view data, size_t* consumed) {
         const size_t newline = data.find('\n');
         const size_t take = newline == absl::string_view::npos ? data.size() : newline + 1;
         const bool in_head = state_ == State::kStatusLine || state_ == State::kHeader || state_ == State::kTrailer;
-        const size_t limit = in_head ? kMaxHeadBytes - std::min(kMaxHeadBytes, head_bytes_) : kMaxChunkLineBytes;
-        if (line_.size() + take > limit) {
+        // head_bytes_ already counts a partial line kept in line_.
+        if (in_head ? head_bytes_ + take > kMaxHeadBytes : line_.size() + take > kMaxChunkLineBytes) {
           return Invalid(in_head ? "the reply's headers exceed 64 KiB" : "a chunk-size line exceeds 1 KiB");
         }
         if (in_head) head_bytes_ += take;
@@ -91,6 +91,7 @@ Result Http1ResponseParser::Feed(absl::string_view data, size_t* consumed) {
         if (absl::EndsWith(line, "\r")) line.remove_suffix(1);
         const Result r = Line(line);
         line_.clear();
+        if (r == Result::kDone) *consumed = total - data.size();  // a reply without a body ends here
         if (r != Result::kNeedMore) return r;
         break;
       }
