@@ -62,6 +62,7 @@ struct Http1Transport::Conn {
   explicit Conn(size_t max_body) : parser(max_body) {}
   int fd = -1;
   uint32_t slot = 0;
+  uint32_t generation = 0;  // bumped at each Open of the slot; in the event-loop tag
   Pool* pool = nullptr;
   bool connected = false;
   bool reused = false;  // carried a reply before
@@ -222,7 +223,10 @@ void Http1Transport::Open(Pool& pool, Call* call) {
            Error(absl::StatusCode::kUnavailable, *call, absl::StrCat("connect to ", pool.name, ": ", Errno(errno))));
     return;
   }
-  if (!loop_->Watch(fd, kSocketEvents, kTagBit | slot)) {
+  // The tag names the slot and this use of it: an event of the slot's previous socket, still in the
+  // loop's batch when the slot is reused in the same round, does not reach the new connection.
+  conn->generation = (conn->generation + 1) & 0x3fffffffu;
+  if (!loop_->Watch(fd, kSocketEvents, kTagBit | (uint64_t{conn->generation} << 32) | slot)) {
     Broken(conn, Error(absl::StatusCode::kInternal, *call, absl::StrCat("epoll_ctl: ", Errno(errno))));
     return;
   }
@@ -298,9 +302,11 @@ void Http1Transport::Send(Conn* conn) {
 }
 
 void Http1Transport::OnReady(uint64_t tag, uint32_t events) {
-  const uint64_t slot = tag & ~kTagBit;
-  if (slot >= conns_.size() || conns_[slot] == nullptr || conns_[slot]->fd < 0) return;
+  const uint64_t slot = tag & 0xffffffffu;
+  const uint64_t generation = (tag & ~kTagBit) >> 32;
+  if (slot >= conns_.size() || conns_[slot] == nullptr) return;
   Conn* conn = conns_[slot].get();
+  if (conn->fd < 0 || conn->generation != generation) return;  // closed, or its slot reused since
   if (!conn->connected) {
     int error = 0;
     socklen_t size = sizeof error;

@@ -45,7 +45,8 @@ class CallSink {
 
 class Http1Transport {
  public:
-  // Event-loop tags of the transport's sockets carry this bit; the low bits are a connection slot.
+  // Event-loop tags of the transport's sockets carry this bit, the slot's generation in bits 32-61 and
+  // the connection slot in the low 32 bits.
   static constexpr uint64_t kTagBit = uint64_t{1} << 62;
 
   // `user_agent_header` is the client's "User-Agent: ..." line.
@@ -59,7 +60,7 @@ class Http1Transport {
   // userinfo) and its method GET or POST: moves from `request` and `done` and returns true. Otherwise
   // leaves both alone and returns false (curl takes it).
   bool TryStart(std::shared_ptr<const HttpRequest>& request, HttpCallback& done);
-  // A socket registered with kTagBit | slot is ready.
+  // A socket registered with a kTagBit tag is ready.
   void OnReady(uint64_t tag, uint32_t events);
   // Fails every request in flight or queued with `status` and closes every connection.
   void FailAll(const absl::Status& status);

@@ -1,33 +1,20 @@
 // The built-in HTTP/1.1 transport (worker/http/http1_transport.h) through HttpClient with
-// builtin_http1 on, against real loopback servers: a raw TCP server written here where the reply has
-// to be scripted byte by byte (closing a kept-alive connection, answering nothing, tiny writes), and
-// the simulated model server for load. No sleeps: the servers block on accept and read, the tests
-// wait on notifications.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
+// builtin_http1 on, against real loopback servers: a raw TCP server (raw_test_server.h) where the
+// reply has to be scripted byte by byte (closing a kept-alive connection, answering nothing, tiny
+// writes), and the simulated model server for load. No sleeps: the servers block on accept and read,
+// the tests wait on notifications.
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
-#include <csignal>
 #include <cstdlib>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/blocking_counter.h"
 #include "absl/synchronization/mutex.h"
@@ -35,219 +22,23 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sim_server/sim_server.h"
+#include "tests/worker/http/raw_test_server.h"
 #include "tests/worker/http/test_http_server.h"
 #include "worker/http/http_client.h"
 
 namespace noveltygrid {
 namespace {
 
+using testing::EchoHandler;
 using testing::Get;
 using ::testing::HasSubstr;
+using testing::HeaderValue;
 using ::testing::Not;
+using testing::RawConn;
+using testing::RawServer;
+using testing::Reply;
+using testing::RequestLine;
 using testing::SendAndWait;
-
-// The value of header `name` (case-insensitive) in a request's head, "" when absent.
-std::string HeaderValue(absl::string_view request, absl::string_view name) {
-  const absl::string_view head = request.substr(0, request.find("\r\n\r\n"));
-  bool first = true;
-  for (absl::string_view line : absl::StrSplit(head, "\r\n")) {
-    if (first) {  // the request line
-      first = false;
-      continue;
-    }
-    const size_t colon = line.find(':');
-    if (colon != absl::string_view::npos && absl::EqualsIgnoreCase(line.substr(0, colon), name)) {
-      return std::string(absl::StripAsciiWhitespace(line.substr(colon + 1)));
-    }
-  }
-  return "";
-}
-
-std::string RequestLine(absl::string_view request) { return std::string(request.substr(0, request.find("\r\n"))); }
-
-class RawServer;
-
-// One accepted connection of a RawServer, handed to its handler on the connection's own thread.
-class RawConn {
- public:
-  RawConn(RawServer* server, int fd, int index) : server_(server), fd_(fd), index_(index) {}
-
-  int index() const { return index_; }  // 0 for the server's first connection, 1 for the next, ...
-  int fd() const { return fd_; }
-
-  // The next whole request (head and Content-Length body), recorded on the server; nullopt when the
-  // client closed the connection (or reset it) first.
-  std::optional<std::string> ReadRequest();
-  // Blocks until the client closes the connection; drops whatever it sends meanwhile.
-  void WaitForClose() {
-    while (Fill()) buffer_.clear();
-  }
-  // One send per call (TCP_NODELAY is on): false when the client is gone.
-  bool Write(absl::string_view data) {
-    while (!data.empty()) {
-      const ssize_t n = ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;
-      data.remove_prefix(static_cast<size_t>(n));
-    }
-    return true;
-  }
-  // The first byte the client sends, without consuming it; -1 when it closes first.
-  int PeekByte() {
-    unsigned char byte = 0;
-    ssize_t n;
-    do {
-      n = ::recv(fd_, &byte, 1, MSG_PEEK);
-    } while (n < 0 && errno == EINTR);
-    return n == 1 ? byte : -1;
-  }
-
- private:
-  bool Fill() {
-    char chunk[4096];
-    ssize_t n;
-    do {
-      n = ::recv(fd_, chunk, sizeof chunk, 0);
-    } while (n < 0 && errno == EINTR);
-    if (n <= 0) return false;
-    buffer_.append(chunk, static_cast<size_t>(n));
-    return true;
-  }
-
-  RawServer* const server_;
-  const int fd_;
-  const int index_;
-  std::string buffer_;  // received, not yet taken as a request
-};
-
-// A TCP server on 127.0.0.1:0 that hands every accepted connection to `handler` on a thread of its
-// own and closes it when the handler returns. Stop (or the destructor) stops accepting, shuts down
-// the connections still open -- so handlers blocked reading return -- and joins every thread.
-class RawServer {
- public:
-  using Handler = std::function<void(RawConn&)>;
-
-  explicit RawServer(Handler handler) : handler_(std::move(handler)) {
-    std::signal(SIGPIPE, SIG_IGN);
-    listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    EXPECT_GE(listen_fd_, 0);
-    const int one = 1;
-    ::setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-    EXPECT_EQ(::listen(listen_fd_, 64), 0);
-    socklen_t len = sizeof addr;
-    ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
-    accept_thread_ = std::thread([this] { AcceptLoop(); });
-  }
-  ~RawServer() { Stop(); }
-
-  void Stop() {
-    if (stopped_.exchange(true)) return;
-    ::shutdown(listen_fd_, SHUT_RDWR);  // accept() returns
-    accept_thread_.join();
-    {
-      absl::MutexLock lock(&mu_);
-      for (int fd : open_fds_) ::shutdown(fd, SHUT_RDWR);
-    }
-    for (std::thread& t : conn_threads_) t.join();
-    ::close(listen_fd_);
-  }
-
-  int port() const { return port_; }
-  std::string Url(absl::string_view path_and_query) const {
-    return absl::StrCat("http://127.0.0.1:", port_, path_and_query);
-  }
-  int accepted() const { return accepted_.load(); }
-  std::vector<std::string> requests() const {
-    absl::MutexLock lock(&mu_);
-    return requests_;
-  }
-  std::vector<std::string> request_lines() const {
-    std::vector<std::string> lines;
-    for (const std::string& r : requests()) lines.push_back(RequestLine(r));
-    return lines;
-  }
-  void Record(const std::string& request) {
-    absl::MutexLock lock(&mu_);
-    requests_.push_back(request);
-  }
-
- private:
-  void AcceptLoop() {
-    for (int index = 0;; ++index) {
-      int fd;
-      do {
-        fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-      } while (fd < 0 && errno == EINTR);
-      if (fd < 0) return;
-      accepted_.fetch_add(1);
-      const int one = 1;
-      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-      {
-        absl::MutexLock lock(&mu_);
-        open_fds_.push_back(fd);
-      }
-      conn_threads_.emplace_back([this, fd, index] {
-        RawConn conn(this, fd, index);
-        handler_(conn);
-        {
-          absl::MutexLock lock(&mu_);
-          open_fds_.erase(std::find(open_fds_.begin(), open_fds_.end(), fd));
-          ::close(fd);
-        }
-      });
-    }
-  }
-
-  const Handler handler_;
-  int listen_fd_ = -1;
-  int port_ = 0;
-  std::thread accept_thread_;
-  std::vector<std::thread> conn_threads_;  // accept thread until Stop joins it
-  std::atomic<int> accepted_{0};
-  std::atomic<bool> stopped_{false};
-  mutable absl::Mutex mu_;
-  std::vector<int> open_fds_ ABSL_GUARDED_BY(mu_);
-  std::vector<std::string> requests_ ABSL_GUARDED_BY(mu_);
-};
-
-std::optional<std::string> RawConn::ReadRequest() {
-  while (true) {
-    const size_t end = buffer_.find("\r\n\r\n");
-    if (end != std::string::npos) {
-      size_t length = 0;
-      const std::string declared = HeaderValue(absl::string_view(buffer_).substr(0, end + 4), "content-length");
-      if (!declared.empty() && !absl::SimpleAtoi(declared, &length)) return std::nullopt;
-      const size_t total = end + 4 + length;
-      while (buffer_.size() < total) {
-        if (!Fill()) return std::nullopt;
-      }
-      std::string request = buffer_.substr(0, total);
-      buffer_.erase(0, total);
-      server_->Record(request);
-      return request;
-    }
-    if (!Fill()) return std::nullopt;
-  }
-}
-
-std::string Reply(absl::string_view body, absl::string_view extra_headers = "") {
-  return absl::StrCat("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: ", body.size(), "\r\n",
-                      extra_headers, "\r\n", body);
-}
-
-// Answers every request on the connection with its request line and Host header, until the client
-// closes it.
-void EchoHandler(RawConn& conn) {
-  while (std::optional<std::string> request = conn.ReadRequest()) {
-    const std::string body = absl::StrCat(RequestLine(*request), "|", HeaderValue(*request, "host"));
-    if (!conn.Write(Reply(body))) return;
-  }
-}
 
 std::unique_ptr<HttpClient> MakeClient(Executor* executor, int per_host = 64) {
   HttpClientOptions options;
