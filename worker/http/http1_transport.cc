@@ -113,7 +113,7 @@ Http1Transport::Route* Http1Transport::FindRoute(const std::string& url) {
     const bool port_ok = port_text.empty() || (absl::SimpleAtoi(port_text, &port) && port > 0 && port < 65536);
     sockaddr_storage address{};
     socklen_t size = 0;
-    const std::string host_text(absl::EqualsIgnoreCase(host, "localhost") ? "127.0.0.1" : host);
+    const std::string host_text(host);
     auto* v4 = reinterpret_cast<sockaddr_in*>(&address);
     auto* v6 = reinterpret_cast<sockaddr_in6*>(&address);
     if (inet_pton(AF_INET, host_text.c_str(), &v4->sin_addr) == 1) {
@@ -125,7 +125,10 @@ Http1Transport::Route* Http1Transport::FindRoute(const std::string& url) {
       v6->sin6_port = htons(static_cast<uint16_t>(port));
       size = sizeof(sockaddr_in6);
     }
-    if (port_ok && size != 0 && authority.find('@') == absl::string_view::npos) {
+    const absl::string_view target_text = path == absl::string_view::npos ? absl::string_view() : rest.substr(path);
+    const bool target_ok = std::none_of(target_text.begin(), target_text.end(),
+                                        [](char c) { return static_cast<unsigned char>(c) <= 0x20 || c == 0x7f; });
+    if (port_ok && target_ok && size != 0 && authority.find('@') == absl::string_view::npos) {
       const std::string key = absl::StrCat(host_text, ":", port);
       std::unique_ptr<Pool>& pool = pools_[key];
       if (pool == nullptr) {
@@ -136,8 +139,7 @@ Http1Transport::Route* Http1Transport::FindRoute(const std::string& url) {
       }
       route = std::make_unique<Route>();
       route->pool = pool.get();
-      const absl::string_view target = path == absl::string_view::npos ? absl::string_view() : rest.substr(path);
-      route->target = absl::StrCat(absl::StartsWith(target, "/") ? "" : "/", target);
+      route->target = absl::StrCat(absl::StartsWith(target_text, "/") ? "" : "/", target_text);
       route->host_header = absl::StrCat("Host: ", authority, "\r\n");
     }
   }
@@ -162,7 +164,8 @@ bool Http1Transport::TryStart(std::shared_ptr<const HttpRequest>& request, HttpC
     }
   }
   ArmTimer(call, call->deadline);
-  Dispatch(call);
+  Dispatch(call, /*fresh=*/false);
+  Drain();
   return true;
 }
 
@@ -171,22 +174,59 @@ void Http1Transport::ArmTimer(Call* call, absl::Time due) {
   call->timer = loop_->At(due, [this, call] { OnTimeout(call); });
 }
 
-void Http1Transport::Dispatch(Call* call) {
+bool Http1Transport::HostRoom(const Pool& pool) const {
+  return options_.max_connections_per_host == 0 || pool.open < options_.max_connections_per_host;
+}
+
+bool Http1Transport::TotalRoom() const {
+  return options_.max_total_connections == 0 || open_ < options_.max_total_connections;
+}
+
+Http1Transport::Conn* Http1Transport::OldestIdle(Pool* prefer) {
+  if (prefer != nullptr && !prefer->idle.empty()) return prefer->idle.front();
+  for (auto& [key, pool] : pools_) {
+    if (!pool->idle.empty()) return pool->idle.front();
+  }
+  return nullptr;
+}
+
+void Http1Transport::Dispatch(Call* call, bool fresh) {
   Pool& pool = *call->route->pool;
-  if (!pool.idle.empty()) {
+  if (!fresh && !pool.idle.empty()) {
     Conn* conn = pool.idle.back();
     pool.idle.pop_back();
     Assign(conn, call);
     Send(conn);
     return;
   }
-  const bool room = (options_.max_connections_per_host == 0 || pool.open < options_.max_connections_per_host) &&
-                    (options_.max_total_connections == 0 || open_ < options_.max_total_connections);
-  if (room) {
+  // A new connection; at a cap, an idle one (this host's at its cap, any host's at the total cap) is
+  // closed to make room, as curl does, so that no host starves behind another's idle connections.
+  if (!HostRoom(pool) || !TotalRoom()) {
+    if (Conn* idle = OldestIdle(HostRoom(pool) ? nullptr : &pool);
+        idle != nullptr && (HostRoom(pool) || idle->pool == &pool)) {
+      Close(idle);
+    }
+  }
+  if (HostRoom(pool) && TotalRoom()) {
     Open(pool, call);
   } else {
     pool.waiting.push_back(call);
   }
+}
+
+void Http1Transport::Drain() {
+  if (draining_) return;  // the outer call's loop picks up what was added
+  draining_ = true;
+  while (!wake_.empty()) {
+    Pool* pool = wake_.back();
+    wake_.pop_back();
+    while (HostRoom(*pool) && TotalRoom()) {
+      Call* next = NextWaiting(*pool);
+      if (next == nullptr) break;
+      Dispatch(next, /*fresh=*/false);
+    }
+  }
+  draining_ = false;
 }
 
 void Http1Transport::Open(Pool& pool, Call* call) {
@@ -271,11 +311,19 @@ void Http1Transport::Connected(Conn* conn) {
   Send(conn);
 }
 
+const std::string& Http1Transport::Body(const Call& call) {
+  static const std::string kNoBody;
+  return call.request->method == "POST" ? call.request->body : kNoBody;
+}
+
+size_t Http1Transport::RequestSize(const Call& call) const {
+  return call.conn == nullptr ? 0 : call.conn->head.size() + Body(call).size();
+}
+
 void Http1Transport::Send(Conn* conn) {
   Call* call = conn->call;
   if (call == nullptr || !conn->connected) return;
-  static const std::string kNoBody;
-  const std::string& body = call->request->method == "POST" ? call->request->body : kNoBody;
+  const std::string& body = Body(*call);
   const size_t total = conn->head.size() + body.size();
   while (conn->sent < total) {
     iovec parts[2];
@@ -314,17 +362,22 @@ void Http1Transport::OnReady(uint64_t tag, uint32_t events) {
     if (error != 0) {
       Broken(conn, Error(absl::StatusCode::kUnavailable, *conn->call,
                          absl::StrCat("connect to ", conn->pool->name, ": ", Errno(error))));
+      Drain();
       return;
     }
-    if ((events & EPOLLOUT) == 0) return;
-    Connected(conn);
+    if ((events & EPOLLOUT) != 0) Connected(conn);
   } else if ((events & EPOLLOUT) != 0) {
     Send(conn);
   }
-  if (conn->fd >= 0 && (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0) Receive(conn);
+  // Sending may have closed the connection and a queued request reopened its slot: the events are
+  // the old socket's then.
+  if (conn->fd >= 0 && conn->generation == generation && (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0) {
+    Receive(conn, events);
+  }
+  Drain();
 }
 
-void Http1Transport::Receive(Conn* conn) {
+void Http1Transport::Receive(Conn* conn, uint32_t events) {
   while (conn->fd >= 0) {
     const ssize_t n = read(conn->fd, read_buffer_.get(), kReadBufferBytes);
     if (n < 0 && errno == EINTR) continue;
@@ -346,7 +399,10 @@ void Http1Transport::Receive(Conn* conn) {
       case Http1ResponseParser::Result::kNeedMore:
         continue;
       case Http1ResponseParser::Result::kDone: {
-        const bool reusable = conn->parser.keep_alive() && n > 0 && consumed == static_cast<size_t>(n);
+        // Reused only when the exchange ended cleanly: the whole request written (a server may answer
+        // early, before the body), nothing after the reply, no hang-up seen with it.
+        const bool reusable = conn->parser.keep_alive() && n > 0 && consumed == static_cast<size_t>(n) &&
+                              conn->sent == RequestSize(*call) && (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) == 0;
         conn->call = nullptr;
         Complete(call, conn->parser.TakeResponse());
         reusable ? Release(conn) : Close(conn);
@@ -358,7 +414,10 @@ void Http1Transport::Receive(Conn* conn) {
         Close(conn);
         return;
       case Http1ResponseParser::Result::kInvalid:
-        Broken(conn, Error(absl::StatusCode::kUnavailable, *call, conn->parser.error()));
+        // A connection that ended early is the network's (Unavailable, as curl's GOT_NOTHING and
+        // PARTIAL_FILE); a reply that is not HTTP is the server's (Internal, as curl's WEIRD_SERVER_REPLY).
+        Broken(conn, Error(n == 0 ? absl::StatusCode::kUnavailable : absl::StatusCode::kInternal, *call,
+                           conn->parser.error()));
         return;
     }
   }
@@ -371,6 +430,14 @@ void Http1Transport::Release(Conn* conn) {
     Assign(conn, next);
     Send(conn);
     return;
+  }
+  if (!TotalRoom()) {
+    for (auto& [key, other] : pools_) {
+      if (!other->waiting.empty() && HostRoom(*other)) {  // waiting for room under the total cap: this makes it
+        Close(conn);
+        return;
+      }
+    }
   }
   conn->idle_index = pool.idle.size();
   pool.idle.push_back(conn);
@@ -394,7 +461,15 @@ void Http1Transport::Close(Conn* conn) {
   free_slots_.push_back(conn->slot);
   --pool.open;
   --open_;
-  if (Call* next = NextWaiting(pool); next != nullptr) Dispatch(next);  // room for a waiting request of this host
+  // Room for a waiting request: of this host, or (the total cap) of any. Dispatched by Drain() from the
+  // outermost call, so a queue of requests whose connections fail at once is a loop, not a recursion.
+  if (!pool.waiting.empty()) {
+    wake_.push_back(&pool);
+  } else {
+    for (auto& [key, other] : pools_) {
+      if (!other->waiting.empty()) wake_.push_back(other.get());
+    }
+  }
 }
 
 Http1Transport::Call* Http1Transport::NextWaiting(Pool& pool) {
@@ -416,7 +491,7 @@ void Http1Transport::Broken(Conn* conn, absl::Status status) {
   call->conn = nullptr;
   if (resend) {
     call->resent = true;
-    Dispatch(call);
+    Dispatch(call, /*fresh=*/true);
     return;
   }
   Complete(call, std::move(status));
@@ -431,13 +506,15 @@ void Http1Transport::Complete(Call* call, absl::StatusOr<HttpResponse> result) {
 void Http1Transport::OnTimeout(Call* call) {
   call->timer = {};
   Conn* conn = call->conn;
-  const bool connecting = conn != nullptr && !conn->connected;
+  // The connect timeout fired, or the request's own (which may come first, or while it was queued).
+  const bool connecting = conn != nullptr && !conn->connected && absl::Now() < call->deadline;
   const absl::Duration limit = connecting ? call->request->connect_timeout : call->request->timeout;
   absl::Status status =
       Error(absl::StatusCode::kDeadlineExceeded, *call,
             absl::StrCat(connecting ? "connecting timed out after " : "timed out after ", absl::FormatDuration(limit)));
   if (conn == nullptr) {  // waiting for a connection: the queue drops it later
     call->finished = true;
+    call->request.reset();  // its body need not wait for that
     sink_->Finished(std::move(call->done), std::move(status));
     return;
   }
@@ -445,6 +522,7 @@ void Http1Transport::OnTimeout(Call* call) {
   call->conn = nullptr;
   Close(conn);
   Complete(call, std::move(status));
+  Drain();
 }
 
 void Http1Transport::FailAll(const absl::Status& status) {
@@ -465,6 +543,7 @@ void Http1Transport::FailAll(const absl::Status& status) {
     Close(conn.get());
     if (call != nullptr) Complete(call, status);
   }
+  wake_.clear();
 }
 
 absl::Status Http1Transport::Error(absl::StatusCode code, const Call& call, absl::string_view what) const {

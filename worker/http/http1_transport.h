@@ -1,5 +1,5 @@
-// Http1Transport: the HTTP client's built-in HTTP/1.1 path for plain http:// to an IP address or
-// localhost -- a simulated or self-hosted model server on loopback or in the cluster's network. It runs
+// Http1Transport: the HTTP client's built-in HTTP/1.1 path for plain http:// to an IP address -- a
+// simulated or self-hosted model server on loopback or in the cluster's network. It runs
 // on the client's event loop beside curl (http_client.cc routes each request) and does per request
 // only what such a server needs: one write of the request head and body, reads into one buffer shared
 // by every connection, an incremental reply parser (http1_response_parser.h). Sockets are registered
@@ -56,7 +56,7 @@ class Http1Transport {
   Http1Transport(const Http1Transport&) = delete;
   Http1Transport& operator=(const Http1Transport&) = delete;
 
-  // Takes the request when its URL is the transport's (http:// to an IP literal or localhost, no
+  // Takes the request when its URL is the transport's (http:// to an IP literal, no
   // userinfo) and its method GET or POST: moves from `request` and `done` and returns true. Otherwise
   // leaves both alone and returns false (curl takes it).
   bool TryStart(std::shared_ptr<const HttpRequest>& request, HttpCallback& done);
@@ -74,11 +74,20 @@ class Http1Transport {
   struct Conn;
 
   Route* FindRoute(const std::string& url);
-  void Dispatch(Call* call);
+  // Sends `call` on an idle connection of its host (unless `fresh`) or a new one, or queues it.
+  void Dispatch(Call* call, bool fresh);
+  // Dispatches the queued requests of the pools in wake_ while there is room (see Close).
+  void Drain();
+  bool HostRoom(const Pool& pool) const;
+  bool TotalRoom() const;
+  // The longest-idle connection of `prefer` if given, else of any host; null when none is idle.
+  Conn* OldestIdle(Pool* prefer);
+  static const std::string& Body(const Call& call);
+  size_t RequestSize(const Call& call) const;  // head and body of the request on call.conn
   void Open(Pool& pool, Call* call);
   void Assign(Conn* conn, Call* call);
   void Send(Conn* conn);
-  void Receive(Conn* conn);
+  void Receive(Conn* conn, uint32_t events);
   void Connected(Conn* conn);
   // The connection carried its reply and may carry another: the next queued request or the idle list.
   void Release(Conn* conn);
@@ -102,7 +111,9 @@ class Http1Transport {
   std::unordered_map<std::string, std::unique_ptr<Pool>> pools_;    // by "address:port"
   std::vector<std::unique_ptr<Conn>> conns_;                        // by slot
   std::vector<uint32_t> free_slots_;
-  int open_ = 0;  // connections open, all hosts
+  int open_ = 0;             // connections open, all hosts
+  std::vector<Pool*> wake_;  // pools that may dispatch queued requests (Drain)
+  bool draining_ = false;
   std::unique_ptr<char[]> read_buffer_;
   std::atomic<int64_t> connections_opened_{0};
 };

@@ -79,7 +79,7 @@ struct HttpClientOptions {
   int max_connections_per_host = 16384;  // CURLMOPT_MAX_HOST_CONNECTIONS (HTTP/1.1 keep-alive pool)
   int max_total_connections = 32768;     // CURLMOPT_MAX_TOTAL_CONNECTIONS
   bool http2 = true;                     // ask for HTTP/2 over TLS (h2c is not attempted)
-  // Plain http:// to an IP address or localhost goes over the client's own HTTP/1.1 code
+  // Plain http:// to an IP address goes over the client's own HTTP/1.1 code
   // (http1_transport.h: a fraction of curl's CPU per request) unless a proxy variable is set or
   // compressed_responses is on; false (or NOVELTYGRID_HTTP1=curl in the environment): curl for every URL.
   bool builtin_http1 = true;

@@ -391,8 +391,8 @@ TEST_F(Http1TransportTest, UnknownEngineInTheEnvironmentFailsCreate) {
   EXPECT_EQ(std::getenv("NOVELTYGRID_HTTP1"), nullptr);  // restored (the fixture unset it)
 }
 
-// (i) 127.0.0.1 and localhost both work over the built-in transport; a URL with userinfo, a host
-// name other than localhost, or https goes to curl (which shows: it sends the userinfo as Basic
+// (i) An IP address goes over the built-in transport; localhost (curl tries ::1 and 127.0.0.1), a URL
+// with userinfo, another host name, or https goes to curl (which shows: it sends the userinfo as Basic
 // authorization, resolves the name, speaks TLS).
 TEST_F(Http1TransportTest, WhatTheBuiltInTransportDoesNotTakeGoesToCurl) {
   std::atomic<int> tls_hellos{0};
