@@ -269,9 +269,7 @@ void OpenAiEmbedder::Embed(std::vector<std::string> texts, EmbedCallback done) {
     pending_.waiters.push_back({texts.size(), std::move(done)});
     for (std::string& t : texts) pending_.texts.push_back(std::move(t));
     if (pending_.texts.size() >= batch_limit || (was_empty && wait > absl::ZeroDuration() && mean_gap_ > wait)) {
-      ready = std::move(pending_);
-      pending_ = Batch();
-      ++generation_;
+      ready = TakePendingLocked();
     } else if (wait <= absl::ZeroDuration()) {
       if (was_empty) {
         tail_flush = true;
@@ -316,9 +314,7 @@ void OpenAiEmbedder::FlushIfDue(uint64_t generation) {
       again = std::min(due - now, wait - armed_);
       armed_ += again;
     } else {
-      ready = std::move(pending_);
-      pending_ = Batch();
-      ++generation_;
+      ready = TakePendingLocked();
     }
   }
   if (again > absl::ZeroDuration()) return StartTimer(again, generation);
@@ -330,11 +326,16 @@ void OpenAiEmbedder::FlushNow(uint64_t generation) {
   {
     absl::MutexLock lock(&mu_);
     if (generation != generation_ || pending_.waiters.empty()) return;
-    ready = std::move(pending_);
-    pending_ = Batch();
-    ++generation_;
+    ready = TakePendingLocked();
   }
   Send(std::move(ready));
+}
+
+OpenAiEmbedder::Batch OpenAiEmbedder::TakePendingLocked() {
+  Batch taken = std::move(pending_);
+  pending_ = Batch();
+  ++generation_;  // timers and tail flushes armed for it find nothing to do
+  return taken;
 }
 
 void OpenAiEmbedder::Send(Batch batch) {

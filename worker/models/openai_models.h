@@ -118,6 +118,8 @@ class OpenAiEmbedder : public Embedder {
   void FlushIfDue(uint64_t generation);
   // The executor's task (no wait): sends the pending batch if it is still the one it was scheduled for.
   void FlushNow(uint64_t generation);
+  // The pending batch, handed over to be sent; the next text starts a new one.
+  Batch TakePendingLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Send(Batch batch);
   // One request per text: for servers that answer a batched request with the wrong number of vectors
   // (some OpenAI-compatible servers embed only the first input). Every later batch goes this way too.
