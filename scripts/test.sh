@@ -45,15 +45,21 @@ run_ctest() {
   local failed=()
   if [ "$rc" != 0 ]; then
     # ctest names the failed tests in Testing/Temporary/LastTestsFailed.log, one "NUMBER:NAME" a line.
-    while IFS= read -r name; do failed+=("${name#*:}"); done \
-      < <(cat "$dir/Testing/Temporary/LastTestsFailed.log" 2>/dev/null || echo "0:ctest exited with $rc")
+    # It names skipped tests (GTEST_SKIP) there too; they are not failures.
+    local skipped
+    skipped=" $(sed -nE 's/^ *([0-9]+\/[0-9]+ )?Test +#[0-9]+: ([^ ]+) .*\*\*\*Skipped.*/\2/p' "$log" | tr '\n' ' ') "
+    while IFS= read -r name; do
+      [[ "$skipped" == *" ${name#*:} "* ]] || failed+=("${name#*:}")
+    done < <(cat "$dir/Testing/Temporary/LastTestsFailed.log" 2>/dev/null || echo "0:ctest exited with $rc")
+    [ "${#failed[@]}" -gt 0 ] || failed=("ctest exited with $rc")
     for name in "${failed[@]}"; do failures+=("$stage: $name"); done
   fi
   # A test with a failed run (its result line ends ***Failed, ***Timeout, ***Exception...) that is not
-  # among the failed ones passed on its second run.
+  # among the failed ones passed on its second run. ***Skipped is a GTEST_SKIP (a test that does not
+  # apply to the build, e.g. under TSan), not a failure.
   while IFS= read -r name; do
     [[ " ${failed[*]} " == *" $name "* ]] || flaky+=("$stage: $name")
-  done < <(sed -nE 's/^ *([0-9]+\/[0-9]+ )?Test +#[0-9]+: ([^ ]+) .*\*\*\*.*/\2/p' "$log" | sort -u)
+  done < <(sed -nE '/\*\*\*Skipped/d; s/^ *([0-9]+\/[0-9]+ )?Test +#[0-9]+: ([^ ]+) .*\*\*\*.*/\2/p' "$log" | sort -u)
   return "$rc"
 }
 # finish: names every failure again, last, and exits with the run's status -- on every way out, a
