@@ -187,7 +187,7 @@ absl::StatusOr<ChatReply> SimChatModel::Generate(const ChatRequest& request) con
   const uint64_t question_hash =
       StableHasher().Add("sim-space").Add(p.name).Add(StripWhitespace(conv.question)).Finish();
   const int space_size = p.min_ideas + static_cast<int>(question_hash % (p.max_ideas - p.min_ideas + 1));
-  const std::shared_ptr<const IdeaSpace> shared_space = IdeaSpace::Shared(conv.question, p.name, space_size);
+  const std::shared_ptr<const IdeaSpace> shared_space = spaces_.Get(conv.question, p.name, space_size);
   const IdeaSpace& space = *shared_space;
   const Memory memory = Remember(space, conv.previous);
 

@@ -30,6 +30,7 @@
 #include "absl/status/statusor.h"
 #include "common/executor.h"
 #include "worker/models/model.h"
+#include "worker/sim/sim_idea_space.h"
 
 namespace noveltygrid {
 
@@ -56,6 +57,7 @@ class SimChatModel : public ChatModel {
   const std::string id_;
   const sim::Personality* const personality_;  // static table entry
   Executor* const executor_;
+  mutable sim::IdeaSpaceCache spaces_;  // a cache: Generate's replies do not depend on it
 };
 
 }  // namespace noveltygrid

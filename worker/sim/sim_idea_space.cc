@@ -139,23 +139,19 @@ std::vector<std::string> TopicWords(std::string_view question) {
   return topics;
 }
 
-std::shared_ptr<const IdeaSpace> IdeaSpace::Shared(std::string_view question, std::string_view personality, int size) {
-  struct Kept {
-    absl::Mutex mu;
-    absl::flat_hash_map<std::string, std::shared_ptr<const IdeaSpace>> spaces ABSL_GUARDED_BY(mu);
-  };
-  static Kept* const kept = new Kept;  // never destroyed: replies may be made until the process ends
+std::shared_ptr<const IdeaSpace> IdeaSpaceCache::Get(std::string_view question, std::string_view personality,
+                                                     int size) {
   std::string key(personality);
   key.append("\n").append(std::to_string(size)).append("\n").append(StripWhitespace(question));
   {
-    absl::MutexLock lock(&kept->mu);
-    if (auto it = kept->spaces.find(key); it != kept->spaces.end()) return it->second;
+    absl::MutexLock lock(&mu_);
+    if (auto it = spaces_.find(key); it != spaces_.end()) return it->second;
   }
   // Made outside the lock: two threads asking for a new space at once both make it (the same one).
   auto space = std::make_shared<const IdeaSpace>(question, personality, size);
-  absl::MutexLock lock(&kept->mu);
-  if (kept->spaces.size() >= kSharedSpaces) kept->spaces.clear();
-  return kept->spaces.try_emplace(std::move(key), std::move(space)).first->second;
+  absl::MutexLock lock(&mu_);
+  if (spaces_.size() >= kCapacity) spaces_.clear();
+  return spaces_.try_emplace(std::move(key), std::move(space)).first->second;
 }
 
 IdeaSpace::IdeaSpace(std::string_view question, std::string_view personality, int size) {

@@ -10,7 +10,8 @@
 // expresses by keyword overlap, which is how a simulated model reads its previous answers.
 //
 // Immutable after construction; thread-safe. Construction costs ~10 microseconds, a good part of a
-// simulated model's reply (serve-sim answers thousands a second): Shared() keeps the spaces made.
+// simulated model's reply (serve-sim answers thousands a second): each model keeps the spaces it made
+// in an IdeaSpaceCache.
 #ifndef NOVELTYGRID_WORKER_SIM_SIM_IDEA_SPACE_H_
 #define NOVELTYGRID_WORKER_SIM_SIM_IDEA_SPACE_H_
 
@@ -20,6 +21,9 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
 #include "worker/sim/sim_random.h"
 
 namespace noveltygrid::sim {
@@ -45,11 +49,6 @@ class IdeaSpace {
 
   // The first `size` (1..kPoolSize) ideas in `personality`'s salience order for `question`.
   IdeaSpace(std::string_view question, std::string_view personality, int size);
-  // The same space, made once per process for each (question, personality, size) and kept (up to
-  // kSharedSpaces of them; then the kept ones are dropped and made again as asked).
-  static std::shared_ptr<const IdeaSpace> Shared(std::string_view question, std::string_view personality, int size);
-  static constexpr size_t kSharedSpaces = 4096;
-
   int size() const { return static_cast<int>(ideas_.size()); }
   const Idea& idea(int rank) const { return ideas_[rank]; }
   const std::vector<std::string>& topics() const { return topics_; }
@@ -73,6 +72,21 @@ class IdeaSpace {
   // postings_[posting_start_[w] .. posting_start_[w + 1]).
   std::vector<int> posting_start_;
   std::vector<int> postings_;
+};
+
+// The spaces a simulated model has made, each kept for its next replies to the same question: at most
+// kCapacity of them (then the kept ones are dropped and made again as asked). Thread-safe.
+class IdeaSpaceCache {
+ public:
+  static constexpr size_t kCapacity = 4096;
+
+  // The space IdeaSpace(question, personality, size) makes, made once per (question without its
+  // surrounding whitespace, personality, size) while kept.
+  std::shared_ptr<const IdeaSpace> Get(std::string_view question, std::string_view personality, int size);
+
+ private:
+  absl::Mutex mu_;
+  absl::flat_hash_map<std::string, std::shared_ptr<const IdeaSpace>> spaces_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace noveltygrid::sim

@@ -48,19 +48,23 @@ TEST(IdeaSpaceTest, DeterministicAndSharedPoolAcrossSizes) {
   EXPECT_NE(a.Render(0, AnswerStyle::kSentence, 0), other.Render(0, AnswerStyle::kSentence, 0));
 }
 
-// Shared() gives the space the constructor makes, once per (question, personality, size), whatever
-// whitespace surrounds the question; a different size or personality is another space.
-TEST(IdeaSpaceTest, SharedSpacesAreTheConstructedOnesMadeOnce) {
+// A cache gives the space the constructor makes, once per (question, personality, size), whatever
+// whitespace surrounds the question; a different size or personality is another space, and another
+// cache makes its own.
+TEST(IdeaSpaceTest, CachedSpacesAreTheConstructedOnesMadeOnce) {
   const std::string& question = TestQuestions()[2];
-  std::shared_ptr<const IdeaSpace> shared = IdeaSpace::Shared(question, "chaotic", 80);
+  IdeaSpaceCache cache;
+  std::shared_ptr<const IdeaSpace> kept = cache.Get(question, "chaotic", 80);
   const IdeaSpace made(question, "chaotic", 80);
-  ASSERT_EQ(shared->size(), made.size());
+  ASSERT_EQ(kept->size(), made.size());
   for (int rank = 0; rank < made.size(); ++rank) {
-    EXPECT_EQ(shared->Render(rank, AnswerStyle::kStory, rank), made.Render(rank, AnswerStyle::kStory, rank));
+    EXPECT_EQ(kept->Render(rank, AnswerStyle::kStory, rank), made.Render(rank, AnswerStyle::kStory, rank));
   }
-  EXPECT_EQ(IdeaSpace::Shared("  " + question + "\n", "chaotic", 80), shared);
-  EXPECT_NE(IdeaSpace::Shared(question, "chaotic", 81), shared);
-  EXPECT_NE(IdeaSpace::Shared(question, "steady", 80), shared);
+  EXPECT_EQ(cache.Get("  " + question + "\n", "chaotic", 80), kept);
+  EXPECT_NE(cache.Get(question, "chaotic", 81), kept);
+  EXPECT_NE(cache.Get(question, "steady", 80), kept);
+  IdeaSpaceCache other;
+  EXPECT_NE(other.Get(question, "chaotic", 80), kept);
 }
 
 TEST(IdeaSpaceTest, RecognizesEveryPhrasingOfItsIdeas) {
