@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/percentile.h"
+
 namespace noveltygrid::load {
 
 const char* RpcName(Rpc rpc) {
@@ -21,14 +23,6 @@ const char* RpcName(Rpc rpc) {
       break;
   }
   return "?";
-}
-
-int64_t Percentile(std::vector<int64_t>& samples, double p) {
-  if (samples.empty()) return 0;
-  const double rank = std::ceil(p / 100.0 * static_cast<double>(samples.size()));
-  const size_t index = static_cast<size_t>(std::clamp(rank, 1.0, static_cast<double>(samples.size()))) - 1;
-  std::nth_element(samples.begin(), samples.begin() + index, samples.end());
-  return samples[index];
 }
 
 void LatencyRecorder::SetRecording(bool on) {
@@ -56,8 +50,8 @@ LatencySummary LatencyRecorder::Summarize(Rpc rpc) const {
   summary.calls = static_cast<int64_t>(samples.size());
   if (samples.empty()) return summary;
   summary.max_us = *std::max_element(samples.begin(), samples.end());
-  summary.p50_us = Percentile(samples, 50);
-  summary.p99_us = Percentile(samples, 99);
+  summary.p50_us = NearestRankPercentile(samples, 50);
+  summary.p99_us = NearestRankPercentile(samples, 99);
   return summary;
 }
 

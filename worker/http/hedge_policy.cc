@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/percentile.h"
+
 namespace noveltygrid {
 
 HedgePolicy::HedgePolicy(const ProviderConfig& config)
@@ -40,13 +42,9 @@ void HedgePolicy::Observe(const std::string& url, absl::Duration latency) {
   const bool first = !w.wait.has_value() && w.micros.size() >= static_cast<size_t>(kMinSamples);
   if (!first && (!w.wait.has_value() || ++w.fresh < kRecompute)) return;
   w.fresh = 0;
-  // Nearest rank: the smallest sample with at least percentile_ % of the samples at or below it.
-  std::vector<int64_t> sorted = w.micros;
-  const size_t n = sorted.size();
-  const size_t rank = static_cast<size_t>(std::ceil(percentile_ / 100.0 * static_cast<double>(n)));
-  const size_t index = std::min(n - 1, rank == 0 ? 0 : rank - 1);
-  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(index), sorted.end());
-  w.wait = absl::Microseconds(static_cast<int64_t>(std::llround(kMargin * static_cast<double>(sorted[index]))));
+  std::vector<int64_t> samples = w.micros;
+  const int64_t at_percentile = NearestRankPercentile(samples, percentile_);
+  w.wait = absl::Microseconds(static_cast<int64_t>(std::llround(kMargin * static_cast<double>(at_percentile))));
 }
 
 }  // namespace noveltygrid
