@@ -132,6 +132,7 @@ void Deliver(const std::shared_ptr<Call>& call, absl::Status error) {
 
 void Attempt(std::shared_ptr<Call> call);
 void Send(std::shared_ptr<Call> call, TokenReservation reserved, bool hedge);
+void ThroughLimiter(std::shared_ptr<Call> call, bool hedge);
 
 void OnReply(const std::shared_ptr<Call>& call, const Sent& sent, absl::StatusOr<HttpResponse> result) {
   Core& core = *call->core;
@@ -236,33 +237,43 @@ void Hedge(std::shared_ptr<Call> call, int round, int nth) {
     ++call->duplicates;
     ++call->pending;
   }
+  ThroughLimiter(std::move(call), /*hedge=*/true);
+}
+
+// To Send once the limiter has room: at once when it has (or there is none), else from its queue. A
+// request that waited there is not sent when the key was refused meanwhile (the call fails with that),
+// nor, for a duplicate, when its call was answered meanwhile.
+void ThroughLimiter(std::shared_ptr<Call> call, bool hedge) {
+  Core& core = *call->core;
   ProviderLimiter* limiter = core.limiter;
-  if (limiter == nullptr || limiter->AcquireNow()) {
-    Send(std::move(call), TokenReservation{}, /*hedge=*/true);
+  if (limiter == nullptr || limiter->AcquireNow()) {  // HttpClient::Send never runs the callback inline
+    Send(std::move(call), TokenReservation{}, hedge);
     return;
   }
   const int64_t reserve = call->reserve;
   core.limited.fetch_add(1, std::memory_order_relaxed);
   limiter->Acquire(
-      [call = std::move(call)](TokenReservation reserved) mutable {
+      [call = std::move(call), hedge](TokenReservation reserved) mutable {
         Core& core = *call->core;
         core.limited.fetch_sub(1, std::memory_order_relaxed);
-        bool ended = false;
-        {
-          absl::MutexLock lock(&call->mu);
-          ended = call->ended;
-          if (ended) --call->pending;
-        }
-        if (ended) {  // answered while the duplicate waited: send nothing
-          core.limiter->Release(0, reserved);
-          return;
+        if (hedge) {
+          bool ended = false;
+          {
+            absl::MutexLock lock(&call->mu);
+            ended = call->ended;
+            if (ended) --call->pending;
+          }
+          if (ended) {  // answered while the duplicate waited: send nothing
+            core.limiter->Release(0, reserved);
+            return;
+          }
         }
         if (std::optional<absl::Status> latched = core.Latched(); latched.has_value()) {
           core.limiter->Release(0, reserved);
           Deliver(call, *std::move(latched));
           return;
         }
-        Send(std::move(call), reserved, /*hedge=*/true);
+        Send(std::move(call), reserved, hedge);
       },
       reserve);
 }
@@ -311,27 +322,7 @@ void Attempt(std::shared_ptr<Call> call) {
     core.executor->Schedule([call, error = *std::move(latched)]() mutable { Deliver(call, std::move(error)); });
     return;
   }
-  ProviderLimiter* limiter = core.limiter;
-  // No limit to wait for: send from here (HttpClient::Send never runs the callback inline).
-  if (limiter == nullptr || limiter->AcquireNow()) {
-    Send(std::move(call), TokenReservation{}, /*hedge=*/false);
-    return;
-  }
-  const int64_t reserve = call->reserve;
-  core.limited.fetch_add(1, std::memory_order_relaxed);
-  limiter->Acquire(
-      [call = std::move(call)](TokenReservation reserved) mutable {
-        Core& core = *call->core;
-        core.limited.fetch_sub(1, std::memory_order_relaxed);
-        // Queued behind the limiter when the key was refused: give the slot back, send nothing.
-        if (std::optional<absl::Status> latched = core.Latched(); latched.has_value()) {
-          core.limiter->Release(0, reserved);
-          Deliver(call, *std::move(latched));
-          return;
-        }
-        Send(std::move(call), reserved, /*hedge=*/false);
-      },
-      reserve);
+  ThroughLimiter(std::move(call), /*hedge=*/false);
 }
 
 class ProviderChannelImpl : public ProviderChannel {
