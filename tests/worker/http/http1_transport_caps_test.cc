@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/synchronization/blocking_counter.h"
+#include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
 #include "tests/worker/http/raw_test_server.h"
 #include "tests/worker/http/test_http_server.h"
@@ -76,32 +78,39 @@ TEST(Http1TransportCapsTest, AQueueOfRefusedConnectionsFailsRequestByRequest) {
   EXPECT_EQ(client->Stats().in_flight, 0);
 }
 
-// The server answers 413 as soon as a request begins, long before the client has written its 32 MB
-// body: the connection is closed, not reused (the server still expects the rest of the body there),
-// and the next request goes over a new one.
+// The server answers 413 as soon as a request begins and reads nothing more, so the client cannot have
+// written its 32 MB body (more than the socket buffers hold) when the reply arrives: the connection is
+// closed, not reused (the server would take the next request for the rest of the body), and the next
+// request goes over a new one.
 TEST(Http1TransportCapsTest, AReplyBeforeTheWholeBodyWasSentEndsTheConnection) {
-  RawServer server([](RawConn& conn) {
+  absl::Notification finished;  // the handler of the first connection holds it open until then
+  RawServer server([&finished](RawConn& conn) {
     if (conn.index() == 0) {
       if (conn.PeekByte() < 0) return;
       conn.Write("HTTP/1.1 413 Payload Too Large\r\nContent-Length: 0\r\n\r\n");
-      conn.WaitForClose();  // reads (and drops) whatever comes, as a server reading the body would
+      finished.WaitForNotification();
       return;
     }
     EchoHandler(conn);
   });
+  // Released on every way out (a failed ASSERT too), before the server joins its handlers.
+  absl::Cleanup release = [&finished] {
+    if (!finished.HasBeenNotified()) finished.Notify();
+  };
   ThreadPool executor(2);
   auto client = MakeBuiltinClient(&executor, /*per_host=*/4, /*total=*/16);
   HttpRequest big;
   big.url = server.Url("/upload");
-  big.body = std::string(size_t{32} << 20, 'b');  // more than the socket buffers hold
+  big.body = std::string(size_t{32} << 20, 'b');
   big.timeout = absl::Seconds(60);
   absl::StatusOr<HttpResponse> refused = SendAndWait(*client, big);
   ASSERT_TRUE(refused.ok()) << refused.status();
   EXPECT_EQ(refused->status, 413);
 
   HttpRequest next = Get(server.Url("/next"));
-  next.timeout = absl::Seconds(30);  // on the old connection it would never be answered
+  next.timeout = absl::Seconds(30);  // on the first connection it would never be answered
   absl::StatusOr<HttpResponse> r = SendAndWait(*client, next);
+  std::move(release).Invoke();
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->status, 200);
   EXPECT_EQ(client->Stats().connections_opened, 2);
