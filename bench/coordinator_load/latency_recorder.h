@@ -20,10 +20,6 @@ enum class Rpc { kLease, kHeartbeat, kReport, kComplete, kCompleteMany, kCount }
 inline constexpr int kRpcKinds = static_cast<int>(Rpc::kCount);
 const char* RpcName(Rpc rpc);
 
-// The p-th percentile (0 < p <= 100) of `samples` by the nearest-rank method: the smallest sample
-// with at least p% of the samples at or below it. 0 for no samples. Reorders `samples`.
-int64_t Percentile(std::vector<int64_t>& samples, double p);
-
 struct LatencySummary {
   int64_t calls = 0;
   int64_t errors = 0;

@@ -1,29 +1,11 @@
 #include "bench/coordinator_load/latency_recorder.h"
 
-#include <numeric>
 #include <vector>
 
 #include "gtest/gtest.h"
 
 namespace noveltygrid::load {
 namespace {
-
-TEST(PercentileTest, NearestRank) {
-  std::vector<int64_t> samples(100);
-  std::iota(samples.begin(), samples.end(), 1);  // 1..100
-  EXPECT_EQ(Percentile(samples, 50), 50);
-  EXPECT_EQ(Percentile(samples, 99), 99);
-  EXPECT_EQ(Percentile(samples, 100), 100);
-  EXPECT_EQ(Percentile(samples, 0.5), 1);
-}
-
-TEST(PercentileTest, FewAndNoSamples) {
-  std::vector<int64_t> none;
-  EXPECT_EQ(Percentile(none, 99), 0);
-  std::vector<int64_t> three = {30, 10, 20};
-  EXPECT_EQ(Percentile(three, 50), 20);
-  EXPECT_EQ(Percentile(three, 99), 30);
-}
 
 TEST(LatencyRecorderTest, KeepsSamplesOnlyWhileRecording) {
   LatencyRecorder recorder;
