@@ -96,11 +96,18 @@ auto ReleasingWhileWaiting(void* mu, Call&& call) {
 }
 
 // What happens before a release happens before the matching acquire (Notification, BlockingCounter).
+// The library call itself is ignored, as a condition variable's signal is: Notify's unlock evaluates the
+// waiter's condition (an inline, instrumented read of the object) after the release, and the waiter
+// may return and destroy the object then -- unordered in TSan's eyes, though the library orders it.
 template <typename Call>
 auto Releasing(void* object, Call&& call) {
   Outermost outer;
-  if (outer) __tsan_release(object);
-  return call();
+  if (!outer) return call();
+  __tsan_release(object);
+  __tsan_mutex_pre_signal(object, 0);
+  auto result = call();
+  __tsan_mutex_post_signal(object, 0);
+  return result;
 }
 
 template <typename Call, typename Acquired>
