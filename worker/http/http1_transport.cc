@@ -182,8 +182,7 @@ bool Http1Transport::TotalRoom() const {
   return options_.max_total_connections == 0 || open_ < options_.max_total_connections;
 }
 
-Http1Transport::Conn* Http1Transport::OldestIdle(Pool* prefer) {
-  if (prefer != nullptr && !prefer->idle.empty()) return prefer->idle.front();
+Http1Transport::Conn* Http1Transport::OldestIdle() {
   for (auto& [key, pool] : pools_) {
     if (!pool->idle.empty()) return pool->idle.front();
   }
@@ -202,10 +201,9 @@ void Http1Transport::Dispatch(Call* call, bool fresh) {
   // A new connection; at a cap, an idle one (this host's at its cap, any host's at the total cap) is
   // closed to make room, as curl does, so that no host starves behind another's idle connections.
   if (!HostRoom(pool) || !TotalRoom()) {
-    if (Conn* idle = OldestIdle(HostRoom(pool) ? nullptr : &pool);
-        idle != nullptr && (HostRoom(pool) || idle->pool == &pool)) {
-      Close(idle);
-    }
+    // At this host's cap only its own idle connection makes room; at the total cap any host's does.
+    Conn* idle = HostRoom(pool) ? OldestIdle() : pool.idle.empty() ? nullptr : pool.idle.front();
+    if (idle != nullptr) Close(idle);
   }
   if (HostRoom(pool) && TotalRoom()) {
     Open(pool, call);

@@ -80,8 +80,9 @@ class Http1Transport {
   void Drain();
   bool HostRoom(const Pool& pool) const;
   bool TotalRoom() const;
-  // The longest-idle connection of `prefer` if given, else of any host; null when none is idle.
-  Conn* OldestIdle(Pool* prefer);
+  // An idle connection of the first host that has one (the front of its list, among its longest idle);
+  // null when none is idle.
+  Conn* OldestIdle();
   static const std::string& Body(const Call& call);
   size_t RequestSize(const Call& call) const;  // head and body of the request on call.conn
   void Open(Pool& pool, Call* call);

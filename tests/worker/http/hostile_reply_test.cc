@@ -16,6 +16,7 @@
 namespace noveltygrid {
 namespace {
 
+using testing::CreateClient;
 using testing::Get;
 using ::testing::HasSubstr;
 using testing::SendAndWait;
@@ -29,9 +30,7 @@ std::unique_ptr<HttpClient> MakeClientWith(Executor* executor, size_t max_respon
   options.executor = executor;
   options.max_response_bytes = max_response_bytes;
   options.builtin_http1 = builtin_http1;
-  absl::StatusOr<std::unique_ptr<HttpClient>> client = HttpClient::Create(options);
-  EXPECT_TRUE(client.ok()) << client.status();
-  return client.ok() ? *std::move(client) : nullptr;
+  return CreateClient(options);
 }
 
 // Every HostileReplyTest runs on both engines: the built-in HTTP/1.1 transport and curl.

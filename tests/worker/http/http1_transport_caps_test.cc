@@ -17,6 +17,7 @@
 namespace noveltygrid {
 namespace {
 
+using testing::CreateClient;
 using testing::EchoHandler;
 using testing::Get;
 using testing::RawConn;
@@ -30,9 +31,7 @@ std::unique_ptr<HttpClient> MakeBuiltinClient(Executor* executor, int per_host, 
   options.builtin_http1 = true;
   options.max_connections_per_host = per_host;
   options.max_total_connections = total;
-  absl::StatusOr<std::unique_ptr<HttpClient>> client = HttpClient::Create(options);
-  EXPECT_TRUE(client.ok()) << client.status();
-  return client.ok() ? *std::move(client) : nullptr;
+  return CreateClient(options);
 }
 
 // One connection in all: host A's idle connection is closed to make room for host B instead of B's

@@ -29,6 +29,7 @@
 namespace noveltygrid {
 namespace {
 
+using testing::CreateClient;
 using testing::EchoHandler;
 using testing::Get;
 using ::testing::HasSubstr;
@@ -46,9 +47,7 @@ std::unique_ptr<HttpClient> MakeClient(Executor* executor, int per_host = 64) {
   options.builtin_http1 = true;
   options.max_connections_per_host = per_host;
   options.max_total_connections = std::max(per_host, 512);
-  absl::StatusOr<std::unique_ptr<HttpClient>> client = HttpClient::Create(options);
-  EXPECT_TRUE(client.ok()) << client.status();
-  return client.ok() ? *std::move(client) : nullptr;
+  return CreateClient(options);
 }
 
 // Sets (or unsets, with nullptr) an environment variable for the scope; restores it afterwards.

@@ -22,6 +22,7 @@
 namespace noveltygrid {
 namespace {
 
+using testing::CreateClient;
 using testing::Get;
 using testing::RefusingPort;
 using testing::SendAndWait;
@@ -37,9 +38,7 @@ std::unique_ptr<HttpClient> MakeClientWith(Executor* executor, int per_host, boo
   options.builtin_http1 = builtin_http1;
   options.max_connections_per_host = per_host;
   options.max_total_connections = std::max(per_host, 512);
-  absl::StatusOr<std::unique_ptr<HttpClient>> client = HttpClient::Create(options);
-  EXPECT_TRUE(client.ok()) << client.status();
-  return client.ok() ? *std::move(client) : nullptr;
+  return CreateClient(options);
 }
 
 // Every HttpClientTest runs on both engines: the built-in HTTP/1.1 transport ("builtin", what plain

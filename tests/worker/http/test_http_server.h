@@ -11,6 +11,7 @@
 #include <atomic>
 #include <csignal>
 #include <functional>
+#include <memory>
 #include <string>
 #include <thread>
 #include <utility>
@@ -60,6 +61,13 @@ class TestHttpServer {
   std::thread thread_;
   std::atomic<bool> done_{false};
 };
+
+// HttpClient::Create(options), failing the test (and returning null) when it fails.
+inline std::unique_ptr<HttpClient> CreateClient(const HttpClientOptions& options) {
+  absl::StatusOr<std::unique_ptr<HttpClient>> client = HttpClient::Create(options);
+  EXPECT_TRUE(client.ok()) << client.status();
+  return client.ok() ? *std::move(client) : nullptr;
+}
 
 // Sends one request and waits for its callback.
 inline absl::StatusOr<HttpResponse> SendAndWait(HttpClient& client, HttpRequest request) {
