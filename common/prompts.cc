@@ -3,6 +3,7 @@
 #include <string_view>
 #include <utility>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/json_util.h"
@@ -10,46 +11,53 @@
 
 namespace noveltygrid {
 
-std::string FillTemplate(const std::string& tmpl, const std::vector<std::pair<std::string, std::string>>& values) {
-  std::string out;
-  out.reserve(tmpl.size());
+void FillTemplateInto(std::string_view tmpl, absl::FunctionRef<bool(std::string_view name, std::string* out)> append,
+                      std::string* out) {
   size_t i = 0;
   while (i < tmpl.size()) {
     const size_t open = tmpl.find('{', i);
-    if (open == std::string::npos) break;
-    out.append(tmpl, i, open - i);
+    if (open == std::string_view::npos) break;
+    out->append(tmpl.substr(i, open - i));
     const size_t close = tmpl.find('}', open + 1);
-    if (close == std::string::npos) {
+    if (close == std::string_view::npos) {
       i = open;
       break;
     }
-    const std::string_view name(tmpl.data() + open + 1, close - open - 1);
-    const std::string* value = nullptr;
-    for (const auto& [key, replacement] : values) {
-      if (key == name) {
-        value = &replacement;
-        break;
-      }
-    }
-    if (value != nullptr) {
-      out += *value;
+    if (append(tmpl.substr(open + 1, close - open - 1), out)) {
       i = close + 1;
     } else {
       // Not a placeholder we fill: keep the brace and look for one starting after it, so that
       // "{{question}" still yields "{" followed by the question.
-      out.push_back('{');
+      out->push_back('{');
       i = open + 1;
     }
   }
-  out.append(tmpl, i, std::string::npos);
+  out->append(tmpl.substr(i));
+}
+
+std::string FillTemplate(const std::string& tmpl, const std::vector<std::pair<std::string, std::string>>& values) {
+  std::string out;
+  out.reserve(tmpl.size());
+  FillTemplateInto(
+      tmpl,
+      [&values](std::string_view name, std::string* into) {
+        for (const auto& [key, replacement] : values) {
+          if (key == name) {
+            into->append(replacement);
+            return true;
+          }
+        }
+        return false;
+      },
+      &out);
   return out;
 }
 
 std::string PromptTemplates::GenerationPrompt(const std::string& question,
                                               const std::vector<std::string>& previous) const {
-  GenerationPromptBuilder builder(*this, question);
-  for (const std::string& answer : previous) builder.Add(answer);
-  return builder.Prompt();
+  return GenerationPromptBuilder(*this, question).Prompt(previous.size(), [&previous](size_t i) -> std::string_view {
+    return previous[i];
+  });
 }
 
 GenerationPromptBuilder::GenerationPromptBuilder(const PromptTemplates& templates, std::string question)
@@ -59,20 +67,44 @@ GenerationPromptBuilder::GenerationPromptBuilder(const PromptTemplates& template
   head_ += FillTemplate(templates.generation_instructions, q);
 }
 
-void GenerationPromptBuilder::Add(const std::string& answer) {
-  if (count_ > 0) items_ += templates_->previous_answers_separator;
-  items_ += FillTemplate(templates_->previous_answer_item, {{"index", std::to_string(count_ + 1)}, {"answer", answer}});
-  ++count_;
-}
-
-std::string GenerationPromptBuilder::Prompt() const {
-  if (count_ == 0) return head_;
-  const std::string block =
-      FillTemplate(templates_->generation_previous_block, {{"question", question_}, {"previous_answers", items_}});
+std::string GenerationPromptBuilder::Prompt(size_t count, absl::FunctionRef<std::string_view(size_t)> answer) const {
+  if (count == 0) return head_;
+  const PromptTemplates& t = *templates_;
+  // Room for everything but the digits of the indexes, so that the prompt is allocated once or twice.
+  size_t size = head_.size() + t.generation_previous_block.size() + question_.size();
+  for (size_t i = 0; i < count; ++i) {
+    size += answer(i).size() + t.previous_answer_item.size() + t.previous_answers_separator.size() + 4;
+  }
   std::string prompt;
-  prompt.reserve(head_.size() + block.size());
+  prompt.reserve(size);
   prompt += head_;
-  prompt += block;
+  FillTemplateInto(
+      t.generation_previous_block,
+      [&](std::string_view name, std::string* out) {
+        if (name == "question") {
+          out->append(question_);
+          return true;
+        }
+        if (name != "previous_answers") return false;
+        for (size_t i = 0; i < count; ++i) {
+          if (i > 0) out->append(t.previous_answers_separator);
+          FillTemplateInto(
+              t.previous_answer_item,
+              [&](std::string_view item, std::string* into) {
+                if (item == "index") {
+                  absl::StrAppend(into, i + 1);
+                } else if (item == "answer") {
+                  into->append(answer(i));
+                } else {
+                  return false;
+                }
+                return true;
+              },
+              out);
+        }
+        return true;
+      },
+      &prompt);
   return prompt;
 }
 

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_join.h"
 
@@ -41,24 +42,23 @@ struct PromptTemplates {
                                const std::string& answer2) const;
 };
 
-// One loop's generation prompt, iteration after iteration: each answer's item is formatted once, when
-// it is added, instead of every earlier item again at every iteration. Prompt() equals
-// templates.GenerationPrompt(question, the answers added so far). `templates` must outlive it.
+// One loop's generation prompt, iteration after iteration: the head (base and instructions with the
+// question) is filled once; Prompt() formats the earlier answers straight into the prompt it returns,
+// so a loop holds its answers once, in its records, not again as formatted text between iterations.
+// Prompt(n, answer) equals templates.GenerationPrompt(question, the n answers). `templates` must
+// outlive it.
 class GenerationPromptBuilder {
  public:
   GenerationPromptBuilder(const PromptTemplates& templates, std::string question);
-  void Add(const std::string& answer);  // the next earlier answer ({index} counts from 1)
-  size_t size() const { return count_; }
-  std::string Prompt() const;
+  // The prompt with `count` earlier answers; answer(i) is the (i+1)-th ({index} counts from 1).
+  std::string Prompt(size_t count, absl::FunctionRef<std::string_view(size_t)> answer) const;
   // The prompt with no earlier answers: every later prompt starts with it.
   const std::string& head() const { return head_; }
 
  private:
   const PromptTemplates* templates_;
   std::string question_;
-  std::string head_;   // generation_base + generation_instructions, filled
-  std::string items_;  // the items so far, joined by previous_answers_separator
-  size_t count_ = 0;
+  std::string head_;  // generation_base + generation_instructions, filled
 };
 
 // The project's own wording (same structure as the reference file).
@@ -69,6 +69,10 @@ absl::StatusOr<PromptTemplates> LoadPromptTemplates(const std::string& path);
 
 // Replaces {name} placeholders from `values` in one pass; unknown {...} text is left as it is.
 std::string FillTemplate(const std::string& tmpl, const std::vector<std::pair<std::string, std::string>>& values);
+// The same pass appending to *out, each value written by `append(name, out)`, which returns false for a
+// name it does not fill (that text is then kept as it is).
+void FillTemplateInto(std::string_view tmpl, absl::FunctionRef<bool(std::string_view name, std::string* out)> append,
+                      std::string* out);
 
 // For the loaders of prompt files (this one's and noveltybench/prompts.h's), whose keys are a table of
 // entries with a `name`: the entry named `name` (null when none is), and every name for messages.

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "common/config.h"
 #include "common/unit_settings.h"
 #include "gtest/gtest.h"
@@ -91,6 +92,28 @@ TEST_F(UnitExecutorTest, AnAidanBenchLeaseRunsItsLoopToItsEnd) {
   EXPECT_FALSE(result_->answers.empty());
   EXPECT_EQ(steps_, static_cast<int>(result_->answers.size()));
   EXPECT_EQ(result_->unit.benchmark, kAidanBench);
+}
+
+// The runner converts a sweep's templates once and shares them between its loops; a lease with other
+// templates (another sweep) gets its own, and a lease with the first ones again gets those.
+TEST_F(UnitExecutorTest, EachAidanBenchLeaseIsPromptedWithItsOwnTemplates) {
+  const v1::Lease plain = LeaseOf(kAidanBench, "sim:explorer");
+  v1::Lease reworded = plain;
+  v1::PromptTemplates* templates = reworded.mutable_aidan()->mutable_templates();
+  templates->set_previous_answer_item(absl::StrCat("(earlier) ", templates->previous_answer_item()));
+  templates->set_generation_base(absl::StrCat("Reworded. ", templates->generation_base()));
+  std::vector<std::vector<std::string>> answers;
+  for (const v1::Lease* lease : std::vector<const v1::Lease*>{&plain, &reworded, &plain, &reworded}) {
+    ASSERT_TRUE(Start(*lease).ok());
+    executor_.RunAll();
+    ASSERT_TRUE(result_.has_value());
+    ASSERT_GT(result_->answers.size(), 1u) << result_->stop_reason << " " << result_->error;
+    answers.emplace_back();
+    for (const StepRecord& step : result_->answers) answers.back().push_back(step.answer);
+  }
+  ASSERT_NE(answers[0], answers[1]) << "the sim's answers do not depend on the templates: nothing is tested";
+  EXPECT_EQ(answers[2], answers[0]);
+  EXPECT_EQ(answers[3], answers[1]);
 }
 
 TEST_F(UnitExecutorTest, ANoveltyBenchLeaseMakesKGenerationsAndPartitionsThem) {

@@ -89,13 +89,13 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
     if (options_.max_unit_seconds > 0 && options_.clock->Now() - started_ >= absl::Seconds(options_.max_unit_seconds)) {
       return Finish(kStopTimeCap, "");
     }
-    // The prompt holds every answer so far, each formatted once (a retried step was dropped: start over).
-    if (prompt_.size() > result_.answers.size())
-      prompt_ = GenerationPromptBuilder(*options_.templates, result_.unit.item_text);
-    while (prompt_.size() < result_.answers.size()) prompt_.Add(result_.answers[prompt_.size()].answer);
-
+    // The prompt holds every answer so far, formatted now from the records (not kept between iterations).
     ChatRequest request;
-    request.messages.push_back({"user", prompt_.Prompt(), stable_prefix_});
+    request.messages.push_back(
+        {"user",
+         prompt_.Prompt(result_.answers.size(),
+                        [this](size_t i) -> std::string_view { return result_.answers[i].answer; }),
+         stable_prefix_});
     request.temperature = result_.unit.temperature;
     request.max_tokens = options_.max_tokens;
     request.seed = options_.seed;
@@ -316,11 +316,11 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
 
   absl::Mutex mu_;  // guards the join of an iteration's concurrent calls and calls_ during it
   UnitResult result_;
-  std::vector<Embedding> embeddings_;  // one per answer in result_.answers
-  std::vector<double> squared_;        // SquaredNorm of embeddings_, as far as Complete has needed them
-  GenerationPromptBuilder prompt_;     // the generation prompt, with the answers so far (NextIteration)
-  const absl::Time started_;           // when this lease started the loop (max_unit_seconds)
-  size_t stable_prefix_ = 0;           // of every generation prompt: the question and instructions
+  std::vector<Embedding> embeddings_;     // one per answer in result_.answers
+  std::vector<double> squared_;           // SquaredNorm of embeddings_, as far as Complete has needed them
+  const GenerationPromptBuilder prompt_;  // the generation prompt's head; formats the answers (NextIteration)
+  const absl::Time started_;              // when this lease started the loop (max_unit_seconds)
+  size_t stable_prefix_ = 0;              // of every generation prompt: the question and instructions
   CallStats calls_;
 };
 

@@ -48,7 +48,7 @@ absl::Status AidanRunner::Start(const v1::Lease& lease, UnitCheckpoint checkpoin
     models.judge = tracked->Chat(models.judge, "judge", endpoint(settings.judge()));
     models.embedder = tracked->Embedding(models.embedder, "embed", endpoint(settings.embedder()));
   }
-  auto templates = std::make_shared<const PromptTemplates>(FromProto(settings.templates()));
+  std::shared_ptr<const PromptTemplates> templates = Templates(settings.templates());
   AidanEngineOptions options;
   options.preset = *std::move(preset);
   options.templates = templates.get();
@@ -65,6 +65,16 @@ absl::Status AidanRunner::Start(const v1::Lease& lease, UnitCheckpoint checkpoin
       [keep = std::move(templates), tracked = std::move(tracked), done = std::move(done)](
           UnitResult result, CallStats calls) mutable { std::move(done)(std::move(result), std::move(calls)); });
   return absl::OkStatus();
+}
+
+std::shared_ptr<const PromptTemplates> AidanRunner::Templates(const v1::PromptTemplates& proto) {
+  std::string key = proto.SerializeAsString();
+  absl::MutexLock lock(&mu_);
+  if (templates_ == nullptr || key != templates_key_) {
+    templates_ = std::make_shared<const PromptTemplates>(FromProto(proto));
+    templates_key_ = std::move(key);
+  }
+  return templates_;
 }
 
 absl::Status AidanRunner::CheckModels(const SweepConfig& config) {

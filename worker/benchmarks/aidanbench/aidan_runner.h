@@ -4,8 +4,13 @@
 #ifndef NOVELTYGRID_WORKER_BENCHMARKS_AIDANBENCH_AIDAN_RUNNER_H_
 #define NOVELTYGRID_WORKER_BENCHMARKS_AIDANBENCH_AIDAN_RUNNER_H_
 
+#include <memory>
 #include <string>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "common/prompts.h"
+#include "noveltygrid/v1/settings.pb.h"
 #include "worker/benchmarks/benchmark_runner.h"
 #include "worker/engines/aidanbench_engine.h"
 
@@ -21,7 +26,14 @@ class AidanRunner : public BenchmarkRunner {
   absl::Status CheckModels(const SweepConfig& config) override;
 
  private:
+  // The lease's templates, converted once per sweep rather than once per unit: every loop of a sweep
+  // shares one copy (2.4 KB each, per loop in flight, before). The last sweep's are kept.
+  std::shared_ptr<const PromptTemplates> Templates(const v1::PromptTemplates& proto);
+
   const RunnerContext context_;
+  absl::Mutex mu_;
+  std::string templates_key_ ABSL_GUARDED_BY(mu_);  // the serialized proto of templates_
+  std::shared_ptr<const PromptTemplates> templates_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace noveltygrid
