@@ -2,12 +2,15 @@
 
 #include <utility>
 
+#include "cli/malloc_tuning.h"
+
 namespace noveltygrid::cli {
 
 absl::StatusOr<std::unique_ptr<WorkerRuntime>> CreateWorkerRuntime(const ParsedArgs& args, long long threads,
                                                                    Store* store, const std::string& redis_url,
                                                                    const BuiltinModels* builtins,
                                                                    RequestObserver on_request) {
+  ReturnFreedPagesPromptly();
   WorkerRuntimeOptions options;
   options.builtins = builtins;
   options.threads = static_cast<int>(threads);
