@@ -231,6 +231,9 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
        "report a unit with no step for longer than X times its provider's timeout as stalled (default 3)"},
       {"reconnect-window-ms", "N",
        "keep running units while the coordinator is unreachable for up to N ms, then abandon them (default 300000)"},
+      {"report-interval-ms", "N",
+       "send new steps and finished units to the coordinator at most every N ms, many per call (default 20; 0: "
+       "as soon as any wait)"},
       RedisFlag("shared embedding cache and loop checkpoints"),
       {"keep-running", "", "stay up after the sweep completes (wait for the next coordinator)"},
       {"call-log", "FILE", "append one line per model call to FILE (accounting, tests)"},
@@ -248,13 +251,14 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
   absl::StatusOr<long long> threads = args->GetInt("threads", std::max(2u, std::thread::hardware_concurrency()));
   absl::StatusOr<long long> grace = args->GetInt("drain-grace-ms", 30'000);
   absl::StatusOr<long long> reconnect = args->GetInt("reconnect-window-ms", 300'000);
-  for (const auto* v : {&concurrency, &threads, &grace, &reconnect}) {
+  absl::StatusOr<long long> round = args->GetInt("report-interval-ms", 20);
+  for (const auto* v : {&concurrency, &threads, &grace, &reconnect, &round}) {
     if (!v->ok()) return Fail("worker", v->status(), 2);
   }
-  if (*concurrency < 1 || *threads < 1 || *grace < 0 || *reconnect < 0) {
+  if (*concurrency < 1 || *threads < 1 || *grace < 0 || *reconnect < 0 || *round < 0 || *round > 60'000) {
     return Fail("worker",
-                absl::InvalidArgumentError(
-                    "--concurrency and --threads must be >= 1, --drain-grace-ms and --reconnect-window-ms >= 0"),
+                absl::InvalidArgumentError("--concurrency and --threads must be >= 1, --drain-grace-ms and "
+                                           "--reconnect-window-ms >= 0, --report-interval-ms in 0..60000"),
                 2);
   }
   if (absl::Status checked = CheckMetricsFlag(*args); !checked.ok()) return Fail("worker", checked, 2);
@@ -277,6 +281,7 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
     options.stall_multiple = multiple;
   }
   options.exit_when_complete = !args->Has("keep-running");
+  options.min_round_interval = absl::Milliseconds(*round);
   // Redis is optional for a worker: without it (or while it is away) work goes on uncached.
   std::unique_ptr<Store> store;
   const std::string redis_url = args->GetOrEnv("redis", "NOVELTYGRID_REDIS_URL");

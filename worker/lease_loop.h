@@ -64,6 +64,11 @@ struct WorkerOptions {
   // leases back (coordinator/state/lease_log.h) and takes their results. After this long without a
   // heartbeat answered they are abandoned, so a coordinator that does not come back stops the spending.
   absl::Duration reconnect_window = absl::Minutes(5);
+  // The sender starts a round (a Report of every new step, then one CompleteMany) at most this often, so
+  // that a worker whose loops step thousands of times a second makes tens of RPCs a second, each
+  // carrying many steps, rather than one small round after another (zero: a round as soon as anything
+  // is waiting and the last round is done). A draining or stopping worker does not wait.
+  absl::Duration min_round_interval = absl::ZeroDuration();
   bool exit_when_complete = true;  // return from Run() once the coordinator says the sweep is complete
   bool log = true;                 // progress notes on stderr (off for the in-process worker of `run`)
   // Asked when a unit ends in an error (optional): a provider that refused this worker's key, or a TLS

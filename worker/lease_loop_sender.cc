@@ -17,13 +17,24 @@ namespace noveltygrid {
 
 void LeaseLoop::SendLoop() {
   int report_failures = 0;
+  absl::Time last_round = absl::InfinitePast();
   while (true) {
     if (report_failures > 0) Pause(Backoff(report_failures), /*wake_on_drain=*/false);
-    Outgoing batch;
     {
       absl::MutexLock lock(&mu_);
       auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || !outgoing_.empty(); };
       mu_.Await(absl::Condition(&ready));
+      if (stopping_) return;
+    }
+    // Something waits: let the round fill until the interval since the last one has passed.
+    if (const absl::Duration wait = last_round + options_.min_round_interval - clock_->Now();
+        wait > absl::ZeroDuration()) {
+      Pause(wait, /*wake_on_drain=*/true);
+    }
+    last_round = clock_->Now();
+    Outgoing batch;
+    {
+      absl::MutexLock lock(&mu_);
       if (stopping_) return;
       std::swap(batch, outgoing_);
       ++sending_;

@@ -256,6 +256,7 @@ v1::CompleteRequest FakeWorker::MakeComplete(const Loop& loop) const {
 }
 
 void FakeWorker::SendLoop() {
+  absl::Time last_round = absl::InfinitePast();
   while (true) {
     std::map<std::string, std::vector<v1::Step>> steps;
     std::vector<v1::CompleteRequest> completes;
@@ -265,6 +266,15 @@ void FakeWorker::SendLoop() {
         return stopping_ || !out_steps_.empty() || !out_completes_.empty();
       };
       mu_.Await(absl::Condition(&ready));
+      if (stopping_) return;
+    }
+    // As the real worker: the round fills until the interval since the last one has passed.
+    if (const absl::Duration wait = last_round + options_.round_interval - absl::Now(); wait > absl::ZeroDuration()) {
+      if (!Pause(wait)) return;
+    }
+    last_round = absl::Now();
+    {
+      absl::MutexLock lock(&mu_);
       if (stopping_) return;
       std::swap(steps, out_steps_);
       std::swap(completes, out_completes_);

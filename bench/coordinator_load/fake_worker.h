@@ -42,6 +42,8 @@ struct FakeWorkerOptions {
   absl::Duration step_interval = absl::Milliseconds(200);
   int iterations = 15;  // a unit completes after iterations-2 .. iterations+2 steps
   absl::Duration rpc_timeout = absl::Seconds(10);
+  // The sender's rounds start at most this often (WorkerOptions::min_round_interval).
+  absl::Duration round_interval = absl::Milliseconds(20);
   // true: the sender thread commits each round's finished units in one CompleteMany after the round's
   // Report, as the real worker does. false: one Complete per unit (a worker from before CompleteMany),
   // by the sender after the Report, one at a time (complete_senders 0), or by complete_senders threads

@@ -3,7 +3,8 @@
 // for the setup (redis-server, `noveltygrid coordinator` on a large plan) and the table.
 //
 //   coordinator_load --coordinator HOST:PORT [--workers 50] [--loops 512] [--step-ms 200] [--iterations 15]
-//                    [--one-complete-per-rpc [--complete-senders N]] [--warmup-s 15] [--duration-s 60]
+//                    [--one-complete-per-rpc [--complete-senders N]] [--report-interval-ms 20]
+//                    [--warmup-s 15] [--duration-s 60]
 //                    [--coordinator-pid PID]
 //                    [--redis-pid PID] [--json FILE]
 //
@@ -75,6 +76,9 @@ int Main(int argc, char** argv) {
       {"complete-senders", "N",
        "with --one-complete-per-rpc: 0 (default): each worker sends its Completes one at a time after its "
        "Report; N: N threads per worker send them, up to N in flight"},
+      {"report-interval-ms", "MS",
+       "a worker's rounds (Report, then CompleteMany) at most every MS, as noveltygrid worker's "
+       "--report-interval-ms (default 20; 0: back to back)"},
       {"warmup-s", "S", "seconds before the measured window (default 15)"},
       {"duration-s", "S", "the measured window at most (default 60)"},
       {"coordinator-pid", "PID", "measure this process's CPU as the coordinator's"},
@@ -111,6 +115,7 @@ int Main(int argc, char** argv) {
   const absl::Duration step = absl::Milliseconds(get_int("step-ms", 200));
   const int iterations = static_cast<int>(get_int("iterations", 15));
   const int complete_senders = static_cast<int>(get_int("complete-senders", 0));
+  const absl::Duration round_interval = absl::Milliseconds(get_int("report-interval-ms", 20));
   const bool complete_many = !parsed->Has("one-complete-per-rpc");
   const absl::Duration warmup = absl::Seconds(get_int("warmup-s", 15));
   const absl::Duration duration = absl::Seconds(get_int("duration-s", 60));
@@ -145,6 +150,7 @@ int Main(int argc, char** argv) {
                         .loops = loops,
                         .step_interval = step,
                         .iterations = iterations,
+                        .round_interval = round_interval,
                         .complete_many = complete_many,
                         .complete_senders = complete_senders};
     workers.push_back(std::make_unique<FakeWorker>(o, clients[i % n_channels].get(), &recorder, &pool));
@@ -215,7 +221,10 @@ int Main(int argc, char** argv) {
               n_workers, loops, n_workers * loops, static_cast<long long>(absl::ToInt64Milliseconds(step)), iterations,
               n_channels);
   if (complete_many) {
-    std::printf("commits: one CompleteMany per worker round, after its Report (as noveltygrid worker sends them)\n");
+    std::printf(
+        "commits: one CompleteMany per worker round, after its Report, rounds at most every %lld ms (as "
+        "noveltygrid worker sends them)\n",
+        static_cast<long long>(absl::ToInt64Milliseconds(round_interval)));
   } else if (complete_senders == 0) {
     std::printf("Completes: one at a time per worker, after each Report (a worker from before CompleteMany)\n");
   } else {

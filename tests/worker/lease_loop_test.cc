@@ -52,6 +52,7 @@ class LeaseLoopTest : public ::testing::Test {
     options.drain_grace = absl::Seconds(30);
     options.max_backoff = kMaxBackoff;
     options.reconnect_window = reconnect_window_;
+    options.min_round_interval = round_interval_;
     options.stall_multiple = 2;
     options.waiting_on = [this](const std::string& /*lease_id*/) -> std::optional<WaitingCall> {
       return WaitingCall{.call = "generate by m", .since = waiting_since_, .timeout = absl::Seconds(1), .in_flight = 1};
@@ -91,6 +92,7 @@ class LeaseLoopTest : public ::testing::Test {
   absl::Status run_status_;
   std::atomic<int> aborts_{0};
   absl::Duration reconnect_window_ = absl::Minutes(5);
+  absl::Duration round_interval_ = absl::ZeroDuration();
   absl::Time waiting_since_ = absl::UnixEpoch();
   UnitObserver* observer_ = nullptr;
 };
@@ -120,6 +122,25 @@ class RecordingObserver : public UnitObserver {
   std::vector<std::string> leased_ ABSL_GUARDED_BY(mu_);
   std::vector<CallStats> deltas_ ABSL_GUARDED_BY(mu_);
 };
+
+// With a round interval, the first step goes out at once and the steps made while the sender waits out
+// the interval go out together, in one Report, when it has passed.
+TEST_F(LeaseLoopTest, StepsMadeWithinTheRoundIntervalGoOutInOneReport) {
+  round_interval_ = absl::Seconds(1);  // shorter than the heartbeat, so the sender's is the wait below
+  Start(/*units=*/2, /*concurrency=*/2);
+  runner_.AwaitStarted(2);
+  EXPECT_TRUE(runner_.Step(0));
+  client_->AwaitUntil([](const CallLog& log) { return log.StepsAccepted() == 1; });
+  EXPECT_TRUE(runner_.Step(0));
+  EXPECT_TRUE(runner_.Step(1));
+  clock_.AwaitDeadline(clock_.Now() + absl::Seconds(1));
+  EXPECT_THAT(client_->log().reports, SizeIs(1));
+  clock_.Advance(absl::Seconds(1));
+  client_->AwaitUntil([](const CallLog& log) { return log.StepsAccepted() == 3; });
+  const CallLog log = client_->log();
+  ASSERT_THAT(log.reports, SizeIs(2));
+  EXPECT_EQ(log.reports[1].request.leases_size(), 2);
+}
 
 // Metrics see each unit's calls as they happen -- what every step added, and at the end what came
 // after the last step -- whether the unit is committed or cancelled, and never twice.
