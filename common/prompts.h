@@ -70,7 +70,7 @@ absl::StatusOr<PromptTemplates> LoadPromptTemplates(const std::string& path);
 // Replaces {name} placeholders from `values` in one pass; unknown {...} text is left as it is.
 std::string FillTemplate(const std::string& tmpl, const std::vector<std::pair<std::string, std::string>>& values);
 // The same pass appending to *out, each value written by `append(name, out)`, which returns false for a
-// name it does not fill (that text is then kept as it is).
+// name it does not fill (that text is then kept as it is); it must append nothing when it returns false.
 void FillTemplateInto(std::string_view tmpl, absl::FunctionRef<bool(std::string_view name, std::string* out)> append,
                       std::string* out);
 

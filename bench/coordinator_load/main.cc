@@ -115,7 +115,12 @@ int Main(int argc, char** argv) {
   const absl::Duration step = absl::Milliseconds(get_int("step-ms", 200));
   const int iterations = static_cast<int>(get_int("iterations", 15));
   const int complete_senders = static_cast<int>(get_int("complete-senders", 0));
-  const absl::Duration round_interval = absl::Milliseconds(get_int("report-interval-ms", 20));
+  const long long round_ms = get_int("report-interval-ms", 20);
+  if (round_ms < 0) {
+    std::fprintf(stderr, "coordinator_load: --report-interval-ms must be >= 0\n");
+    return 2;
+  }
+  const absl::Duration round_interval = absl::Milliseconds(round_ms);
   const bool complete_many = !parsed->Has("one-complete-per-rpc");
   const absl::Duration warmup = absl::Seconds(get_int("warmup-s", 15));
   const absl::Duration duration = absl::Seconds(get_int("duration-s", 60));

@@ -108,6 +108,26 @@ TEST(PromptTemplatesTest, DefaultGenerationPromptFollowsTheTagConventions) {
   EXPECT_EQ(ExtractLastTag(later, "question"), "Name a fruit.");
 }
 
+// Placeholders where a template does not fill them, and values that look like placeholders, are kept
+// as written: the separator is not a template, an item has only {index} and {answer}, the block only
+// {question} and {previous_answers} (which may appear twice); indexes count past 9.
+TEST(PromptTemplatesTest, GenerationPromptKeepsWhatNoTemplateFills) {
+  PromptTemplates t;
+  t.generation_base = "Q={question};";
+  t.generation_instructions = "I{x}.";
+  t.generation_previous_block = "[{previous_answers}|{question}|{previous_answers}]";
+  t.previous_answer_item = "<{index}:{answer}:{question}{previous_answers}>";
+  t.previous_answers_separator = "{index},";
+  const std::vector<std::string> answers(11, "a{index}");
+  std::string items;
+  for (int i = 1; i <= 11; ++i) {
+    if (i > 1) items += "{index},";
+    items += "<" + std::to_string(i) + ":a{index}:{question}{previous_answers}>";
+  }
+  EXPECT_EQ(t.GenerationPrompt("q{answer}", {}), "Q=q{answer};I{x}.");
+  EXPECT_EQ(t.GenerationPrompt("q{answer}", answers), "Q=q{answer};I{x}.[" + items + "|q{answer}|" + items + "]");
+}
+
 TEST(PromptTemplatesTest, DefaultJudgesFollowTheTagAndScaleConventions) {
   const PromptTemplates& t = DefaultPromptTemplates();
   const std::string q = "Why is the sky blue?";

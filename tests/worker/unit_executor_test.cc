@@ -95,25 +95,37 @@ TEST_F(UnitExecutorTest, AnAidanBenchLeaseRunsItsLoopToItsEnd) {
 }
 
 // The runner converts a sweep's templates once and shares them between its loops; a lease with other
-// templates (another sweep) gets its own, and a lease with the first ones again gets those.
+// templates (another sweep) gets its own, while loops of the first are still running, and a lease with
+// the first ones again gets those.
 TEST_F(UnitExecutorTest, EachAidanBenchLeaseIsPromptedWithItsOwnTemplates) {
-  const v1::Lease plain = LeaseOf(kAidanBench, "sim:explorer");
+  v1::Lease plain = LeaseOf(kAidanBench, "sim:explorer");
   v1::Lease reworded = plain;
   v1::PromptTemplates* templates = reworded.mutable_aidan()->mutable_templates();
   templates->set_previous_answer_item(absl::StrCat("(earlier) ", templates->previous_answer_item()));
   templates->set_generation_base(absl::StrCat("Reworded. ", templates->generation_base()));
-  std::vector<std::vector<std::string>> answers;
-  for (const v1::Lease* lease : std::vector<const v1::Lease*>{&plain, &reworded, &plain, &reworded}) {
-    ASSERT_TRUE(Start(*lease).ok());
+  // Two rounds, each with both leases in flight at once: answers[round][0] plain, [round][1] reworded.
+  std::vector<std::vector<std::vector<std::string>>> answers(2, std::vector<std::vector<std::string>>(2));
+  for (int round = 0; round < 2; ++round) {
+    for (int which = 0; which < 2; ++which) {
+      v1::Lease lease = which == 0 ? plain : reworded;
+      lease.set_lease_id(absl::StrCat("lease-", round, "-", which));
+      std::vector<std::string>* into = &answers[round][which];
+      ASSERT_TRUE(unit_executor_
+                      .Start(
+                          lease, UnitCheckpoint{}, [](const StepEvent&) { return true; },
+                          [into](UnitResult result, CallStats) {
+                            for (const StepRecord& step : result.answers) into->push_back(step.answer);
+                          },
+                          [] { return true; })
+                      .ok());
+    }
     executor_.RunAll();
-    ASSERT_TRUE(result_.has_value());
-    ASSERT_GT(result_->answers.size(), 1u) << result_->stop_reason << " " << result_->error;
-    answers.emplace_back();
-    for (const StepRecord& step : result_->answers) answers.back().push_back(step.answer);
+    ASSERT_GT(answers[round][0].size(), 1u);
+    ASSERT_GT(answers[round][1].size(), 1u);
   }
-  ASSERT_NE(answers[0], answers[1]) << "the sim's answers do not depend on the templates: nothing is tested";
-  EXPECT_EQ(answers[2], answers[0]);
-  EXPECT_EQ(answers[3], answers[1]);
+  ASSERT_NE(answers[0][0], answers[0][1]) << "the sim's answers do not depend on the templates: nothing is tested";
+  EXPECT_EQ(answers[1][0], answers[0][0]);
+  EXPECT_EQ(answers[1][1], answers[0][1]);
 }
 
 TEST_F(UnitExecutorTest, ANoveltyBenchLeaseMakesKGenerationsAndPartitionsThem) {
