@@ -14,6 +14,12 @@ namespace noveltygrid::cli {
 
 bool ReturnFreedPagesPromptly() {
   if (mallctl == nullptr || std::getenv("MALLOC_CONF") != nullptr) return false;
+  // Left alone when set some other way (/etc/malloc.conf, a build's own default): not jemalloc's 10 s.
+  ssize_t configured = 0;
+  size_t configured_size = sizeof(configured);
+  if (mallctl("opt.dirty_decay_ms", &configured, &configured_size, nullptr, 0) != 0 || configured != 10'000) {
+    return false;
+  }
   ssize_t decay_ms = 0;
   // Arenas made from now on, then every arena that exists (an index not in use answers an error).
   if (mallctl("arenas.dirty_decay_ms", nullptr, nullptr, &decay_ms, sizeof(decay_ms)) != 0) return false;
