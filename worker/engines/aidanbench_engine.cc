@@ -48,7 +48,6 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
     result_.unit = std::move(unit);
     result_.answers = std::move(checkpoint.answers);
     result_.max_iterations = options.max_iterations;
-    stable_prefix_ = prompt_.head().size();
   }
 
   void Start() {
@@ -95,7 +94,7 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
         {"user",
          prompt_.Prompt(result_.answers.size(),
                         [this](size_t i) -> std::string_view { return result_.answers[i].answer; }),
-         stable_prefix_});
+         prompt_.head().size()});  // the stable prefix: the question and instructions
     request.temperature = result_.unit.temperature;
     request.max_tokens = options_.max_tokens;
     request.seed = options_.seed;
@@ -320,7 +319,6 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
   std::vector<double> squared_;           // SquaredNorm of embeddings_, as far as Complete has needed them
   const GenerationPromptBuilder prompt_;  // the generation prompt's head; formats the answers (NextIteration)
   const absl::Time started_;              // when this lease started the loop (max_unit_seconds)
-  size_t stable_prefix_ = 0;              // of every generation prompt: the question and instructions
   CallStats calls_;
 };
 
