@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "common/hashing.h"
 #include "common/json_util.h"
+#include "sim_server/chat_completion_json.h"
 #include "sim_server/sim_request_json.h"
 #include "worker/models/lexical_embedder.h"
 #include "worker/sim/sim_common.h"
@@ -26,7 +27,6 @@ namespace {
 // it never depends on the wall clock.
 constexpr int64_t kCreatedEpoch = 1735689600;
 constexpr uint64_t kSecondsPerYear = 365ull * 24 * 3600;
-constexpr int kDefaultMaxTokens = 4000;
 
 using sim_json::Find;
 using sim_json::Invalid;
@@ -47,42 +47,6 @@ absl::StatusOr<ModelRequest> ParseModelRequest(absl::string_view body) {
   absl::StatusOr<std::string> model = RequiredString(*json, "model");
   if (!model.ok()) return model.status();
   return ModelRequest{*std::move(json), *std::move(model)};
-}
-
-absl::StatusOr<ChatRequest> ParseChatRequest(const Json& json) {
-  ChatRequest request;
-  const Json* messages = Find(json, "messages");
-  if (messages == nullptr || !messages->is_array() || messages->empty()) {
-    return Invalid("'messages' must be a non-empty array of {role, content}");
-  }
-  for (const Json& message : *messages) {
-    if (!message.is_object()) return Invalid("every message must be an object {role, content}");
-    absl::StatusOr<std::string> role = RequiredString(message, "role");
-    if (!role.ok()) return role.status();
-    absl::StatusOr<std::string> content = MessageContent(message);
-    if (!content.ok()) return content.status();
-    request.messages.push_back({*std::move(role), *std::move(content)});
-  }
-  request.temperature = 1.0;  // OpenAI's default
-  if (const Json* t = Find(json, "temperature"); t != nullptr) {
-    if (!t->is_number()) return Invalid("'temperature' must be a number");
-    request.temperature = t->get<double>();
-  }
-  absl::StatusOr<std::optional<int64_t>> max_tokens = OptionalInt(json, "max_completion_tokens");
-  if (max_tokens.ok() && !max_tokens->has_value()) max_tokens = OptionalInt(json, "max_tokens");
-  absl::StatusOr<std::optional<int64_t>> seed = OptionalInt(json, "seed");
-  absl::StatusOr<std::optional<int64_t>> n = OptionalInt(json, "n");
-  for (const auto* field : {&max_tokens, &seed, &n}) {
-    if (!field->ok()) return field->status();
-  }
-  absl::StatusOr<int> max = sim_json::MaxTokens(max_tokens->value_or(kDefaultMaxTokens));
-  if (!max.ok()) return max.status();
-  request.max_tokens = *max;
-  request.seed = static_cast<uint64_t>(seed->value_or(0));
-  const int64_t choices = n->value_or(1);
-  // ValidateRequest reports the range; keep the value representable until then.
-  request.n = static_cast<int>(std::clamp<int64_t>(choices, -1, sim::kMaxChoices + 1));
-  return request;
 }
 
 // "explorer" -> "sim:explorer"; ids with a provider prefix are kept.
@@ -231,9 +195,13 @@ absl::StatusOr<SimChatAnswer> SimApi::Chat(const std::string& requested_model, c
   SimChatAnswer answer;
   answer.model = NormaliseModel(requested_model);
   absl::StatusOr<ChatReply> reply;
+  // A hash of the whole prompt: computed once, for the generator's randomness and the reply's id.
+  uint64_t request_hash = 0;
   if (auto g = generators_.find(answer.model); g != generators_.end()) {
-    reply = g->second->Generate(request);
+    request_hash = sim::RequestHash(request, answer.model);
+    reply = g->second->Generate(request, request_hash);
   } else if (auto j = judges_.find(answer.model); j != judges_.end()) {
+    request_hash = sim::RequestHash(request, answer.model);
     reply = j->second->Judge(request);
   } else {
     std::vector<std::string> known;
@@ -245,7 +213,7 @@ absl::StatusOr<SimChatAnswer> SimApi::Chat(const std::string& requested_model, c
   if (!reply.ok()) return Invalid(reply.status().message());
   answer.reply = *std::move(reply);
   answer.id = StableHasher()
-                  .Add(sim::RequestHash(request, answer.model))
+                  .Add(request_hash)
                   .Add(static_cast<uint64_t>(request.n))
                   .Add(static_cast<uint64_t>(request.max_tokens))
                   .Finish();
@@ -253,37 +221,17 @@ absl::StatusOr<SimChatAnswer> SimApi::Chat(const std::string& requested_model, c
 }
 
 SimHttpReply SimApi::ChatCompletions(absl::string_view body) {
-  return AnswerModelRequest(body, [&](const Json& json, const std::string& requested) -> absl::StatusOr<Json> {
-    absl::StatusOr<ChatRequest> request = ParseChatRequest(json);
-    if (!request.ok()) return request.status();
-    absl::StatusOr<SimChatAnswer> answer = Chat(requested, *request);
-    if (!answer.ok()) return answer.status();
-    const ChatReply& reply = answer->reply;
-    Json choices = Json::array();
-    for (size_t i = 0; i < reply.choices.size(); ++i) {
-      choices.push_back({{"index", i},
-                         {"message", {{"role", "assistant"}, {"content", reply.choices[i]}}},
-                         {"logprobs", nullptr},
-                         {"finish_reason", "stop"}});
-    }
-    return Json{{"id", absl::StrCat("chatcmpl-sim-", HexId(answer->id))},
-                {"object", "chat.completion"},
-                {"created", kCreatedEpoch + static_cast<int64_t>(request->seed % kSecondsPerYear)},
-                {"model", answer->model},
-                {"system_fingerprint", "noveltygrid-sim"},
-                {"choices", std::move(choices)},
-                {"usage",
-                 {{"prompt_tokens", reply.prompt_tokens},
-                  {"completion_tokens", reply.completion_tokens},
-                  {"total_tokens", reply.prompt_tokens + reply.completion_tokens}}}};
-  });
+  absl::StatusOr<ModelChatRequest> parsed = ParseChatCompletion(body);
+  if (!parsed.ok()) return ToReply(parsed.status());
+  absl::StatusOr<SimChatAnswer> answer = Chat(parsed->model, parsed->request);
+  if (!answer.ok()) return ToReply(answer.status());
+  const int64_t created = kCreatedEpoch + static_cast<int64_t>(parsed->request.seed % kSecondsPerYear);
+  return SimHttpReply{200, RenderChatCompletion(answer->id, created, answer->model, answer->reply)};
 }
 
 int64_t SimApi::ChatCompletionTokens(absl::string_view body) {
-  absl::StatusOr<Json> json = ParseObject(body);
-  if (!json.ok()) return 0;
-  absl::StatusOr<ChatRequest> request = ParseChatRequest(*json);
-  return request.ok() ? AdmissionTokens(*request) : 0;
+  absl::StatusOr<ModelChatRequest> parsed = ParseChatCompletion(body);
+  return parsed.ok() ? AdmissionTokens(parsed->request) : 0;
 }
 
 int64_t SimApi::EmbeddingTokens(absl::string_view body) {

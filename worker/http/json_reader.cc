@@ -338,7 +338,8 @@ bool JsonReader::SkipValue(int depth) {
   return Fail();
 }
 
-bool JsonReader::Skip() { return SkipValue(0); }
+// Depth counts the containers the reader is inside too, as ParseJson counts from the top of the text.
+bool JsonReader::Skip() { return SkipValue(static_cast<int>(started_.size())); }
 
 bool JsonReader::SkipUnchecked() {
   if (!ok_) return false;

@@ -180,6 +180,10 @@ void SimChatModel::Complete(ChatRequest request, ChatCallback done) {
 }
 
 absl::StatusOr<ChatReply> SimChatModel::Generate(const ChatRequest& request) const {
+  return Generate(request, sim::RequestHash(request, id_));
+}
+
+absl::StatusOr<ChatReply> SimChatModel::Generate(const ChatRequest& request, uint64_t request_hash) const {
   if (absl::Status status = sim::ValidateRequest(request, id_); !status.ok()) return status;
   const Personality& p = *personality_;
   const Conversation conv = ReadConversation(request);
@@ -205,7 +209,6 @@ absl::StatusOr<ChatReply> SimChatModel::Generate(const ChatRequest& request) con
   const double exhausted = static_cast<double>(used_reachable) / reachable;
   const double restate = std::min(1.0, p.miss + (1.0 - p.miss) * p.exhaustion * exhausted * exhausted);
 
-  const uint64_t request_hash = sim::RequestHash(request, id_);
   ChatReply reply;
   reply.prompt_tokens = sim::CountPromptWords(request);
   for (int choice = 0; choice < request.n; ++choice) {

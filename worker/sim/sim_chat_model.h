@@ -50,6 +50,9 @@ class SimChatModel : public ChatModel {
 
   // The reply Complete delivers, computed synchronously (for tests and the simulated server).
   absl::StatusOr<ChatReply> Generate(const ChatRequest& request) const;
+  // The same, given `request_hash` = sim::RequestHash(request, id()) (a caller that needs the hash
+  // too computes it once: it reads the whole prompt).
+  absl::StatusOr<ChatReply> Generate(const ChatRequest& request, uint64_t request_hash) const;
 
  private:
   SimChatModel(std::string id, const sim::Personality* personality, Executor* executor);

@@ -192,6 +192,27 @@ TEST(JsonReaderTest, AScalarInsideTheDeepestContainerIsRead) {
   }
 }
 
+// Skip counts the containers the reader has already entered, as ParseJson counts every level from the
+// top: a member that is kMaxJsonDepth deep itself is one level too deep inside its object.
+TEST(JsonReaderTest, SkipCountsTheContainersAlreadyEntered) {
+  using testing_files::DeeplyNestedJson;
+  const std::string inside = "{\"a\":" + DeeplyNestedJson(kMaxJsonDepth) + "}";
+  JsonReader r(inside);
+  absl::string_view key;
+  ASSERT_TRUE(r.BeginObject() && r.NextMember(&key));
+  EXPECT_FALSE(r.Skip());
+  EXPECT_TRUE(r.too_deep());
+  EXPECT_EQ(ParseJson(inside).status().code(), absl::StatusCode::kOutOfRange);
+
+  const std::string fits = "{\"a\":" + DeeplyNestedJson(kMaxJsonDepth - 1) + "}";
+  JsonReader ok(fits);
+  ASSERT_TRUE(ok.BeginObject() && ok.NextMember(&key));
+  EXPECT_TRUE(ok.Skip());
+  EXPECT_FALSE(ok.NextMember(&key));
+  EXPECT_TRUE(ok.AtEnd());
+  EXPECT_TRUE(ParseJson(fits).ok());
+}
+
 TEST(JsonReaderTest, ErrorsLatch) {
   JsonReader r("[1,]");
   ASSERT_TRUE(r.BeginArray());
