@@ -29,6 +29,12 @@ double SquaredNorm(const Embedding& v);
 // three, and the same result to the bit.
 double CosineSimilarity(const Embedding& a, double a_squared, const Embedding& b, double b_squared);
 
+// The largest CosineSimilarity(candidate, candidate_squared, earlier[i], earlier_squared[i]) over i, -1
+// when `earlier` is empty; the same value to the bit. It takes four earlier vectors at a time, each
+// with its own sum in the same order, so that four additions are in flight instead of one chain.
+double MaxCosineSimilarity(const Embedding& candidate, double candidate_squared, const std::vector<Embedding>& earlier,
+                           const std::vector<double>& earlier_squared);
+
 }  // namespace noveltygrid
 
 #endif  // NOVELTYGRID_COMMON_EMBEDDING_H_

@@ -338,13 +338,7 @@ double AidanNovelty(const Embedding& candidate, const std::vector<Embedding>& ea
 double AidanNovelty(const Embedding& candidate, const std::vector<Embedding>& earlier,
                     const std::vector<double>& earlier_squared) {
   if (earlier.empty()) return 1.0;
-  const double candidate_squared = SquaredNorm(candidate);
-  double max_similarity = -1.0;
-  for (size_t i = 0; i < earlier.size(); ++i) {
-    max_similarity =
-        std::max(max_similarity, CosineSimilarity(candidate, candidate_squared, earlier[i], earlier_squared[i]));
-  }
-  return 1.0 - max_similarity;
+  return 1.0 - MaxCosineSimilarity(candidate, SquaredNorm(candidate), earlier, earlier_squared);
 }
 
 void RunAidanLoop(const AidanEngineOptions& options, const AidanModels& models, UnitSpec unit,
