@@ -142,6 +142,22 @@ TEST_F(LeaseLoopTest, StepsMadeWithinTheRoundIntervalGoOutInOneReport) {
   EXPECT_EQ(log.reports[1].request.leases_size(), 2);
 }
 
+// Once no loop is left to add to the round, the sender does not wait out the interval: the last
+// unit's commit goes at once (the fake clock never reaches the hour).
+TEST_F(LeaseLoopTest, TheLastUnitsCommitDoesNotWaitForTheRoundInterval) {
+  round_interval_ = absl::Hours(1);
+  Start(/*units=*/1, /*concurrency=*/1);
+  runner_.AwaitStarted(1);
+  EXPECT_TRUE(runner_.Step(0));
+  client_->AwaitUntil([](const CallLog& log) { return log.StepsAccepted() == 1; });  // the first round
+  EXPECT_TRUE(runner_.Step(0));  // the second waits for the interval while the unit runs...
+  runner_.Finish(0, kStopIncoherent);
+  client_->AwaitUntil([](const CallLog& log) { return log.completes.size() == 1; });  // ...until it ends
+  const CallLog log = client_->log();
+  EXPECT_TRUE(log.completes[0].response.accepted());
+  EXPECT_EQ(log.completes[0].request.answers_size(), 2);
+}
+
 // Metrics see each unit's calls as they happen -- what every step added, and at the end what came
 // after the last step -- whether the unit is committed or cancelled, and never twice.
 TEST_F(LeaseLoopTest, TellsTheObserverWhatEachStepAndEachEndAdded) {
