@@ -60,6 +60,24 @@ bool ReadInt(JsonReader& r, std::optional<int64_t>* out) {
   return true;
 }
 
+// An integer into *out; any other well-formed value is passed over, and *other set.
+bool ReadIntOrSkip(JsonReader& r, std::optional<int64_t>* out, bool* other) {
+  if (r.Peek() != JsonReader::Type::kNumber) {
+    *other = true;
+    return r.Skip();
+  }
+  double value = 0;
+  bool is_integer = false;
+  int64_t integer = 0;
+  if (!r.ReadNumber(&value, &is_integer, &integer)) return false;
+  if (is_integer) {
+    *out = integer;
+  } else {
+    *other = true;
+  }
+  return true;
+}
+
 bool ReadDouble(JsonReader& r, std::optional<double>* out) {
   double value = 0;
   bool is_integer = false;
@@ -100,16 +118,20 @@ std::optional<ChatFields> ReadCommonShape(absl::string_view body) {
   if (r.Peek() != JsonReader::Type::kObject || !r.BeginObject()) return std::nullopt;
   ChatFields fields;
   bool model = false, messages = false;
+  // A max_tokens that is not an integer matters only without max_completion_tokens, known at the end.
+  bool max_tokens_seen = false, max_tokens_other = false;
   absl::string_view key;
   while (r.NextMember(&key)) {
     bool read = true;
     std::optional<int64_t>* integer = key == "max_completion_tokens" ? &fields.max_completion_tokens
-                                      : key == "max_tokens"          ? &fields.max_tokens
                                       : key == "seed"                ? &fields.seed
                                       : key == "n"                   ? &fields.n
                                                                      : nullptr;
     if (integer != nullptr) {
       read = !integer->has_value() && ReadInt(r, integer);
+    } else if (key == "max_tokens") {
+      read = !max_tokens_seen && ReadIntOrSkip(r, &fields.max_tokens, &max_tokens_other);
+      max_tokens_seen = true;
     } else if (key == "model") {
       read = !model && ReadString(r, &fields.model);
       model = true;
@@ -124,6 +146,7 @@ std::optional<ChatFields> ReadCommonShape(absl::string_view body) {
     if (!read) return std::nullopt;
   }
   if (!r.ok() || !r.AtEnd() || !model || !messages) return std::nullopt;
+  if (max_tokens_other && !fields.max_completion_tokens.has_value()) return std::nullopt;
   return fields;
 }
 
@@ -159,6 +182,8 @@ absl::StatusOr<ChatFields> TreeFields(const Json& json) {
   for (const IntField& field :
        {IntField{"max_completion_tokens", &fields.max_completion_tokens}, IntField{"max_tokens", &fields.max_tokens},
         IntField{"seed", &fields.seed}, IntField{"n", &fields.n}}) {
+    // max_tokens is not read at all (not even checked) when max_completion_tokens is given.
+    if (field.value == &fields.max_tokens && fields.max_completion_tokens.has_value()) continue;
     absl::StatusOr<std::optional<int64_t>> value = sim_json::OptionalInt(json, field.key);
     if (!value.ok()) return value.status();
     *field.value = *value;

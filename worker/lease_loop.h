@@ -67,7 +67,8 @@ struct WorkerOptions {
   // The sender starts a round (a Report of every new step, then one CompleteMany) at most this often, so
   // that a worker whose loops step thousands of times a second makes tens of RPCs a second, each
   // carrying many steps, rather than one small round after another (zero: a round as soon as anything
-  // is waiting and the last round is done). A draining or stopping worker does not wait.
+  // is waiting and the last round is done). A draining or stopping worker does not wait, nor one with no
+  // unit running (its last one just finished: nothing more is coming for the round).
   absl::Duration min_round_interval = absl::ZeroDuration();
   bool exit_when_complete = true;  // return from Run() once the coordinator says the sweep is complete
   bool log = true;                 // progress notes on stderr (off for the in-process worker of `run`)

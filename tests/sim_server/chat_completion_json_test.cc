@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "common/hashing.h"
 #include "common/json_util.h"
 #include "gtest/gtest.h"
@@ -82,6 +83,11 @@ TEST(ChatCompletionJson, BothReadingsAgreeOnEveryBody) {
       R"({"model":"m","messages":[{"role":"user","role":"assistant","content":"x"}]})",
       R"({"model":"m","messages":[{"role":"user","content":"x"}],"n":1,"n":3})",
       R"({"model":"m","messages":[{"role":"user","content":"x"}],"max_tokens":1.5})",
+      R"({"model":"m","messages":[{"role":"user","content":"x"}],"max_tokens":"x","max_completion_tokens":9})",
+      R"({"model":"m","messages":[{"role":"user","content":"x"}],"max_completion_tokens":9,"max_tokens":1.5})",
+      R"({"model":"m","messages":[{"role":"user","content":"x"}],"max_completion_tokens":9,"max_tokens":null})",
+      R"({"model":"m","messages":[{"role":"user","content":"x"}],"max_completion_tokens":null,"max_tokens":7})",
+      R"({"model":"m","messages":[{"role":"user","content":"x"}],"max_tokens":{"a":1}})",
       R"({"model":"m","messages":[{"role":"user","content":"x"}],"max_tokens":0})",
       R"({"model":"m","messages":[{"role":"user","content":"x"}],"max_tokens":99999999999})",
       R"({"model":"m","messages":[{"role":"user","content":"x"}],"seed":18446744073709551615})",
@@ -167,6 +173,17 @@ TEST(ChatCompletionJson, BothReadingsAgreeOnMutatedBodies) {
     accepted += ParseChatCompletion(body).ok() ? 1 : 0;
   }
   EXPECT_GT(accepted, 1000);  // the mutations also reach bodies that read as requests
+}
+
+// As OpenAI's API has it, max_completion_tokens replaces max_tokens: then max_tokens is not even read.
+TEST(ChatCompletionJson, MaxTokensIsIgnoredNextToMaxCompletionTokens) {
+  for (const char* max_tokens : {R"("x")", "1.5", "null", "[1]", "0"}) {
+    const std::string body = absl::StrCat(R"({"model":"m","messages":[{"role":"user"}],"max_tokens":)", max_tokens,
+                                          R"(,"max_completion_tokens":9})");
+    absl::StatusOr<ModelChatRequest> parsed = ParseChatCompletion(body);
+    ASSERT_TRUE(parsed.ok()) << body << ": " << parsed.status();
+    EXPECT_EQ(parsed->request.max_tokens, 9) << body;
+  }
 }
 
 TEST(ChatCompletionJson, ErrorsSayWhatIsWrong) {

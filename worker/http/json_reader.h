@@ -2,12 +2,12 @@
 // (chat completions, embeddings) without building a tree of the whole body.
 //
 // SkipUnchecked is the one exception to what follows: it checks nothing (for the worker's own texts).
-// Apart from values nested deeper than kMaxJsonDepth (common/json_util.h), which Skip refuses (then
-// too_deep() says so), it accepts exactly what nlohmann::json::parse accepts (RFC 8259: UTF-8 checked, control
-// characters in strings and lone surrogates rejected, no trailing commas or comments), reads strings the same way
-// (escapes decoded, \u surrogate pairs joined) and numbers the same way (an integer literal is an integer, anything
-// with a fraction or an exponent a double). Any error latches: every later call returns false (or kError) and ok()
-// stays false.
+// Apart from values nested deeper than kMaxJsonDepth (common/json_util.h) from the top of the text, which
+// Skip refuses (then too_deep() says so), it accepts exactly what nlohmann::json::parse accepts (RFC 8259: UTF-8
+// checked, control characters in strings and lone surrogates rejected, no trailing commas or comments), reads strings
+// the same way (escapes decoded, \u surrogate pairs joined) and numbers the same way (an integer literal is an integer,
+// anything with a fraction or an exponent a double). Any error latches: every later call returns false (or kError) and
+// ok() stays false.
 //
 //   JsonReader r(text);
 //   if (!r.BeginObject()) ...;
@@ -56,7 +56,7 @@ class JsonReader {
   // A number: *is_integer for a literal without fraction or exponent that fits in int64 (then
   // *integer holds it); *value always holds it as a double.
   bool ReadNumber(double* value, bool* is_integer, int64_t* integer);
-  bool Skip();  // any value, checked
+  bool Skip();  // any value, checked; its depth counts the containers already entered, as ParseJson does
   // Any value, NOT checked: strings to their closing quote, containers to the bracket that closes
   // them, scalars to the next ',', bracket or space. The same extent as Skip on valid JSON, several
   // times faster; for texts the process wrote itself (token estimates of request bodies).

@@ -202,43 +202,6 @@ TEST(AidanNovelty, KnownNormsGiveTheSameBitsAsTheFullCosine) {
   }
 }
 
-// MaxCosineSimilarity, four vectors at a time, gives the bits a loop over CosineSimilarity gives, for
-// every count (whole blocks of four and the rest), with a zero vector and vectors of another size inside
-// a block (their cosine is 0, and the rest are still compared).
-TEST(AidanNovelty, BlocksOfFourGiveTheBitsOfOneAtATime) {
-  uint64_t state = 7;
-  auto next = [&state] { return static_cast<float>(static_cast<int64_t>(Mix64(++state) % 2001) - 1000) / 991.0f; };
-  auto random = [&](size_t size) {
-    Embedding e(size);
-    for (float& x : e) x = next();
-    return e;
-  };
-  const Embedding candidate = random(257);
-  const double candidate_squared = SquaredNorm(candidate);
-  for (size_t count = 0; count <= 13; ++count) {
-    for (int variant = 0; variant < 3; ++variant) {
-      std::vector<Embedding> earlier;
-      for (size_t i = 0; i < count; ++i) earlier.push_back(random(257));
-      if (variant == 1 && count > 2) earlier[2].assign(257, 0.0f);
-      if (variant == 2 && count > 1) earlier[1] = random(256);
-      std::vector<double> squared;
-      for (const Embedding& e : earlier) squared.push_back(SquaredNorm(e));
-      double expected = -1.0;
-      for (size_t i = 0; i < count; ++i) {
-        expected = std::max(expected, CosineSimilarity(candidate, candidate_squared, earlier[i], squared[i]));
-      }
-      EXPECT_EQ(MaxCosineSimilarity(candidate, candidate_squared, earlier, squared), expected)  // exact
-          << count << " vectors, variant " << variant;
-    }
-  }
-  // The largest of several equal-sized blocks is found wherever it is.
-  std::vector<Embedding> earlier(9, random(257));
-  earlier[6] = candidate;
-  std::vector<double> squared;
-  for (const Embedding& e : earlier) squared.push_back(SquaredNorm(e));
-  EXPECT_NEAR(MaxCosineSimilarity(candidate, candidate_squared, earlier, squared), 1.0, 1e-12);
-}
-
 TEST(AidanLoop, StopsAtFirstRepetitionAndStoresIt) {
   Harness h;
   h.generate = [&h](const std::string&) {
