@@ -290,13 +290,16 @@ HttpReply SimServer::Serve(Endpoint endpoint, HttpRequest& request) {
                        return cut;
                      }};
   }
+  // Answered now and sent once the latency is over: the latency is the wait, however long answering a
+  // burst of requests takes (a provider's own machines do that work, not the client's).
+  HttpResponse answer = Answer(endpoint, fault, request.body);
   return HttpReply{absl::Milliseconds(options_.latency_ms) + absl::Milliseconds(jitter),
-                   [this, endpoint, fault, body = std::move(request.body), limits = std::move(limits),
+                   [endpoint, answer = std::move(answer), limits = std::move(limits),
                     in_flight = std::move(in_flight)](bool stopping) mutable {
                      HttpResponse response =
                          stopping ? ErrorResponse(endpoint == Endpoint::kMessages, 503,
                                                   "the simulated server is shutting down", "server_error", "")
-                                  : Answer(endpoint, fault, body);
+                                  : std::move(answer);
                      response.headers.insert(response.headers.end(), std::make_move_iterator(limits.begin()),
                                              std::make_move_iterator(limits.end()));
                      return response;

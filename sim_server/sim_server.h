@@ -18,8 +18,9 @@
 //   - latency: every model endpoint answers after latency_ms plus a uniform jitter in [0, jitter_ms]
 //     (rounded up to the next millisecond tick of the event loop). The wait is a timer on the event loop
 //     (epoll_http_server.h), not a parked thread: thousands of requests can wait at once at no CPU
-//     cost, and Stop cuts every wait short (503 "shutting down"). The reply is computed when the wait
-//     is over.
+//     cost, and Stop cuts every wait short (503 "shutting down"). The reply is computed when the request
+//     arrives and sent when the wait is over, so a burst of requests is answered after the latency,
+//     not after the latency plus the time serve-sim takes to answer the burst.
 //   - faults: with probability fault_rate per model request (decided from seed and the request's
 //     sequence number) one fault from `faults` is injected instead of the normal answer:
 //       429        status 429, "Retry-After: 1" and "retry-after-ms: 200", OpenAI rate-limit error body
@@ -158,7 +159,7 @@ class SimServer {
 
   sim_http::HttpReply Route(sim_http::HttpRequest& request);
   sim_http::HttpReply Serve(Endpoint endpoint, sim_http::HttpRequest& request);
-  // The reply to a model request once its latency is over (fault is the injected one, if any).
+  // The reply to a model request, sent once its latency is over (fault is the injected one, if any).
   sim_http::HttpResponse Answer(Endpoint endpoint, const std::optional<SimFault>& fault, absl::string_view body);
   bool Authorized(Endpoint endpoint, const sim_http::HttpRequest& request) const;
   // Charges the request to the rate limits: nullopt when admitted (`headers` then hold the limits'
