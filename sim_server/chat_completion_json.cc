@@ -49,17 +49,6 @@ absl::StatusOr<ModelChatRequest> Finish(ChatFields fields) {
 
 bool ReadString(JsonReader& r, std::string* out) { return r.Peek() == JsonReader::Type::kString && r.ReadString(out); }
 
-bool ReadInt(JsonReader& r, std::optional<int64_t>* out) {
-  double value = 0;
-  bool is_integer = false;
-  int64_t integer = 0;
-  if (r.Peek() != JsonReader::Type::kNumber || !r.ReadNumber(&value, &is_integer, &integer) || !is_integer) {
-    return false;
-  }
-  *out = integer;
-  return true;
-}
-
 // An integer into *out; any other well-formed value is passed over, and *other set.
 bool ReadIntOrSkip(JsonReader& r, std::optional<int64_t>* out, bool* other) {
   if (r.Peek() != JsonReader::Type::kNumber) {
@@ -76,6 +65,11 @@ bool ReadIntOrSkip(JsonReader& r, std::optional<int64_t>* out, bool* other) {
     *other = true;
   }
   return true;
+}
+
+bool ReadInt(JsonReader& r, std::optional<int64_t>* out) {
+  bool other = false;
+  return ReadIntOrSkip(r, out, &other) && !other;
 }
 
 bool ReadDouble(JsonReader& r, std::optional<double>* out) {

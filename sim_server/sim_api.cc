@@ -194,22 +194,19 @@ int64_t SimApi::AdmissionTokens(const ChatRequest& request) {
 absl::StatusOr<SimChatAnswer> SimApi::Chat(const std::string& requested_model, const ChatRequest& request) {
   SimChatAnswer answer;
   answer.model = NormaliseModel(requested_model);
-  absl::StatusOr<ChatReply> reply;
-  // A hash of the whole prompt: computed once, for the generator's randomness and the reply's id.
-  uint64_t request_hash = 0;
-  if (auto g = generators_.find(answer.model); g != generators_.end()) {
-    request_hash = sim::RequestHash(request, answer.model);
-    reply = g->second->Generate(request, request_hash);
-  } else if (auto j = judges_.find(answer.model); j != judges_.end()) {
-    request_hash = sim::RequestHash(request, answer.model);
-    reply = j->second->Judge(request);
-  } else {
+  const auto g = generators_.find(answer.model);
+  const auto j = judges_.find(answer.model);
+  if (g == generators_.end() && j == judges_.end()) {
     std::vector<std::string> known;
     for (const auto& [id, unused] : generators_) known.push_back(id);
     for (const auto& [id, unused] : judges_) known.push_back(id);
     return absl::NotFoundError(
         absl::StrCat("The model '", requested_model, "' does not exist; known models: ", absl::StrJoin(known, ", ")));
   }
+  // A hash of the whole prompt: computed once, for the generator's randomness and the reply's id.
+  const uint64_t request_hash = sim::RequestHash(request, answer.model);
+  absl::StatusOr<ChatReply> reply =
+      g != generators_.end() ? g->second->Generate(request, request_hash) : j->second->Judge(request);
   if (!reply.ok()) return Invalid(reply.status().message());
   answer.reply = *std::move(reply);
   answer.id = StableHasher()

@@ -72,11 +72,11 @@ absl::Duration LeaseLoop::Backoff(int failures) const {
   return base * jitter;
 }
 
-void LeaseLoop::Pause(absl::Duration d, bool wake_on_drain, std::optional<int64_t> committed) {
+void LeaseLoop::Pause(absl::Duration d, bool wake_on_drain, std::optional<int64_t> committed, bool wake_when_idle) {
   absl::MutexLock lock(&mu_);
-  auto woken = [this, wake_on_drain, committed]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+  auto woken = [this, wake_on_drain, committed, wake_when_idle]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return stopping_ || (wake_on_drain && (draining_ || !fatal_.ok())) ||
-           (committed && stats_.units_committed != *committed);
+           (committed && stats_.units_committed != *committed) || (wake_when_idle && running_ == 0);
   };
   clock_->AwaitWithDeadline(mu_, absl::Condition(&woken), clock_->Now() + d);
 }

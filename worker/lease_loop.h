@@ -183,8 +183,10 @@ class LeaseLoop {
   absl::Time Deadline() const;
   // Waits up to `d`, or less when stopping (or draining or failed, if `wake_on_drain`), or -- given
   // `committed` -- when this worker's committed units are no longer that many (a commit may have
-  // completed the sweep, or a lease of it may be worth asking for again).
-  void Pause(absl::Duration d, bool wake_on_drain, std::optional<int64_t> committed = std::nullopt);
+  // completed the sweep, or a lease of it may be worth asking for again), or -- if `wake_when_idle` --
+  // when no unit is running.
+  void Pause(absl::Duration d, bool wake_on_drain, std::optional<int64_t> committed = std::nullopt,
+             bool wake_when_idle = false);
   absl::Duration Backoff(int failures) const;
   void Log(const std::string& message) const;
 

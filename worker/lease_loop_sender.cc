@@ -30,11 +30,7 @@ void LeaseLoop::SendLoop() {
     // no loop is left to add to it (the worker's last unit just finished): then it goes now.
     if (const absl::Duration wait = last_round + options_.min_round_interval - clock_->Now();
         wait > absl::ZeroDuration()) {
-      absl::MutexLock lock(&mu_);
-      auto cut_short = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return stopping_ || draining_ || !fatal_.ok() || running_ == 0;
-      };
-      clock_->AwaitWithDeadline(mu_, absl::Condition(&cut_short), clock_->Now() + wait);
+      Pause(wait, /*wake_on_drain=*/true, /*committed=*/std::nullopt, /*wake_when_idle=*/true);
     }
     last_round = clock_->Now();
     Outgoing batch;
