@@ -76,7 +76,10 @@ StepRecord FromProto(const v1::Step& a) {
   return out;
 }
 
-Embedding EmbeddingFromProto(const v1::Step& a) { return Embedding(a.embedding().begin(), a.embedding().end()); }
+Embedding EmbeddingFromProto(const v1::Step& a) {
+  const float* data = a.embedding().data();  // contiguous: copied as one block, not float by float
+  return Embedding(data, data + a.embedding_size());
+}
 
 void ToProto(const CallStats& calls, google::protobuf::RepeatedPtrField<v1::CallCounter>* out) {
   for (const auto& [key, c] : calls) {

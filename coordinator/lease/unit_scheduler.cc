@@ -147,8 +147,8 @@ bool UnitScheduler::Report(const std::string& lease_id, uint64_t fencing_token, 
   Touch(unit.worker_id, now);
   for (CheckpointStep& step : steps) {
     const int next = static_cast<int>(unit.checkpoint.size()) + 1;
-    if (step.answer.answer_num < next) continue;
-    if (step.answer.answer_num > next) break;
+    if (step.answer_num() < next) continue;
+    if (step.answer_num() > next) break;
     unit.checkpoint.push_back(std::move(step));
   }
   return true;

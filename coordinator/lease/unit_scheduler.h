@@ -34,10 +34,10 @@
 #include "absl/time/time.h"
 #include "common/call_cost.h"
 #include "common/clock.h"
-#include "common/embedding.h"
 #include "common/records.h"
 #include "coordinator/lease/lease_policy.h"
 #include "coordinator/lease/pending_order.h"
+#include "noveltygrid/v1/coordinator.pb.h"
 
 namespace noveltygrid {
 
@@ -49,11 +49,9 @@ struct SchedulerOptions {
   LeasePolicy* policy = nullptr;
 };
 
-// A completed step as the scheduler keeps it for resumption.
-struct CheckpointStep {
-  StepRecord answer;
-  Embedding embedding;
-};
+// A completed step as the scheduler keeps it for resumption: the message the worker reported, moved
+// out of its Report (no copy of the answer or the embedding, and none made back for a re-lease).
+using CheckpointStep = v1::Step;
 
 struct LeaseGrant {
   std::string lease_id;

@@ -52,7 +52,7 @@ absl::Status CoordinatorCore::Lease(std::string_view token, const v1::LeaseReque
     ToProto(grant.unit, lease->mutable_unit());
     // The scheduler hands out planned units only, and each planned unit's benchmark is in the plan.
     plan_->Find(grant.unit.benchmark)->AttachSettings(*lease);
-    for (const CheckpointStep& step : grant.checkpoint) ToProto(step.answer, &step.embedding, lease->add_checkpoint());
+    for (CheckpointStep& step : grant.checkpoint) *lease->add_checkpoint() = std::move(step);
     bytes += lease->ByteSizeLong();
   }
   RecordLeases(request.worker_id(), *response);
@@ -105,11 +105,16 @@ absl::Status CoordinatorCore::Heartbeat(std::string_view token, const v1::Heartb
 
 absl::Status CoordinatorCore::Report(std::string_view token, const v1::ReportRequest& request,
                                      v1::ReportResponse* response) {
+  v1::ReportRequest copy = request;
+  return Report(token, &copy, response);
+}
+
+absl::Status CoordinatorCore::Report(std::string_view token, v1::ReportRequest* request, v1::ReportResponse* response) {
   if (absl::Status authorized = Authorize(token); !authorized.ok()) return authorized;
-  for (const v1::LeaseSteps& lease : request.leases()) {
+  for (v1::LeaseSteps& lease : *request->mutable_leases()) {
     std::vector<CheckpointStep> steps;
     steps.reserve(lease.steps_size());
-    for (const v1::Step& a : lease.steps()) steps.push_back({FromProto(a), EmbeddingFromProto(a)});
+    for (v1::Step& step : *lease.mutable_steps()) steps.push_back(std::move(step));
     if (!scheduler_->Report(lease.lease_id(), lease.fencing_token(), std::move(steps))) {
       response->add_rejected_lease_ids(lease.lease_id());
     }

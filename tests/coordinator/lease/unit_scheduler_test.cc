@@ -43,15 +43,15 @@ std::vector<UnitSpec> Units(const std::vector<std::string>& models, int per_mode
 
 CheckpointStep Step(int answer_num) {
   CheckpointStep step;
-  step.answer.answer_num = answer_num;
-  step.answer.answer = absl::StrCat("answer ", answer_num);
-  step.embedding = {static_cast<float>(answer_num)};
+  step.set_answer_num(answer_num);
+  step.set_answer(absl::StrCat("answer ", answer_num));
+  step.add_embedding(static_cast<float>(answer_num));
   return step;
 }
 
 std::vector<int> AnswerNums(const std::vector<CheckpointStep>& steps) {
   std::vector<int> nums;
-  for (const CheckpointStep& step : steps) nums.push_back(step.answer.answer_num);
+  for (const CheckpointStep& step : steps) nums.push_back(step.answer_num());
   return nums;
 }
 
@@ -297,8 +297,8 @@ TEST(UnitSchedulerTest, ReportBuildsTheCheckpointTheNextLeaseReceives) {
   clock.Advance(absl::Seconds(11));
   const LeaseGrant second = scheduler.Lease("w2", 1).at(0);
   EXPECT_THAT(AnswerNums(second.checkpoint), ElementsAre(1, 2, 3, 4));
-  EXPECT_EQ(second.checkpoint[3].answer.answer, "answer 4");
-  EXPECT_THAT(second.checkpoint[3].embedding, ElementsAre(4.0f));
+  EXPECT_EQ(second.checkpoint[3].answer(), "answer 4");
+  EXPECT_THAT(second.checkpoint[3].embedding(), ElementsAre(4.0f));
 
   // The old holder's reports no longer count.
   EXPECT_FALSE(scheduler.Report(first.lease_id, first.fencing_token, {Step(5)}));

@@ -113,6 +113,38 @@ TEST_F(CoordinatorCoreTest, ReportedStepsComeBackWithTheNextLeaseOfTheUnit) {
   EXPECT_THAT(stale.rejected_lease_ids(), ElementsAre(first.lease_id()));
 }
 
+// The gRPC service hands its request over (Report with a pointer): the steps are moved into the
+// checkpoint, and the next lease carries exactly what was reported, every field and the embedding.
+TEST_F(CoordinatorCoreTest, StepsMovedOutOfAReportComeBackAsReported) {
+  const v1::Lease first = LeaseOne();
+  v1::ReportRequest request = ReportOf(first, 1, 2);
+  for (v1::Step& step : *request.mutable_leases(0)->mutable_steps()) {
+    step.set_coherence(85.5);
+    step.set_novelty(0.25 * step.answer_num());
+    step.set_llm_novelty(0.5);
+    step.set_valid(true);
+    step.set_reasoning_tokens(7);
+    for (int i = 0; i < 256; ++i) step.add_embedding(0.001f * static_cast<float>(i * step.answer_num()));
+  }
+  const v1::ReportRequest sent = request;
+  v1::ReportResponse report;
+  ASSERT_TRUE(core().Report(kToken, &request, &report).ok());
+  EXPECT_THAT(report.rejected_lease_ids(), IsEmpty());
+  EXPECT_EQ(request.leases(0).steps(0).embedding_size(), 0);  // moved, not copied
+  ASSERT_TRUE(ReleaseLease(first).ok());
+
+  const v1::Lease second = LeaseOne("w2");
+  ASSERT_EQ(second.checkpoint_size(), 2);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(second.checkpoint(i).SerializeAsString(), sent.leases(0).steps(i).SerializeAsString()) << i;
+  }
+  // A third lease of the unit gets the same checkpoint again: handing it out did not use it up.
+  ASSERT_TRUE(ReleaseLease(second).ok());
+  const v1::Lease third = LeaseOne("w3");
+  ASSERT_EQ(third.checkpoint_size(), 2);
+  EXPECT_EQ(third.checkpoint(1).SerializeAsString(), sent.leases(0).steps(1).SerializeAsString());
+}
+
 TEST_F(CoordinatorCoreTest, CompleteIsDurableOnceAndADuplicateIsAcknowledgedAndIgnored) {
   const v1::Lease lease = LeaseOne();
   v1::CompleteResponse response;
