@@ -135,6 +135,7 @@ void FakeWorker::LeaseLoop() {
         loop.done = lease.checkpoint_size();
         loop.target = std::max(loop.done + 1, TargetSteps(loop.unit_id, options_.iterations));
         loop.next_step = now + options_.step_interval;
+        due_.push({loop.next_step, loop.lease_id});
         ++counters_.units_leased;
       }
     }
@@ -191,12 +192,13 @@ void FakeWorker::StepLoop() {
 }
 
 void FakeWorker::StepDue(absl::Time now) {
-  for (auto it = loops_.begin(); it != loops_.end();) {
+  // Only the loops whose step is due, earliest first (a scan of every loop at every tick was a tenth
+  // of the generator's CPU). An entry of a loop that has ended since it was queued is dropped.
+  while (!due_.empty() && due_.top().first <= now) {
+    const auto it = loops_.find(due_.top().second);
+    due_.pop();
+    if (it == loops_.end()) continue;
     Loop& loop = it->second;
-    if (loop.next_step > now) {
-      ++it;
-      continue;
-    }
     ++loop.done;
     ++counters_.steps_made;
     loop.next_step += options_.step_interval;
@@ -209,14 +211,14 @@ void FakeWorker::StepDue(absl::Time now) {
       step.novelty = 1.0 / loop.done;
       step.valid = true;
       ToProto(step, &pool_->embeddings[pick], &out_steps_[loop.lease_id].emplace_back());
-      ++it;
+      due_.push({loop.next_step, loop.lease_id});
       continue;
     }
     // The last step ends the loop: the commit carries every answer (as the real worker's OnDone).
     out_steps_.erase(loop.lease_id);
     out_completes_.push_back(MakeComplete(loop));
     committing_[loop.lease_id] = loop.token;
-    it = loops_.erase(it);
+    loops_.erase(it);
   }
 }
 

@@ -15,11 +15,15 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
+#include <queue>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "bench/coordinator_load/latency_recorder.h"
@@ -114,7 +118,11 @@ class FakeWorker {
   mutable absl::Mutex mu_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   absl::Duration heartbeat_interval_ ABSL_GUARDED_BY(mu_) = absl::Seconds(2);
-  std::map<std::string, Loop> loops_ ABSL_GUARDED_BY(mu_);                       // by lease id
+  absl::flat_hash_map<std::string, Loop> loops_ ABSL_GUARDED_BY(mu_);  // by lease id
+  // Each running loop's next step (time, lease id), earliest on top; entries of ended loops linger
+  // until they come up.
+  using DueStep = std::pair<absl::Time, std::string>;
+  std::priority_queue<DueStep, std::vector<DueStep>, std::greater<DueStep>> due_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, uint64_t> committing_ ABSL_GUARDED_BY(mu_);              // finished, commit not answered: token
   std::map<std::string, std::vector<v1::Step>> out_steps_ ABSL_GUARDED_BY(mu_);  // by lease id
   std::vector<v1::CompleteRequest> out_completes_ ABSL_GUARDED_BY(mu_);
