@@ -211,7 +211,8 @@ void FakeWorker::StepDue(absl::Time now) {
       step.novelty = 1.0 / loop.done;
       step.valid = true;
       ToProto(step, &pool_->embeddings[pick], &out_steps_[loop.lease_id].emplace_back());
-      due_.push({loop.next_step, loop.lease_id});
+      // A loop that fell behind catches up one step a tick, not all at once.
+      due_.push({std::max(loop.next_step, now + absl::Nanoseconds(1)), loop.lease_id});
       continue;
     }
     // The last step ends the loop: the commit carries every answer (as the real worker's OnDone).

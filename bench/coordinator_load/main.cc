@@ -113,7 +113,12 @@ int Main(int argc, char** argv) {
   const int n_workers = static_cast<int>(get_int("workers", 50));
   const int loops = static_cast<int>(get_int("loops", 512));
   const int n_channels = std::max(1, static_cast<int>(get_int("channels", n_workers)));
-  const absl::Duration step = absl::Milliseconds(get_int("step-ms", 200));
+  const long long step_ms = get_int("step-ms", 200);
+  if (step_ms <= 0) {
+    std::fprintf(stderr, "coordinator_load: --step-ms must be > 0\n");
+    return 2;
+  }
+  const absl::Duration step = absl::Milliseconds(step_ms);
   const int iterations = static_cast<int>(get_int("iterations", 15));
   const int complete_senders = static_cast<int>(get_int("complete-senders", 0));
   const long long round_ms = get_int("report-interval-ms", 20);

@@ -50,7 +50,8 @@ struct SchedulerOptions {
 };
 
 // A completed step as the scheduler keeps it for resumption: the message the worker reported, moved
-// out of its Report (no copy of the answer or the embedding, and none made back for a re-lease).
+// out of its Report (no conversion, and no copy on the way in; a re-lease gets a copy of the
+// checkpoint, sent as it is).
 using CheckpointStep = v1::Step;
 
 struct LeaseGrant {

@@ -105,6 +105,7 @@ absl::Status CoordinatorCore::Heartbeat(std::string_view token, const v1::Heartb
 
 absl::Status CoordinatorCore::Report(std::string_view token, const v1::ReportRequest& request,
                                      v1::ReportResponse* response) {
+  if (absl::Status authorized = Authorize(token); !authorized.ok()) return authorized;  // before copying
   v1::ReportRequest copy = request;
   return Report(token, &copy, response);
 }

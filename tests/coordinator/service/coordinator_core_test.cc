@@ -130,7 +130,8 @@ TEST_F(CoordinatorCoreTest, StepsMovedOutOfAReportComeBackAsReported) {
   v1::ReportResponse report;
   ASSERT_TRUE(core().Report(kToken, &request, &report).ok());
   EXPECT_THAT(report.rejected_lease_ids(), IsEmpty());
-  EXPECT_EQ(request.leases(0).steps(0).embedding_size(), 0);  // moved, not copied
+  // Moved, not copied: a message moved from without an arena (as gRPC's requests are) is left empty.
+  EXPECT_EQ(request.leases(0).steps(0).embedding_size(), 0);
   ASSERT_TRUE(ReleaseLease(first).ok());
 
   const v1::Lease second = LeaseOne("w2");
