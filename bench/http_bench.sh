@@ -42,6 +42,9 @@ LABEL=${LABEL:-}
 # (user-space instructions; the worker then runs ~20x slower, so time, efficiency and memory figures
 # of that run mean nothing) or WORKER_PREFIX="perf stat -e context-switches,raw_syscalls:sys_enter -o FILE".
 WORKER_PREFIX=${WORKER_PREFIX:-}
+# The same for serve-sim (SIM_PREFIX="valgrind --tool=callgrind --callgrind-out-file=/tmp/ng-sim.callgrind").
+SIM_PREFIX=${SIM_PREFIX:-}
+read -ra SIM_PREFIX_ARGS <<<"$SIM_PREFIX"
 GNU_TIME=${GNU_TIME:-/usr/bin/time}
 [[ -x "$GNU_TIME" ]] || { echo "http_bench: needs GNU time at $GNU_TIME (apt-get install time)" >&2; exit 2; }
 
@@ -160,7 +163,7 @@ run_cluster() {  # NAME CONFIG CONCURRENCY SAMPLE(0/1)
 }
 
 # --- serve-sim --------------------------------------------------------------------------------------
-"${PIN_OTHER[@]}" "$BIN" serve-sim --listen 127.0.0.1:0 --latency-ms "$LATENCY_MS" --threads "$SERVER_THREADS" \
+"${PIN_OTHER[@]}" "${SIM_PREFIX_ARGS[@]}" "$BIN" serve-sim --listen 127.0.0.1:0 --latency-ms "$LATENCY_MS" --threads "$SERVER_THREADS" \
   >"$WORK/serve-sim.log" 2>&1 &
 SIM_PID=$!
 PIDS+=("$SIM_PID")

@@ -1,6 +1,5 @@
 #include "sim_server/sim_api.h"
 
-#include <bit>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -8,13 +7,13 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/hashing.h"
 #include "common/json_util.h"
 #include "sim_server/chat_completion_json.h"
+#include "sim_server/embedding_json.h"
 #include "sim_server/sim_request_json.h"
 #include "worker/models/lexical_embedder.h"
 #include "worker/sim/sim_common.h"
@@ -85,16 +84,6 @@ absl::StatusOr<std::vector<std::string>> EmbeddingInputs(const Json& json) {
     return Invalid("'input' must be a string or a non-empty array of strings");
   }
   return texts;
-}
-
-std::string Base64Floats(const Embedding& vector) {
-  std::string bytes;
-  bytes.reserve(vector.size() * 4);
-  for (float value : vector) {
-    const uint32_t bits = std::bit_cast<uint32_t>(value);
-    for (int shift = 0; shift < 32; shift += 8) bytes.push_back(static_cast<char>((bits >> shift) & 0xff));
-  }
-  return absl::Base64Escape(bytes);
 }
 
 // One (prompt, response) pair of a reward request.
@@ -242,41 +231,48 @@ int64_t SimApi::EmbeddingTokens(absl::string_view body) {
 }
 
 SimHttpReply SimApi::Embeddings(absl::string_view body) {
-  return AnswerModelRequest(body, [&](const Json& json, const std::string& model) -> absl::StatusOr<Json> {
-    absl::StatusOr<std::unique_ptr<LexicalEmbedder>> embedder = LexicalEmbedder::Create(model, executor_);
-    if (!embedder.ok()) {
-      return absl::NotFoundError(
-          absl::StrCat("The model '", model, "' does not exist; embedding models: lexical, lexical-D (D in 1..65536)"));
+  absl::StatusOr<ModelRequest> parsed = ParseModelRequest(body);
+  if (!parsed.ok()) return ToReply(parsed.status());
+  const Json& json = parsed->json;
+  const std::string& model = parsed->model;
+  absl::StatusOr<std::unique_ptr<LexicalEmbedder>> embedder = LexicalEmbedder::Create(model, executor_);
+  if (!embedder.ok()) {
+    return ToReply(absl::NotFoundError(
+        absl::StrCat("The model '", model, "' does not exist; embedding models: lexical, lexical-D (D in 1..65536)")));
+  }
+  absl::StatusOr<std::vector<std::string>> inputs = EmbeddingInputs(json);
+  if (!inputs.ok()) return ToReply(inputs.status());
+  const std::vector<std::string>& texts = *inputs;
+  bool base64 = false;
+  if (const Json* f = Find(json, "encoding_format"); f != nullptr) {
+    if (!f->is_string() || (*f != "float" && *f != "base64")) {
+      return ToReply(Invalid("'encoding_format' must be \"float\" or \"base64\""));
     }
-    absl::StatusOr<std::vector<std::string>> inputs = EmbeddingInputs(json);
-    if (!inputs.ok()) return inputs.status();
-    const std::vector<std::string>& texts = *inputs;
-    std::string format = "float";
-    if (const Json* f = Find(json, "encoding_format"); f != nullptr) {
-      if (!f->is_string() || (*f != "float" && *f != "base64")) {
-        return Invalid("'encoding_format' must be \"float\" or \"base64\"");
-      }
-      format = f->get<std::string>();
-    }
-    absl::StatusOr<std::optional<int64_t>> dimensions = OptionalInt(json, "dimensions");
-    if (!dimensions.ok()) return dimensions.status();
-    if (dimensions->has_value() && **dimensions != (*embedder)->dimensions()) {
-      return Invalid(absl::StrCat("model '", model, "' has ", (*embedder)->dimensions(), " dimensions; 'dimensions' = ",
-                                  **dimensions, " is not supported (use lexical-", **dimensions, ")"));
-    }
-    Json data = Json::array();
-    int64_t tokens = 0;
-    for (size_t i = 0; i < texts.size(); ++i) {
-      const Embedding vector = (*embedder)->EmbedOne(texts[i]);
-      tokens += sim::CountWords(texts[i]);
-      Json embedding = format == "base64" ? Json(Base64Floats(vector)) : Json(vector);
-      data.push_back({{"object", "embedding"}, {"index", i}, {"embedding", std::move(embedding)}});
-    }
-    return Json{{"object", "list"},
-                {"data", std::move(data)},
-                {"model", (*embedder)->id()},
-                {"usage", {{"prompt_tokens", tokens}, {"total_tokens", tokens}}}};
-  });
+    base64 = *f == "base64";
+  }
+  absl::StatusOr<std::optional<int64_t>> dimensions = OptionalInt(json, "dimensions");
+  if (!dimensions.ok()) return ToReply(dimensions.status());
+  if (dimensions->has_value() && **dimensions != (*embedder)->dimensions()) {
+    return ToReply(Invalid(absl::StrCat("model '", model, "' has ", (*embedder)->dimensions(),
+                                        " dimensions; 'dimensions' = ", **dimensions, " is not supported (use lexical-",
+                                        **dimensions, ")")));
+  }
+  std::vector<Embedding> vectors;
+  vectors.reserve(texts.size());
+  int64_t tokens = 0;
+  for (const std::string& text : texts) {
+    vectors.push_back((*embedder)->EmbedOne(text));
+    tokens += sim::CountWords(text);
+  }
+  if (base64) return SimHttpReply{200, RenderBase64EmbeddingList(vectors, (*embedder)->id(), tokens)};
+  Json data = Json::array();
+  for (size_t i = 0; i < vectors.size(); ++i) {
+    data.push_back({{"object", "embedding"}, {"index", i}, {"embedding", Json(vectors[i])}});
+  }
+  return ToReply(Json{{"object", "list"},
+                      {"data", std::move(data)},
+                      {"model", (*embedder)->id()},
+                      {"usage", {{"prompt_tokens", tokens}, {"total_tokens", tokens}}}});
 }
 
 SimHttpReply SimApi::Predict(absl::string_view body) {

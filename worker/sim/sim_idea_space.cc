@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "common/hashing.h"
 #include "common/text.h"
@@ -224,6 +225,22 @@ IdeaSpace::IdeaSpace(std::string_view question, std::string_view personality, in
 }
 
 int IdeaSpace::Recognize(std::string_view text) const {
+  const absl::string_view key(text.data(), text.size());  // Debian's absl::string_view is its own type
+  {
+    absl::MutexLock lock(&memo_mu_);
+    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+  }
+  const int rank = RecognizeUncached(text);
+  absl::MutexLock lock(&memo_mu_);
+  if (memo_bytes_ + text.size() > kMemoBytes) {
+    memo_.clear();
+    memo_bytes_ = 0;
+  }
+  if (text.size() <= kMemoBytes && memo_.emplace(key, rank).second) memo_bytes_ += text.size();
+  return rank;
+}
+
+int IdeaSpace::RecognizeUncached(std::string_view text) const {
   std::vector<int> ids;
   const int distinct = DistinctVocabularyIds(text, ids);
   const int threshold = std::clamp(distinct, 2, 4);

@@ -9,9 +9,9 @@
 // little more than the topic word (low lexical cosine). Recognize maps any text back to the idea it
 // expresses by keyword overlap, which is how a simulated model reads its previous answers.
 //
-// Immutable after construction; thread-safe. Construction costs ~10 microseconds, a good part of a
-// simulated model's reply (serve-sim answers thousands a second): each model keeps the spaces it made
-// in an IdeaSpaceCache.
+// Immutable after construction but for Recognize's memo; thread-safe. Construction costs ~10 microseconds, a good part
+// of a simulated model's reply (serve-sim answers thousands a second): each model keeps the spaces it made in an
+// IdeaSpaceCache.
 #ifndef NOVELTYGRID_WORKER_SIM_SIM_IDEA_SPACE_H_
 #define NOVELTYGRID_WORKER_SIM_SIM_IDEA_SPACE_H_
 
@@ -55,7 +55,10 @@ class IdeaSpace {
 
   // The rank of the idea `text` expresses, or -1: the idea sharing the most of its six content words
   // with the text, when it shares at least four (at least two for texts with fewer content words).
+  // A model reads every earlier answer of a loop again at each iteration, so the answers are memoised
+  // by text (up to kMemoBytes of text per space, then forgotten at once and learnt again).
   int Recognize(std::string_view text) const;
+  static constexpr size_t kMemoBytes = 64 * 1024;
 
   static int NumTemplates(AnswerStyle style);
   // Idea `rank` said with template `template_index` (taken modulo NumTemplates).
@@ -72,6 +75,11 @@ class IdeaSpace {
   // postings_[posting_start_[w] .. posting_start_[w + 1]).
   std::vector<int> posting_start_;
   std::vector<int> postings_;
+
+  int RecognizeUncached(std::string_view text) const;
+  mutable absl::Mutex memo_mu_;
+  mutable absl::flat_hash_map<std::string, int> memo_ ABSL_GUARDED_BY(memo_mu_);
+  mutable size_t memo_bytes_ ABSL_GUARDED_BY(memo_mu_) = 0;
 };
 
 // The spaces a simulated model has made, each kept for its next replies to the same question: at most

@@ -3,6 +3,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "tests/worker/models/sim_test_util.h"
@@ -79,6 +80,42 @@ TEST(IdeaSpaceTest, RecognizesEveryPhrasingOfItsIdeas) {
     }
     EXPECT_EQ(space.Recognize("Something else entirely, with no known words."), -1);
     EXPECT_EQ(space.Recognize(""), -1);
+  }
+}
+
+// Recognize memoises by text and forgets everything past kMemoBytes: the same answers whether a text is
+// read for the first time, again from the memo, or again after the memo was forgotten (the texts here
+// add up to several times kMemoBytes), for texts it recognizes and ones it does not.
+TEST(IdeaSpaceTest, RecognizeGivesTheSameAnswerFromItsMemo) {
+  const std::string question = TestQuestions().front();
+  IdeaSpace space(question, "steady", IdeaSpace::kPoolSize);
+  IdeaSpace fresh(question, "steady", IdeaSpace::kPoolSize);
+  SimRng rng(7);
+  std::vector<std::string> texts;
+  std::vector<int> rendered;  // the rank of each text that is an idea rendered as is, else -2
+  size_t bytes = 0;
+  for (int rank = 0; rank < space.size(); ++rank) {
+    for (AnswerStyle style : {AnswerStyle::kSentence, AnswerStyle::kStory}) {
+      texts.push_back(space.Render(rank, style, rank));
+      rendered.push_back(rank);
+      texts.push_back(IdeaSpace::Garble(texts.back(), rng));
+      texts.push_back(space.WordSalad(rank, rng));
+      rendered.insert(rendered.end(), {-2, -2});
+    }
+  }
+  for (const std::string& text : texts) bytes += text.size();
+  ASSERT_GT(bytes, 2 * IdeaSpace::kMemoBytes);
+  std::vector<int> first;
+  for (const std::string& text : texts) first.push_back(space.Recognize(text));
+  for (int round = 0; round < 2; ++round) {
+    for (size_t i = 0; i < texts.size(); ++i) {
+      ASSERT_EQ(space.Recognize(texts[i]), first[i]) << texts[i];
+      // A space with another memo history gives the same answer for each text read once more.
+      ASSERT_EQ(fresh.Recognize(texts[texts.size() - 1 - i]), first[texts.size() - 1 - i]);
+    }
+  }
+  for (size_t i = 0; i < texts.size(); ++i) {
+    if (rendered[i] >= 0) EXPECT_EQ(first[i], rendered[i]) << texts[i];
   }
 }
 

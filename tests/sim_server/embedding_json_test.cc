@@ -1,0 +1,49 @@
+#include "sim_server/embedding_json.h"
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "common/json_util.h"
+#include "gtest/gtest.h"
+
+namespace noveltygrid {
+namespace {
+
+// The tree serve-sim used to build and dump for the same reply.
+std::string DumpedTree(const std::vector<Embedding>& vectors, const std::string& model, int64_t tokens) {
+  Json data = Json::array();
+  for (size_t i = 0; i < vectors.size(); ++i) {
+    data.push_back({{"object", "embedding"}, {"index", i}, {"embedding", Base64Floats(vectors[i])}});
+  }
+  return DumpJson(Json{{"object", "list"},
+                       {"data", std::move(data)},
+                       {"model", model},
+                       {"usage", {{"prompt_tokens", tokens}, {"total_tokens", tokens}}}});
+}
+
+TEST(EmbeddingJsonTest, Base64ListIsWhatNlohmannDumps) {
+  std::vector<Embedding> vectors;
+  for (int n : {0, 1, 2, 3, 7, 256}) {
+    Embedding v(n);
+    for (int i = 0; i < n; ++i) v[i] = std::sin(0.37f * static_cast<float>(i + n)) * 1e3f;
+    vectors.push_back(v);
+  }
+  vectors.push_back({-0.0f, std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::max()});
+  for (const std::string model : {"lexical", "lexical-7", "odd \"model\"\n\\ \u00e9"}) {
+    for (size_t count : {size_t{0}, size_t{1}, vectors.size()}) {
+      const std::vector<Embedding> some(vectors.begin(), vectors.begin() + count);
+      EXPECT_EQ(RenderBase64EmbeddingList(some, model, 41), DumpedTree(some, model, 41)) << model << " " << count;
+    }
+  }
+}
+
+TEST(EmbeddingJsonTest, Base64IsLittleEndianFloat32) {
+  // 1.0f = 0x3f800000 -> bytes 00 00 80 3f; 2.0f = 0x40000000 -> 00 00 00 40.
+  EXPECT_EQ(Base64Floats({1.0f, 2.0f}), "AACAPwAAAEA=");
+  EXPECT_EQ(Base64Floats({}), "");
+}
+
+}  // namespace
+}  // namespace noveltygrid
