@@ -42,7 +42,8 @@ LABEL=${LABEL:-}
 # (user-space instructions; the worker then runs ~20x slower, so time, efficiency and memory figures
 # of that run mean nothing) or WORKER_PREFIX="perf stat -e context-switches,raw_syscalls:sys_enter -o FILE".
 WORKER_PREFIX=${WORKER_PREFIX:-}
-# The same for serve-sim (SIM_PREFIX="valgrind --tool=callgrind --callgrind-out-file=/tmp/ng-sim.callgrind").
+# The same for serve-sim, valgrind only (SIM_PREFIX="valgrind --tool=callgrind --callgrind-out-file=/tmp/s.cg"):
+# valgrind runs in serve-sim's process, so its CPU figure stays serve-sim's; under perf it would be perf's.
 SIM_PREFIX=${SIM_PREFIX:-}
 read -ra SIM_PREFIX_ARGS <<<"$SIM_PREFIX"
 GNU_TIME=${GNU_TIME:-/usr/bin/time}

@@ -19,16 +19,21 @@ std::string Base64Floats(const Embedding& vector) {
   return absl::Base64Escape(bytes);
 }
 
-std::string RenderBase64EmbeddingList(const std::vector<Embedding>& vectors, absl::string_view model, int64_t tokens) {
+std::string RenderEmbeddingList(const std::vector<Embedding>& vectors, bool base64, absl::string_view model,
+                                int64_t tokens) {
   std::string out;
   size_t size = 128 + model.size();
   for (const Embedding& vector : vectors) size += vector.size() * 16 / 3 + 64;
   out.reserve(size);
   out += R"({"object":"list","data":[)";
   for (size_t i = 0; i < vectors.size(); ++i) {
-    // Base64's alphabet (A-Z a-z 0-9 + / =) holds nothing JSON escapes.
-    absl::StrAppend(&out, i == 0 ? "" : ",", R"({"object":"embedding","index":)", i, R"(,"embedding":")",
-                    Base64Floats(vectors[i]), R"("})");
+    absl::StrAppend(&out, i == 0 ? "" : ",", R"({"object":"embedding","index":)", i, R"(,"embedding":)");
+    if (base64) {  // base64's alphabet (A-Z a-z 0-9 + / =) holds nothing JSON escapes
+      absl::StrAppend(&out, "\"", Base64Floats(vectors[i]), "\"");
+    } else {
+      out += DumpJson(Json(vectors[i]));
+    }
+    out += "}";
   }
   out += R"(],"model":)";
   AppendJsonString(model, &out);

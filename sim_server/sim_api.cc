@@ -61,14 +61,6 @@ SimHttpReply ToReply(const absl::StatusOr<Json>& result) {
   return SimErrorReply(400, result.status().message(), "invalid_request_error", "");
 }
 
-// The reply to a request naming its model: `answer(json, model)` as JSON, or its error.
-template <typename Answer>
-SimHttpReply AnswerModelRequest(absl::string_view body, Answer answer) {
-  absl::StatusOr<ModelRequest> parsed = ParseModelRequest(body);
-  if (!parsed.ok()) return ToReply(parsed.status());
-  return ToReply(answer(parsed->json, parsed->model));
-}
-
 // The texts of an embeddings request's "input".
 absl::StatusOr<std::vector<std::string>> EmbeddingInputs(const Json& json) {
   std::vector<std::string> texts;
@@ -264,15 +256,7 @@ SimHttpReply SimApi::Embeddings(absl::string_view body) {
     vectors.push_back((*embedder)->EmbedOne(text));
     tokens += sim::CountWords(text);
   }
-  if (base64) return SimHttpReply{200, RenderBase64EmbeddingList(vectors, (*embedder)->id(), tokens)};
-  Json data = Json::array();
-  for (size_t i = 0; i < vectors.size(); ++i) {
-    data.push_back({{"object", "embedding"}, {"index", i}, {"embedding", Json(vectors[i])}});
-  }
-  return ToReply(Json{{"object", "list"},
-                      {"data", std::move(data)},
-                      {"model", (*embedder)->id()},
-                      {"usage", {{"prompt_tokens", tokens}, {"total_tokens", tokens}}}});
+  return SimHttpReply{200, RenderEmbeddingList(vectors, base64, (*embedder)->id(), tokens)};
 }
 
 SimHttpReply SimApi::Predict(absl::string_view body) {

@@ -12,10 +12,11 @@ namespace noveltygrid {
 namespace {
 
 // The tree serve-sim used to build and dump for the same reply.
-std::string DumpedTree(const std::vector<Embedding>& vectors, const std::string& model, int64_t tokens) {
+std::string DumpedTree(const std::vector<Embedding>& vectors, bool base64, const std::string& model, int64_t tokens) {
   Json data = Json::array();
   for (size_t i = 0; i < vectors.size(); ++i) {
-    data.push_back({{"object", "embedding"}, {"index", i}, {"embedding", Base64Floats(vectors[i])}});
+    Json embedding = base64 ? Json(Base64Floats(vectors[i])) : Json(vectors[i]);
+    data.push_back({{"object", "embedding"}, {"index", i}, {"embedding", std::move(embedding)}});
   }
   return DumpJson(Json{{"object", "list"},
                        {"data", std::move(data)},
@@ -23,7 +24,7 @@ std::string DumpedTree(const std::vector<Embedding>& vectors, const std::string&
                        {"usage", {{"prompt_tokens", tokens}, {"total_tokens", tokens}}}});
 }
 
-TEST(EmbeddingJsonTest, Base64ListIsWhatNlohmannDumps) {
+TEST(EmbeddingJsonTest, ListIsWhatNlohmannDumps) {
   std::vector<Embedding> vectors;
   for (int n : {0, 1, 2, 3, 7, 256}) {
     Embedding v(n);
@@ -34,7 +35,10 @@ TEST(EmbeddingJsonTest, Base64ListIsWhatNlohmannDumps) {
   for (const std::string model : {"lexical", "lexical-7", "odd \"model\"\n\\ \u00e9"}) {
     for (size_t count : {size_t{0}, size_t{1}, vectors.size()}) {
       const std::vector<Embedding> some(vectors.begin(), vectors.begin() + count);
-      EXPECT_EQ(RenderBase64EmbeddingList(some, model, 41), DumpedTree(some, model, 41)) << model << " " << count;
+      for (bool base64 : {true, false}) {
+        EXPECT_EQ(RenderEmbeddingList(some, base64, model, 41), DumpedTree(some, base64, model, 41))
+            << model << " " << count << " base64 " << base64;
+      }
     }
   }
 }

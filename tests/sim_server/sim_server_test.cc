@@ -125,6 +125,7 @@ TEST(SimServer, EmbeddingsFloatAndBase64Agree) {
   EXPECT_EQ(as_floats["object"], "list");
   EXPECT_EQ(as_floats["model"], "lexical-64");
   EXPECT_GT(as_floats["usage"]["prompt_tokens"].get<int>(), 0);
+  for (const char* key : {"object", "model", "usage"}) EXPECT_EQ(as_base64[key], as_floats[key]) << key;
   ASSERT_EQ(as_floats["data"].size(), 2u);
   ASSERT_EQ(as_base64["data"].size(), 2u);
   for (int i = 0; i < 2; ++i) {

@@ -231,12 +231,14 @@ int IdeaSpace::Recognize(std::string_view text) const {
     if (auto it = memo_.find(key); it != memo_.end()) return it->second;
   }
   const int rank = RecognizeUncached(text);
+  const size_t charge = text.size() + kMemoEntryBytes;
+  if (charge > kMemoBytes) return rank;  // would only empty the memo
   absl::MutexLock lock(&memo_mu_);
-  if (memo_bytes_ + text.size() > kMemoBytes) {
+  if (memo_bytes_ + charge > kMemoBytes) {
     memo_.clear();
     memo_bytes_ = 0;
   }
-  if (text.size() <= kMemoBytes && memo_.emplace(key, rank).second) memo_bytes_ += text.size();
+  if (memo_.emplace(key, rank).second) memo_bytes_ += charge;
   return rank;
 }
 

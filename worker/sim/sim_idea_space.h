@@ -56,9 +56,11 @@ class IdeaSpace {
   // The rank of the idea `text` expresses, or -1: the idea sharing the most of its six content words
   // with the text, when it shares at least four (at least two for texts with fewer content words).
   // A model reads every earlier answer of a loop again at each iteration, so the answers are memoised
-  // by text (up to kMemoBytes of text per space, then forgotten at once and learnt again).
+  // by text: each entry is charged its text plus kMemoEntryBytes (the table slot, the string and its
+  // heap block), and past kMemoBytes per space the memo is forgotten at once and learnt again.
   int Recognize(std::string_view text) const;
   static constexpr size_t kMemoBytes = 64 * 1024;
+  static constexpr size_t kMemoEntryBytes = 64;
 
   static int NumTemplates(AnswerStyle style);
   // Idea `rank` said with template `template_index` (taken modulo NumTemplates).
@@ -83,7 +85,8 @@ class IdeaSpace {
 };
 
 // The spaces a simulated model has made, each kept for its next replies to the same question: at most
-// kCapacity of them (then the kept ones are dropped and made again as asked). Thread-safe.
+// kCapacity of them (then the kept ones are dropped and made again as asked), each with its ideas
+// (tens of KiB) and up to IdeaSpace::kMemoBytes of Recognize's memo. Thread-safe.
 class IdeaSpaceCache {
  public:
   static constexpr size_t kCapacity = 4096;

@@ -115,7 +115,9 @@ TEST(IdeaSpaceTest, RecognizeGivesTheSameAnswerFromItsMemo) {
     }
   }
   for (size_t i = 0; i < texts.size(); ++i) {
-    if (rendered[i] >= 0) EXPECT_EQ(first[i], rendered[i]) << texts[i];
+    if (rendered[i] >= 0) {
+      EXPECT_EQ(first[i], rendered[i]) << texts[i];
+    }
   }
 }
 
