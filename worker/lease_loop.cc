@@ -293,16 +293,16 @@ bool LeaseLoop::OnStep(const std::string& lease_id, const StepEvent& step) {
   }
   // A step that recorded an error ends the unit; it is not a checkpoint to resume from (a retry must
   // call the judge again), so it is neither persisted nor reported.
-  if (!step.answer.error.empty()) return true;
+  if (!step.answer().error.empty()) return true;
   // Persisted before the next iteration starts: a crash loses at most the iteration in flight.
-  if (checkpoints_ != nullptr) checkpoints_->Append(unit_id, step.answer, step.embedding);
+  if (checkpoints_ != nullptr) checkpoints_->CatchUp(unit_id, step.steps, step.embeddings);
   absl::MutexLock lock(&mu_);
   auto it = active_.find(lease_id);
   if (it == active_.end() || it->second.lost) return false;
   ++it->second.steps_done;
   it->second.last_step = clock_->Now();
   it->second.stall_logged = false;
-  ToProto(step.answer, &step.embedding, &outgoing_.steps[lease_id].emplace_back());
+  ToProto(step.answer(), &step.embedding(), &outgoing_.steps[lease_id].emplace_back());
   return true;
 }
 

@@ -11,6 +11,7 @@
 
 #include "absl/functional/any_invocable.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "common/embedding.h"
 #include "common/records.h"
 
@@ -23,11 +24,19 @@ struct UnitCheckpoint {
   std::vector<Embedding> embeddings;
 };
 
-// One finished step, as checkpointed and reported.
+// One finished step, as checkpointed and reported, with every step of the unit before it (so that a
+// checkpoint which missed some can catch up).
 struct StepEvent {
-  const StepRecord& answer;
-  const Embedding& embedding;  // empty for a step without one
-  const CallStats& calls;      // cumulative for this run of the unit
+  absl::Span<const StepRecord> steps;      // steps 1..n of the unit; the last is the one just finished
+  absl::Span<const Embedding> embeddings;  // parallel to steps, or empty for a benchmark without them
+  const CallStats& calls;                  // cumulative for this run of the unit
+
+  const StepRecord& answer() const { return steps.back(); }
+  // Empty for a step without one.
+  const Embedding& embedding() const {
+    static const Embedding kNone;
+    return embeddings.empty() ? kNone : embeddings.back();
+  }
 };
 
 // Returns false to abandon the unit (its lease was lost): it then ends with kStopCancelled.

@@ -22,7 +22,8 @@ class FakeUnitRunner final : public UnitRunner {
     StepObserver on_step;
     UnitDoneCallback done;
     LeaseCheck still_leased;
-    std::vector<StepRecord> steps;  // the checkpoint's, then those reported through Step()
+    std::vector<StepRecord> steps;      // the checkpoint's, then those reported through Step()
+    std::vector<Embedding> embeddings;  // parallel to steps
     bool finished = false;
   };
 
@@ -39,6 +40,8 @@ class FakeUnitRunner final : public UnitRunner {
     auto unit = std::make_unique<Unit>();
     unit->lease = lease;
     unit->steps = checkpoint.answers;
+    unit->embeddings = checkpoint.embeddings;
+    unit->embeddings.resize(unit->steps.size());
     unit->checkpoint = std::move(checkpoint);
     unit->on_step = std::move(on_step);
     unit->done = std::move(done);
@@ -73,8 +76,8 @@ class FakeUnitRunner final : public UnitRunner {
     step.novelty = 0.5;
     step.valid = true;
     u.steps.push_back(step);
-    const Embedding embedding = {1.0f, static_cast<float>(step.answer_num)};
-    return u.on_step(StepEvent{step, embedding, CallsOf(u)});
+    u.embeddings.push_back({1.0f, static_cast<float>(step.answer_num)});
+    return u.on_step(StepEvent{u.steps, u.embeddings, CallsOf(u)});
   }
 
   // Unit i ends with `stop_reason` and every step it has.

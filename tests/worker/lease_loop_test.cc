@@ -9,7 +9,9 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
+#include "common/storage/keys.h"
 #include "common/storage/memory_store.h"
 #include "coordinator/service/in_process_client.h"
 #include "gmock/gmock.h"
@@ -21,6 +23,7 @@
 namespace noveltygrid::testing {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
@@ -462,14 +465,34 @@ TEST_F(LeaseLoopTest, AUnitThatCannotStartHereIsHandedBack) {
   EXPECT_EQ(runner_.started(), 0);
 }
 
+TEST_F(LeaseLoopTest, AStoredCheckpointThatLostStepsCatchesUpWithTheNextStep) {
+  checkpoints_ = std::make_unique<CheckpointStore>(&store_);
+  Start(/*units=*/1, /*concurrency=*/1);
+  runner_.AwaitStarted(1);
+  EXPECT_TRUE(runner_.Step(0));
+  EXPECT_TRUE(runner_.Step(0));
+  ASSERT_THAT(checkpoints_->Load("u0").answers, SizeIs(2));
+  // The store loses the list (a Redis restart without persistence): the next step stores all three.
+  ASSERT_TRUE(store_.Delete(keys::Checkpoint("u0")).ok());
+  EXPECT_TRUE(runner_.Step(0));
+  const UnitCheckpoint stored = checkpoints_->Load("u0");
+  ASSERT_THAT(stored.answers, SizeIs(3));
+  EXPECT_EQ(stored.answers[1].answer, "answer 2");
+  EXPECT_THAT(stored.embeddings[1], ElementsAre(1.0f, 2.0f));
+  runner_.Finish(0, kStopIncoherent);
+  client_->AwaitUntil([](const CallLog& log) { return log.completes.size() == 1; });
+  loop_->Drain();
+  ASSERT_TRUE(Join().ok()) << run_status_;
+}
+
 TEST_F(LeaseLoopTest, AUnitResumesFromTheLongerOfTheLeaseAndTheStoredCheckpoint) {
   checkpoints_ = std::make_unique<CheckpointStore>(&store_);
-  StepRecord step;
+  std::vector<StepRecord> steps(3);
   for (int n = 1; n <= 3; ++n) {
-    step.answer_num = n;
-    step.answer = absl::StrCat("stored ", n);
-    checkpoints_->Append("u0", step, {1.0f});
+    steps[n - 1].answer_num = n;
+    steps[n - 1].answer = absl::StrCat("stored ", n);
   }
+  checkpoints_->CatchUp("u0", steps, std::vector<Embedding>(3, {1.0f}));
   Start(/*units=*/1, /*concurrency=*/1);
   runner_.AwaitStarted(1);
   ASSERT_THAT(runner_.unit(0).checkpoint.answers, SizeIs(3));

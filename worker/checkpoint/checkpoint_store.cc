@@ -5,16 +5,23 @@
 
 namespace noveltygrid {
 
-void CheckpointStore::Append(const std::string& unit_id, const StepRecord& answer, const Embedding& embedding) {
-  if (!guard_.Allow()) return;
+void CheckpointStore::CatchUp(const std::string& unit_id, absl::Span<const StepRecord> steps,
+                              absl::Span<const Embedding> embeddings) {
+  if (steps.empty() || !guard_.Allow()) return;
   const std::string key = keys::Checkpoint(unit_id);
   absl::StatusOr<int64_t> length = store_->ListLength(key);
   guard_.Record(length.status());
-  // Only the next step in order is appended: the list stays exactly steps 1..n.
-  if (!length.ok() || *length != answer.answer_num - 1) return;
-  v1::Step step;
-  ToProto(answer, &embedding, &step);
-  guard_.Record(store_->ListAppend(key, step.SerializeAsString()).status());
+  if (!length.ok()) return;
+  static const Embedding kNone;
+  // The list stays exactly steps 1..m: step i goes at index i - 1, and only after all before it.
+  for (size_t i = static_cast<size_t>(*length); i < steps.size(); ++i) {
+    if (steps[i].answer_num != static_cast<int>(i) + 1) return;
+    v1::Step step;
+    ToProto(steps[i], i < embeddings.size() ? &embeddings[i] : &kNone, &step);
+    absl::Status appended = store_->ListAppend(key, step.SerializeAsString()).status();
+    guard_.Record(appended);
+    if (!appended.ok()) return;
+  }
 }
 
 UnitCheckpoint CheckpointStore::Load(const std::string& unit_id) {

@@ -9,6 +9,7 @@
 
 #include <string>
 
+#include "absl/types/span.h"
 #include "common/storage/store.h"
 #include "common/storage/store_guard.h"
 #include "worker/unit_events.h"
@@ -19,9 +20,11 @@ class CheckpointStore {
  public:
   explicit CheckpointStore(Store* store) : store_(store), guard_("loop checkpoints") {}
 
-  // Appends step number `answer.answer_num`; a step already stored (a resumed unit re-reporting) is
-  // not appended twice.
-  void Append(const std::string& unit_id, const StepRecord& answer, const Embedding& embedding);
+  // Brings the stored list up to `steps` (steps 1..n of the unit, in order; `embeddings` parallel, or
+  // empty for steps without one): appends the steps it lacks, so that a list which missed some (the
+  // store was away) catches up with the next step. Steps already stored (a resumed unit re-reporting)
+  // are not appended twice.
+  void CatchUp(const std::string& unit_id, absl::Span<const StepRecord> steps, absl::Span<const Embedding> embeddings);
 
   // The stored steps 1..n without gaps (empty when none or the store is away).
   UnitCheckpoint Load(const std::string& unit_id);

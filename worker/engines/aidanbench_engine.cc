@@ -287,7 +287,7 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
     result_.answers.push_back(std::move(answer));
     embeddings_.push_back(std::move(embedding));
     MarkValidAnswers(options_.preset, result_.answers);
-    if (on_answer_ && !on_answer_(StepEvent{result_.answers.back(), embeddings_.back(), calls_})) {
+    if (on_answer_ && !on_answer_(StepEvent{result_.answers, embeddings_, calls_})) {
       return Finish(kStopCancelled, "");
     }
     if (AidanShouldStop(options_.preset, result_.answers.back())) return FinishAfterLastAnswer();

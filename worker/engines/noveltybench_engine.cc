@@ -256,7 +256,7 @@ class NoveltyRun : public std::enable_shared_from_this<NoveltyRun> {
       sample.answer = std::move(it->second.text);
       sample.reasoning_tokens = it->second.reasoning_tokens;
       result_.answers.push_back(std::move(sample));
-      if (on_sample_ && !on_sample_(result_.answers.back(), calls_)) return Finish(kStopCancelled, "");
+      if (on_sample_ && !on_sample_(result_.answers, calls_)) return Finish(kStopCancelled, "");
     }
     const int have = static_cast<int>(result_.answers.size());
     if (have == settings_.k()) return StartPartition();

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "absl/functional/any_invocable.h"
+#include "absl/types/span.h"
 #include "common/records.h"
 #include "common/unit_settings.h"
 #include "worker/models/model.h"
@@ -61,8 +62,8 @@ struct NoveltyModels {
 };
 
 // Returns false to abandon the unit (its lease was lost): it then ends with kStopCancelled.
-// `sample` has answer_num (1-based) and answer (the generation) set.
-using NoveltySampleObserver = std::function<bool(const StepRecord& sample, const CallStats& calls)>;
+// `samples` are generations 1..n, the last just made; each has answer_num (1-based) and answer set.
+using NoveltySampleObserver = std::function<bool(absl::Span<const StepRecord> samples, const CallStats& calls)>;
 
 // Starts the unit; returns at once. `checkpoint`: generations 1..n already made (n <= k). The result
 // has stop_reason kStopComplete with `answers` = the k generations and `novelty` set, or kStopError

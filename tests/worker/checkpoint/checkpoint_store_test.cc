@@ -1,7 +1,9 @@
-// CheckpointStore on the in-memory Store: steps appended in order, resumed without gaps, never twice.
+// CheckpointStore on the in-memory Store: steps appended in order, missed ones caught up, resumed
+// without gaps, never stored twice.
 #include "worker/checkpoint/checkpoint_store.h"
 
 #include <string>
+#include <vector>
 
 #include "common/storage/keys.h"
 #include "common/storage/memory_store.h"
@@ -30,39 +32,86 @@ std::vector<int> Nums(const UnitCheckpoint& checkpoint) {
   return nums;
 }
 
+// Steps 1..n, with embedding {i, 0} for step i unless `embedded` is false.
+struct History {
+  std::vector<StepRecord> steps;
+  std::vector<Embedding> embeddings;
+};
+History StepsUpTo(int n, bool embedded = true) {
+  History history;
+  for (int i = 1; i <= n; ++i) {
+    history.steps.push_back(Step(i));
+    if (embedded) history.embeddings.push_back({static_cast<float>(i), 0.0f});
+  }
+  return history;
+}
+void CatchUp(CheckpointStore& checkpoints, const std::string& unit_id, int n, bool embedded = true) {
+  const History history = StepsUpTo(n, embedded);
+  checkpoints.CatchUp(unit_id, history.steps, history.embeddings);
+}
+
 TEST(CheckpointStoreTest, StepsComeBackInOrderWithTheirEmbeddings) {
   InMemoryStore store;
   CheckpointStore checkpoints(&store);
   EXPECT_THAT(checkpoints.Load("u0").answers, IsEmpty());
-  checkpoints.Append("u0", Step(1), {1.0f, 0.0f});
-  checkpoints.Append("u0", Step(2), {0.0f, 1.0f});
+  CatchUp(checkpoints, "u0", 1);
+  CatchUp(checkpoints, "u0", 2);
   UnitCheckpoint loaded = checkpoints.Load("u0");
   EXPECT_THAT(Nums(loaded), ElementsAre(1, 2));
   EXPECT_EQ(loaded.answers[1].answer, "answer 2");
   EXPECT_DOUBLE_EQ(loaded.answers[1].coherence, 72);
-  EXPECT_THAT(loaded.embeddings, ElementsAre(ElementsAre(1.0f, 0.0f), ElementsAre(0.0f, 1.0f)));
+  EXPECT_THAT(loaded.embeddings, ElementsAre(ElementsAre(1.0f, 0.0f), ElementsAre(2.0f, 0.0f)));
   // Units are kept apart.
   EXPECT_THAT(checkpoints.Load("u1").answers, IsEmpty());
 }
 
-TEST(CheckpointStoreTest, AStepAlreadyStoredOrOutOfOrderIsNotAppended) {
+TEST(CheckpointStoreTest, AStepAlreadyStoredIsNotAppendedAgain) {
   InMemoryStore store;
   CheckpointStore checkpoints(&store);
-  checkpoints.Append("u0", Step(1), {1.0f});
-  checkpoints.Append("u0", Step(1), {1.0f});  // a resumed unit re-reporting
-  checkpoints.Append("u0", Step(3), {3.0f});  // a gap
-  checkpoints.Append("u0", Step(2), {2.0f});
+  CatchUp(checkpoints, "u0", 2);
+  CatchUp(checkpoints, "u0", 1);  // a resumed unit re-reporting
+  CatchUp(checkpoints, "u0", 2);
   EXPECT_THAT(Nums(checkpoints.Load("u0")), ElementsAre(1, 2));
   EXPECT_EQ(*store.ListLength(keys::Checkpoint("u0")), 2);
+}
+
+TEST(CheckpointStoreTest, AListThatMissedStepsCatchesUpWithTheNextOne) {
+  InMemoryStore store;
+  CheckpointStore checkpoints(&store);
+  CatchUp(checkpoints, "u0", 1);
+  // Steps 2 and 3 were never stored (the store was away then); step 4 brings them.
+  CatchUp(checkpoints, "u0", 4);
+  UnitCheckpoint loaded = checkpoints.Load("u0");
+  EXPECT_THAT(Nums(loaded), ElementsAre(1, 2, 3, 4));
+  EXPECT_THAT(loaded.embeddings[2], ElementsAre(3.0f, 0.0f));
+  EXPECT_EQ(loaded.answers[2].answer, "answer 3");
+}
+
+TEST(CheckpointStoreTest, StepsWithoutEmbeddingsAreStoredWithout) {
+  InMemoryStore store;
+  CheckpointStore checkpoints(&store);
+  CatchUp(checkpoints, "u0", 3, /*embedded=*/false);
+  UnitCheckpoint loaded = checkpoints.Load("u0");
+  EXPECT_THAT(Nums(loaded), ElementsAre(1, 2, 3));
+  EXPECT_THAT(loaded.embeddings, ElementsAre(IsEmpty(), IsEmpty(), IsEmpty()));
+}
+
+TEST(CheckpointStoreTest, StepsOutOfOrderAreNotAppended) {
+  InMemoryStore store;
+  CheckpointStore checkpoints(&store);
+  History history = StepsUpTo(3);
+  history.steps[1].answer_num = 5;  // not step 2: neither it nor anything after it is stored
+  checkpoints.CatchUp("u0", history.steps, history.embeddings);
+  EXPECT_THAT(Nums(checkpoints.Load("u0")), ElementsAre(1));
 }
 
 TEST(CheckpointStoreTest, LoadStopsAtTheFirstGapOrUnreadableEntry) {
   InMemoryStore store;
   CheckpointStore checkpoints(&store);
-  checkpoints.Append("u0", Step(1), {1.0f});
-  checkpoints.Append("u0", Step(2), {2.0f});
+  CatchUp(checkpoints, "u0", 2);
   ASSERT_TRUE(store.ListAppend(keys::Checkpoint("u0"), "\xff not a step").ok());
-  checkpoints.Append("u0", Step(4), {4.0f});  // length is 3 now: step 4 is appended
+  CatchUp(checkpoints, "u0", 4);  // length is 3 now: step 4 is appended after the unreadable entry
+  EXPECT_EQ(*store.ListLength(keys::Checkpoint("u0")), 4);
   EXPECT_THAT(Nums(checkpoints.Load("u0")), ElementsAre(1, 2));
 }
 
@@ -70,7 +119,7 @@ TEST(CheckpointStoreTest, AStoreOfTheWrongKindLeavesTheUnitWithoutCheckpoint) {
   InMemoryStore store;
   ASSERT_TRUE(store.Set(keys::Checkpoint("u0"), "a string, not a list").ok());
   CheckpointStore checkpoints(&store);
-  checkpoints.Append("u0", Step(1), {1.0f});  // refused by the store: not persisted, no failure
+  CatchUp(checkpoints, "u0", 1);  // refused by the store: not persisted, no failure
   EXPECT_THAT(checkpoints.Load("u0").answers, IsEmpty());
 }
 

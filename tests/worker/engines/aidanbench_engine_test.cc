@@ -383,8 +383,8 @@ TEST(AidanLoop, ResumesFromCheckpointWithoutRepeatingCalls) {
   RunAidanLoop(
       first.options, {&first.generator, &first.judge_model, &first.embedder}, unit, {},
       [&checkpoint](const StepEvent& s) {
-        checkpoint.answers.push_back(s.answer);
-        checkpoint.embeddings.push_back(s.embedding);
+        checkpoint.answers.push_back(s.answer());
+        checkpoint.embeddings.push_back(s.embedding());
         return true;
       },
       [](UnitResult, CallStats) {});

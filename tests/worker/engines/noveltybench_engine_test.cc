@@ -270,8 +270,8 @@ TEST(NoveltyEngineTest, ConcurrentRepliesGiveTheSameRecordsAsASerialRun) {
     UnitResult result;
     RunNoveltyUnit(
         settings, models, unit, {},
-        [reported](const StepRecord& sample, const CallStats&) {
-          reported->push_back(sample.answer_num);  // never concurrent for one unit
+        [reported](absl::Span<const StepRecord> samples, const CallStats&) {
+          reported->push_back(samples.back().answer_num);  // never concurrent for one unit
           return true;
         },
         [&](UnitResult r, CallStats) {

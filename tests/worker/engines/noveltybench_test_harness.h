@@ -82,9 +82,11 @@ struct Harness {
     std::optional<Outcome> outcome;
     RunNoveltyUnit(
         settings, models, unit, std::move(checkpoint),
-        [this](const StepRecord& sample, const CallStats&) {
-          samples.push_back(sample);
-          return keep_going(sample);
+        [this](absl::Span<const StepRecord> sofar, const CallStats&) {
+          // The observer sees every generation so far, in order, the new one last.
+          EXPECT_EQ(sofar.back().answer_num, static_cast<int>(sofar.size()));
+          samples.push_back(sofar.back());
+          return keep_going(sofar.back());
         },
         [this, &outcome](UnitResult result, CallStats calls) {
           ++done_calls;

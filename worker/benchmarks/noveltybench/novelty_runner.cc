@@ -58,9 +58,8 @@ absl::Status NoveltyRunner::Start(const v1::Lease& lease, UnitCheckpoint checkpo
     models->quality_judge = tracked->Chat(models->quality_judge, "quality", quality);
   }
   // Generations are steps without an embedding.
-  auto observer = [on_step = std::move(on_step)](const StepRecord& sample, const CallStats& calls) {
-    static const Embedding kNone;
-    return on_step(StepEvent{sample, kNone, calls});
+  auto observer = [on_step = std::move(on_step)](absl::Span<const StepRecord> samples, const CallStats& calls) {
+    return on_step(StepEvent{samples, {}, calls});
   };
   // The unit points into the settings (prompt wording); keep them alive until it is done.
   const NoveltySettings* raw = settings.get();
