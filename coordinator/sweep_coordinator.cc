@@ -178,6 +178,7 @@ absl::Status SweepCoordinator::Commit(std::vector<JournalEntry> units) {
     if (absl::Status usable = benchmark->CheckResult(result); !usable.ok()) {
       result.stop_reason = kStopError;
       result.error = absl::StrCat("malformed result from the worker: ", usable.message());
+      unit.record.clear();
     }
   }
   RETURN_IF_ERROR(Journal(units));

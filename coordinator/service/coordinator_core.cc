@@ -326,7 +326,8 @@ absl::Status CoordinatorCore::PersistLocked(const std::vector<const v1::Complete
   for (size_t i : batch) {
     const v1::CompleteRequest& request = *units[i];
     // CheckLocked accepted it, so the unit is planned.
-    entries.push_back({ResultFromProto(request, *scheduler_->UnitById(request.unit_id())), FromProto(request.calls())});
+    entries.push_back({ResultFromProto(request, *scheduler_->UnitById(request.unit_id())), FromProto(request.calls()),
+                       CommittedUnitBytes(request)});
     MergeCallStats(entries.back().calls, calls);
   }
   if (absl::Status persisted = sink_(std::move(entries)); !persisted.ok()) {

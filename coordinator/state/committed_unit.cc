@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/json_util.h"
 #include "common/records_json.h"
+#include "google/protobuf/io/coded_stream.h"
 #include "noveltygrid/v1/coordinator.pb.h"
 #include "proto/wire.h"
 
@@ -20,6 +21,45 @@ std::string CommittedUnitBytes(const UnitResult& result, const CallStats& calls)
   stored.clear_lease_id();
   stored.clear_fencing_token();
   return stored.SerializeAsString();
+}
+
+namespace {
+
+// How many bytes the lease's fields (worker_id = 1, lease_id = 2, fencing_token = 3) take at the start
+// of the commit's serialized form: protobuf writes known fields in field-number order and leaves
+// out proto3 defaults, so these come first, each as a one-byte tag and its value.
+size_t LeaseFieldBytes(const v1::CompleteRequest& commit) {
+  using google::protobuf::io::CodedOutputStream;
+  auto string_field = [](const std::string& value) {
+    return value.empty() ? 0 : 1 + CodedOutputStream::VarintSize32(static_cast<uint32_t>(value.size())) + value.size();
+  };
+  return string_field(commit.worker_id()) + string_field(commit.lease_id()) +
+         (commit.fencing_token() == 0 ? 0 : 1 + CodedOutputStream::VarintSize64(commit.fencing_token()));
+}
+
+}  // namespace
+
+std::string CommittedUnitBytes(const v1::CompleteRequest& commit) {
+  bool embedded = false;
+  for (const v1::Step& step : commit.answers()) embedded = embedded || step.embedding_size() > 0;
+  if (!embedded) {
+    // Serialized as sent and cut after the lease's fields: no copy of the message (a unit's answers).
+    std::string bytes = commit.SerializeAsString();
+    const size_t lease = LeaseFieldBytes(commit);
+    const char first_tag = commit.worker_id().empty() ? (commit.lease_id().empty() ? 0x18 : 0x12) : 0x0A;
+    if (lease == 0) return bytes;
+    if (lease <= bytes.size() && bytes.front() == first_tag) return bytes.erase(0, lease);
+  }
+  v1::CompleteRequest stored = commit;
+  stored.clear_worker_id();
+  stored.clear_lease_id();
+  stored.clear_fencing_token();
+  for (v1::Step& step : *stored.mutable_answers()) step.clear_embedding();
+  return stored.SerializeAsString();
+}
+
+std::string CommittedUnitBytes(const JournalEntry& entry) {
+  return entry.record.empty() ? CommittedUnitBytes(entry.result, entry.calls) : entry.record;
 }
 
 namespace {

@@ -15,13 +15,27 @@
 
 namespace noveltygrid {
 
+namespace v1 {
+class CompleteRequest;
+}  // namespace v1
+
 struct JournalEntry {
   UnitResult result;
   CallStats calls;
+  // CommittedUnitBytes of the two when the caller had them already (the worker's commit, stored as
+  // sent); empty: made from them when stored. Whoever changes `result` or `calls` clears it.
+  std::string record{};
 };
 
 // The bytes stored for a committed unit.
 std::string CommittedUnitBytes(const UnitResult& result, const CallStats& calls);
+// The same record from the worker's commit itself, without converting it: the message as sent minus
+// the lease's fields (worker, lease, fencing token) and any embeddings. It reads back as
+// ResultFromProto and FromProto(calls) read the commit, and is byte for byte the record of those two
+// when the worker wrote the commit from them (as noveltygrid worker does).
+std::string CommittedUnitBytes(const v1::CompleteRequest& commit);
+// entry.record, or the record made from the entry's result and calls.
+std::string CommittedUnitBytes(const JournalEntry& entry);
 // A stored unit back: the binary form, or an earlier version's JSON text. The result's unit holds the
 // id only for the binary form. DataLoss when `bytes` is neither.
 absl::StatusOr<JournalEntry> CommittedUnitFromBytes(absl::string_view bytes);

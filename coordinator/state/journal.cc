@@ -349,7 +349,7 @@ absl::StatusOr<bool> CommitLog::Append(const UnitResult& result, const CallStats
 absl::StatusOr<std::vector<bool>> ResultJournal::AppendMany(const std::vector<JournalEntry>& units) {
   std::vector<std::string> stored;  // serialised outside the lock
   stored.reserve(units.size());
-  for (const JournalEntry& unit : units) stored.push_back(CommittedUnitBytes(unit.result, unit.calls));
+  for (const JournalEntry& unit : units) stored.push_back(CommittedUnitBytes(unit));
   absl::MutexLock lock(&mu_);
   if (!loaded_) return absl::FailedPreconditionError(absl::StrCat(path_, " is appended to before it is loaded"));
   std::vector<bool> appended(units.size(), false);

@@ -97,7 +97,7 @@ absl::StatusOr<std::vector<bool>> StoreCommitLog::AppendMany(const std::vector<J
   std::vector<std::pair<std::string, std::string>> fields;
   fields.reserve(units.size());
   for (const JournalEntry& unit : units) {
-    fields.emplace_back(unit.result.unit.id, CommittedUnitBytes(unit.result, unit.calls));
+    fields.emplace_back(unit.result.unit.id, CommittedUnitBytes(unit));
   }
   return store_->HashSetIfAbsentMany(keys::Units(), fields);
 }
