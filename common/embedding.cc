@@ -4,6 +4,10 @@
 #include <cmath>
 #include <cstddef>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 namespace noveltygrid {
 
 DotProducts ComputeDotProducts(const Embedding& a, const Embedding& b) {
@@ -49,36 +53,74 @@ double CosineSimilarity(const Embedding& a, double a_squared, const Embedding& b
   return CosineFromDot(Dot(a, b), a_squared, b_squared);
 }
 
+namespace embedding_internal {
+
+void DotFourPortable(const float* c, const float* const e[4], size_t n, double out[4]) {
+  double ab0 = 0, ab1 = 0, ab2 = 0, ab3 = 0;
+  for (size_t k = 0; k < n; ++k) {
+    const double ck = c[k];
+    ab0 += ck * e[0][k];
+    ab1 += ck * e[1][k];
+    ab2 += ck * e[2][k];
+    ab3 += ck * e[3][k];
+  }
+  out[0] = ab0, out[1] = ab1, out[2] = ab2, out[3] = ab3;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// The four sums in the four lanes of one register: element k of the four vectors, transposed out of
+// four loads, is widened to double, multiplied by c[k] and added, lane by lane in index order -- the
+// portable kernel's operations in its order (no fused multiply-add), so the same bits.
+__attribute__((target("avx"))) inline __m256d AddProducts(__m256d acc, float ck, __m128 column) {
+  return _mm256_add_pd(acc, _mm256_mul_pd(_mm256_set1_pd(static_cast<double>(ck)), _mm256_cvtps_pd(column)));
+}
+
+__attribute__((target("avx"))) void DotFourAvx(const float* c, const float* const e[4], size_t n, double out[4]) {
+  __m256d acc = _mm256_setzero_pd();
+  size_t k = 0;
+  for (; k + 4 <= n; k += 4) {
+    __m128 r0 = _mm_loadu_ps(e[0] + k), r1 = _mm_loadu_ps(e[1] + k);
+    __m128 r2 = _mm_loadu_ps(e[2] + k), r3 = _mm_loadu_ps(e[3] + k);
+    _MM_TRANSPOSE4_PS(r0, r1, r2, r3);  // r0 = element k of each vector, r1 = element k + 1, ...
+    acc = AddProducts(acc, c[k], r0);
+    acc = AddProducts(acc, c[k + 1], r1);
+    acc = AddProducts(acc, c[k + 2], r2);
+    acc = AddProducts(acc, c[k + 3], r3);
+  }
+  for (; k < n; ++k) acc = AddProducts(acc, c[k], _mm_setr_ps(e[0][k], e[1][k], e[2][k], e[3][k]));
+  _mm256_storeu_pd(out, acc);
+}
+
+bool CpuHasAvx() {
+  static const bool has = __builtin_cpu_supports("avx");
+  return has;
+}
+#else
+void DotFourAvx(const float* c, const float* const e[4], size_t n, double out[4]) { DotFourPortable(c, e, n, out); }
+bool CpuHasAvx() { return false; }
+#endif
+
+}  // namespace embedding_internal
+
 double MaxCosineSimilarity(const Embedding& candidate, double candidate_squared, const std::vector<Embedding>& earlier,
                            const std::vector<double>& earlier_squared) {
   const size_t n = candidate.size();
+  const auto dot_four =
+      embedding_internal::CpuHasAvx() ? embedding_internal::DotFourAvx : embedding_internal::DotFourPortable;
   double best = -1.0;
-  // Folded in index order, as a loop over CosineSimilarity would.
-  auto fold = [&](size_t i, double ab) {
-    best = std::max(best, CosineFromDot(ab, candidate_squared, earlier_squared[i]));
-  };
   size_t i = 0;
+  // Folded in index order, as a loop over CosineSimilarity would.
   for (; i + 4 <= earlier.size(); i += 4) {
-    const float* e0 = earlier[i].data();
-    const float* e1 = earlier[i + 1].data();
-    const float* e2 = earlier[i + 2].data();
-    const float* e3 = earlier[i + 3].data();
     if (earlier[i].size() != n || earlier[i + 1].size() != n || earlier[i + 2].size() != n ||
         earlier[i + 3].size() != n) {
       break;  // the rest one at a time
     }
-    double ab0 = 0, ab1 = 0, ab2 = 0, ab3 = 0;
-    for (size_t k = 0; k < n; ++k) {
-      const double c = candidate[k];
-      ab0 += c * e0[k];
-      ab1 += c * e1[k];
-      ab2 += c * e2[k];
-      ab3 += c * e3[k];
-    }
-    fold(i, ab0);
-    fold(i + 1, ab1);
-    fold(i + 2, ab2);
-    fold(i + 3, ab3);
+    const float* const block[4] = {earlier[i].data(), earlier[i + 1].data(), earlier[i + 2].data(),
+                                   earlier[i + 3].data()};
+    double ab[4];
+    dot_four(candidate.data(), block, n, ab);
+    for (size_t j = 0; j < 4; ++j)
+      best = std::max(best, CosineFromDot(ab[j], candidate_squared, earlier_squared[i + j]));
   }
   for (; i < earlier.size(); ++i) {
     best = std::max(best, CosineSimilarity(candidate, candidate_squared, earlier[i], earlier_squared[i]));

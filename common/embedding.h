@@ -4,6 +4,7 @@
 #ifndef NOVELTYGRID_COMMON_EMBEDDING_H_
 #define NOVELTYGRID_COMMON_EMBEDDING_H_
 
+#include <cstddef>
 #include <vector>
 
 namespace noveltygrid {
@@ -31,9 +32,19 @@ double CosineSimilarity(const Embedding& a, double a_squared, const Embedding& b
 
 // The largest CosineSimilarity(candidate, candidate_squared, earlier[i], earlier_squared[i]) over i, -1
 // when `earlier` is empty; the same value to the bit. It takes four earlier vectors at a time, each
-// with its own sum in the same order, so that four additions are in flight instead of one chain.
+// with its own sum in the same order, so that four additions are in flight instead of one chain (in
+// one AVX register where the CPU has AVX).
 double MaxCosineSimilarity(const Embedding& candidate, double candidate_squared, const std::vector<Embedding>& earlier,
                            const std::vector<double>& earlier_squared);
+
+// MaxCosineSimilarity's kernels, for tests: out[j] = the sum over k < n of double(c[k]) * e[j][k], in
+// index order. DotFourAvx only where CpuHasAvx() (elsewhere it is the portable one); both give the
+// same bits.
+namespace embedding_internal {
+void DotFourPortable(const float* c, const float* const e[4], size_t n, double out[4]);
+void DotFourAvx(const float* c, const float* const e[4], size_t n, double out[4]);
+bool CpuHasAvx();
+}  // namespace embedding_internal
 
 }  // namespace noveltygrid
 

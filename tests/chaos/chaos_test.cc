@@ -50,8 +50,8 @@ constexpr int kWorkerTimeoutMs = 6000;
 // Generations a loop can lose to a killed or cut-off worker, an allowance found by running rather than
 // a derived bound: the one it was waiting on, and that of a step it had just finished when neither copy
 // of its checkpoint has the step yet. The worker writes each step to Redis before the next iteration,
-// but a unit whose Redis checkpoint fell behind (writes skipped for a while after a Redis restart, and
-// the in-order rule then refusing its later steps) has only the coordinator's copy, which gets the step
+// except while it pauses writes after a Redis error (a restart; the list catches up with the first step
+// written after the pause), and then only the coordinator's copy can have it, which gets the step
 // with the worker's next report round: at least --report-interval-ms (20 ms) after the last round, later
 // while a round waits on a slow or restarting coordinator, while the next generation starts at once and
 // takes 10-25 ms here. A clean-clone CI run exceeded one per loop once (57 against 43, seed 20240514).

@@ -49,5 +49,38 @@ TEST(MaxCosineSimilarity, BlocksOfFourGiveTheBitsOfOneAtATime) {
   EXPECT_NEAR(MaxCosineSimilarity(candidate, candidate_squared, earlier, squared), 1.0, 1e-12);
 }
 
+// Both kernels give the bits of one sum per vector in index order, for every length (whole groups of
+// four elements and the rest), values of many magnitudes included.
+TEST(MaxCosineSimilarity, KernelsGiveTheBitsOfOneSumAtATime) {
+  uint64_t state = 11;
+  auto next = [&state] {
+    const uint64_t bits = Mix64(++state);
+    const float x = static_cast<float>(static_cast<int64_t>(bits % 2001) - 1000) / 997.0f;
+    return x * static_cast<float>(1 << ((bits >> 20) % 24)) / 4096.0f;
+  };
+  for (size_t n : {0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 255, 256, 257, 1536}) {
+    std::vector<float> c(n);
+    std::vector<std::vector<float>> e(4, std::vector<float>(n));
+    for (float& x : c) x = next();
+    for (auto& v : e)
+      for (float& x : v) x = next();
+    const float* const block[4] = {e[0].data(), e[1].data(), e[2].data(), e[3].data()};
+    double expected[4];
+    for (int j = 0; j < 4; ++j) {
+      double sum = 0;
+      for (size_t k = 0; k < n; ++k) sum += static_cast<double>(c[k]) * e[j][k];
+      expected[j] = sum;
+    }
+    double portable[4], avx[4];
+    embedding_internal::DotFourPortable(c.data(), block, n, portable);
+    embedding_internal::DotFourAvx(c.data(), block, n, avx);
+    for (int j = 0; j < 4; ++j) {
+      EXPECT_EQ(portable[j], expected[j]) << "portable, length " << n << ", vector " << j;  // exact
+      EXPECT_EQ(avx[j], expected[j]) << "AVX (on this CPU: " << embedding_internal::CpuHasAvx() << "), length " << n
+                                     << ", vector " << j;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace noveltygrid
