@@ -73,12 +73,12 @@ TEST(MaxCosineSimilarity, KernelsGiveTheBitsOfOneSumAtATime) {
     }
     double portable[4], avx[4];
     embedding_internal::DotFourPortable(c.data(), block, n, portable);
-    embedding_internal::DotFourAvx(c.data(), block, n, avx);
     for (int j = 0; j < 4; ++j) {
       EXPECT_EQ(portable[j], expected[j]) << "portable, length " << n << ", vector " << j;  // exact
-      EXPECT_EQ(avx[j], expected[j]) << "AVX (on this CPU: " << embedding_internal::CpuHasAvx() << "), length " << n
-                                     << ", vector " << j;
     }
+    if (!embedding_internal::CpuHasAvx()) continue;  // its instructions would fault here
+    embedding_internal::DotFourAvx(c.data(), block, n, avx);
+    for (int j = 0; j < 4; ++j) EXPECT_EQ(avx[j], expected[j]) << "AVX, length " << n << ", vector " << j;
   }
 }
 
