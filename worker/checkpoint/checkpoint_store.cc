@@ -12,12 +12,11 @@ void CheckpointStore::CatchUp(const std::string& unit_id, absl::Span<const StepR
   absl::StatusOr<int64_t> length = store_->ListLength(key);
   guard_.Record(length.status());
   if (!length.ok()) return;
-  static const Embedding kNone;
   // The list stays exactly steps 1..m: step i goes at index i - 1, and only after all before it.
   for (size_t i = static_cast<size_t>(*length); i < steps.size(); ++i) {
     if (steps[i].answer_num != static_cast<int>(i) + 1) return;
     v1::Step step;
-    ToProto(steps[i], i < embeddings.size() ? &embeddings[i] : &kNone, &step);
+    ToProto(steps[i], i < embeddings.size() ? &embeddings[i] : nullptr, &step);  // null: no embedding
     absl::Status appended = store_->ListAppend(key, step.SerializeAsString()).status();
     guard_.Record(appended);
     if (!appended.ok()) return;
