@@ -95,6 +95,10 @@ absl::StatusOr<std::unique_ptr<SweepCoordinator>> SweepCoordinator::Start(const 
     absl::MutexLock lock(&self->mu_);
     ++self->commits_;  // wakes Wait(), which then sees the unit done
   };
+  service_options.on_lost_loop_ended = [self = c.get()](const std::string& unit_id) {
+    absl::MutexLock lock(&self->mu_);
+    if (self->options_.store != nullptr) self->stale_checkpoints_.push_back(keys::Checkpoint(unit_id));
+  };
   SweepCoordinator* self = c.get();
   c->core_ = std::make_unique<CoordinatorCore>(
       service_options, &c->plan_, c->scheduler_.get(),
@@ -316,11 +320,12 @@ void SweepCoordinator::Linger() {
     for (const WorkerCounts& w : scheduler_->Status().workers) {
       if (told.count(w.worker_id) == 0) all_told = false;
     }
-    if (all_told) return;
+    if (all_told) break;
     absl::MutexLock lock(&mu_);
     auto stopped = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return shutdown_; };
-    if (mu_.AwaitWithTimeout(absl::Condition(&stopped), absl::Milliseconds(100))) return;
+    if (mu_.AwaitWithTimeout(absl::Condition(&stopped), absl::Milliseconds(100))) break;
   }
+  DropCheckpoints();  // of lost loops that ended while it lingered
 }
 
 absl::Status SweepCoordinator::WriteResults() {

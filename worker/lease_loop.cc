@@ -213,12 +213,14 @@ absl::Status LeaseLoop::Run() {
   return result;
 }
 
-v1::ReleaseRequest LeaseLoop::MakeRelease(const std::string& lease_id, uint64_t token, std::string reason) const {
+v1::ReleaseRequest LeaseLoop::MakeRelease(const std::string& lease_id, uint64_t token, std::string reason,
+                                          const std::string& unit_id) const {
   v1::ReleaseRequest release;
   release.set_worker_id(options_.worker_id);
   release.set_lease_id(lease_id);
   release.set_fencing_token(token);
   release.set_reason(std::move(reason));
+  release.set_unit_id(unit_id);
   return release;
 }
 
@@ -321,6 +323,13 @@ void LeaseLoop::OnDone(const std::string& lease_id, UnitResult result, CallStats
   outgoing_.steps.erase(lease_id);  // the commit carries every answer
   if (it == active_.end()) return;
   if (result.stop_reason == kStopCancelled || it->second.lost) {
+    // Until it was told, the loop of a lease the coordinator took back kept writing the unit's
+    // checkpoint, which the unit's commit elsewhere may have deleted already: now that it has ended,
+    // the coordinator may delete it for good.
+    if (it->second.taken_back) {
+      outgoing_.releases.push_back(
+          MakeRelease(lease_id, it->second.token, "the loop of a lost lease ended", it->second.unit_id));
+    }
     active_.erase(it);
     return;
   }
@@ -381,7 +390,7 @@ void LeaseLoop::HeartbeatLoop() {
     if (!status.ok()) continue;  // the lease loop reports unreachability; units run on (NoteHeartbeat)
     for (const std::string& lost : response.lost_lease_ids()) {
       auto it = active_.find(lost);
-      if (it != active_.end()) it->second.lost = true;
+      if (it != active_.end()) it->second.lost = it->second.taken_back = true;
     }
   }
 }

@@ -135,8 +135,9 @@ class LeaseLoop {
     std::string lease_id;
     uint64_t token = 0;
     std::string unit_id;
-    bool running = true;  // false once the loop ended and the result waits for its commit
-    bool lost = false;    // the coordinator took the lease back: abandon the unit
+    bool running = true;      // false once the loop ended and the result waits for its commit
+    bool lost = false;        // the coordinator took the lease back: abandon the unit
+    bool taken_back = false;  // lost because the coordinator said so (not given up by this worker)
     int steps_done = 0;
     absl::Time last_step;       // started, or its latest step
     bool stall_logged = false;  // since its latest step
@@ -150,7 +151,9 @@ class LeaseLoop {
   };
 
   void StartUnit(const v1::Lease& lease);
-  v1::ReleaseRequest MakeRelease(const std::string& lease_id, uint64_t token, std::string reason) const;
+  // unit_id: only for a lost lease whose loop has ended (ReleaseRequest.unit_id).
+  v1::ReleaseRequest MakeRelease(const std::string& lease_id, uint64_t token, std::string reason,
+                                 const std::string& unit_id = "") const;
   bool Stopping() const;
   // False once the coordinator took the lease back (or the unit ended): the unit should stop.
   bool StillLeased(const std::string& lease_id) const;

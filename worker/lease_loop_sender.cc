@@ -78,7 +78,7 @@ bool LeaseLoop::SendReports(std::map<std::string, std::vector<v1::Step>> steps) 
         if (!rejected.contains(lease.lease_id())) {
           stats_.steps_reported += lease.steps_size();
         } else if (auto it = active_.find(lease.lease_id()); it != active_.end()) {
-          it->second.lost = true;
+          it->second.lost = it->second.taken_back = true;
         }
       }
     }
@@ -180,7 +180,7 @@ void LeaseLoop::SendRelease(const v1::ReleaseRequest& request) {
   v1::ReleaseResponse response;
   absl::Status status = client_->Release(request, &response, Deadline());
   absl::MutexLock lock(&mu_);
-  if (status.ok()) ++stats_.units_released;
+  if (status.ok() && request.unit_id().empty()) ++stats_.units_released;  // not the note that a lost loop ended
 }
 
 }  // namespace noveltygrid

@@ -141,11 +141,12 @@ absl::StatusOr<int64_t> InMemoryStore::HashLength(const std::string& key) {
   return hash == nullptr ? 0 : static_cast<int64_t>(hash->size());
 }
 
-absl::StatusOr<int64_t> InMemoryStore::ListAppend(const std::string& key, const std::string& value) {
+absl::StatusOr<int64_t> InMemoryStore::ListAppendMany(const std::string& key, const std::vector<std::string>& values) {
+  if (values.empty()) return absl::InvalidArgumentError("RPUSH needs at least one value");
   absl::MutexLock lock(&mu_);
   ASSIGN_OR_RETURN(List * list, Find<List>("RPUSH", key));
   if (list == nullptr) list = &std::get<List>(data_[key] = List());
-  list->push_back(value);
+  list->insert(list->end(), values.begin(), values.end());
   return static_cast<int64_t>(list->size());
 }
 

@@ -41,7 +41,7 @@ class InMemoryStore : public Store {
   absl::StatusOr<int64_t> HashLength(const std::string& key) override;
   absl::StatusOr<std::vector<std::optional<std::string>>> HashMultiGet(const std::string& key,
                                                                        const std::vector<std::string>& fields) override;
-  absl::StatusOr<int64_t> ListAppend(const std::string& key, const std::string& value) override;
+  absl::StatusOr<int64_t> ListAppendMany(const std::string& key, const std::vector<std::string>& values) override;
   absl::StatusOr<std::vector<std::string>> ListRange(const std::string& key, int64_t start, int64_t stop) override;
   absl::Status ListTrim(const std::string& key, int64_t start, int64_t stop) override;
   absl::StatusOr<int64_t> ListLength(const std::string& key) override;

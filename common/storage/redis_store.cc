@@ -222,8 +222,11 @@ absl::StatusOr<int64_t> RedisStore::HashLength(const std::string& key) {
   return Integer("HLEN", *reply, client_->where());
 }
 
-absl::StatusOr<int64_t> RedisStore::ListAppend(const std::string& key, const std::string& value) {
-  ASSIGN_OR_RETURN(Reply reply, RunOne(*client_, "RPUSH", key, {"RPUSH", key, value}, /*idempotent=*/false));
+absl::StatusOr<int64_t> RedisStore::ListAppendMany(const std::string& key, const std::vector<std::string>& values) {
+  if (values.empty()) return absl::InvalidArgumentError("RPUSH needs at least one value");
+  Command command = {"RPUSH", key};
+  command.insert(command.end(), values.begin(), values.end());
+  ASSIGN_OR_RETURN(Reply reply, RunOne(*client_, "RPUSH", key, std::move(command), /*idempotent=*/false));
   return Integer("RPUSH", *reply, client_->where());
 }
 

@@ -75,8 +75,12 @@ class Store {
   virtual absl::StatusOr<std::vector<std::optional<std::string>>> HashMultiGet(
       const std::string& key, const std::vector<std::string>& fields) = 0;
 
-  // Appends to the list at `key` (creating it) and returns the new length.
-  virtual absl::StatusOr<int64_t> ListAppend(const std::string& key, const std::string& value) = 0;
+  // Appends `values`, in order, to the list at `key` (creating it) in one command (Redis RPUSH with
+  // every value) and returns the new length. At least one value.
+  virtual absl::StatusOr<int64_t> ListAppendMany(const std::string& key, const std::vector<std::string>& values) = 0;
+  absl::StatusOr<int64_t> ListAppend(const std::string& key, const std::string& value) {
+    return ListAppendMany(key, {value});
+  }
   // Elements start..stop inclusive (Redis LRANGE); out-of-range indices are clamped.
   virtual absl::StatusOr<std::vector<std::string>> ListRange(const std::string& key, int64_t start, int64_t stop) = 0;
   // Keeps only elements start..stop inclusive (Redis LTRIM).

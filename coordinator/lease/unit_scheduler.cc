@@ -279,6 +279,13 @@ std::optional<UnitSpec> UnitScheduler::UnitById(const std::string& unit_id) cons
   return *units_[it->second].spec;
 }
 
+bool UnitScheduler::IsDone(const std::string& unit_id) const {
+  const auto it = unit_slot_.find(unit_id);
+  if (it == unit_slot_.end()) return false;
+  absl::MutexLock lock(&mu_);
+  return units_[it->second].state == UnitState::kDone;
+}
+
 std::optional<size_t> UnitScheduler::CurrentSlot(const std::string& lease_id, uint64_t token) const {
   const auto it = leases_.find(lease_id);
   if (it == leases_.end() || units_[it->second].token != token) return std::nullopt;

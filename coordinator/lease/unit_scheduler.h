@@ -180,6 +180,8 @@ class UnitScheduler {
 
   // The plan's copy of a unit (the coordinator trusts it over what a worker sends back).
   std::optional<UnitSpec> UnitById(const std::string& unit_id) const;
+  // Whether the unit is planned and done (committed, or failed for this run).
+  bool IsDone(const std::string& unit_id) const;
 
  private:
   enum class UnitState { kPending, kLeased, kDone };

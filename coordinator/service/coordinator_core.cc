@@ -126,6 +126,9 @@ absl::Status CoordinatorCore::Report(std::string_view token, v1::ReportRequest* 
 absl::Status CoordinatorCore::Release(std::string_view token, const v1::ReleaseRequest& request, v1::ReleaseResponse*) {
   if (absl::Status authorized = Authorize(token); !authorized.ok()) return authorized;
   scheduler_->Release(request.lease_id(), request.fencing_token());
+  if (!request.unit_id().empty() && options_.on_lost_loop_ended && scheduler_->IsDone(request.unit_id())) {
+    options_.on_lost_loop_ended(request.unit_id());
+  }
   return absl::OkStatus();
 }
 
@@ -326,8 +329,10 @@ absl::Status CoordinatorCore::PersistLocked(const std::vector<const v1::Complete
   for (size_t i : batch) {
     const v1::CompleteRequest& request = *units[i];
     // CheckLocked accepted it, so the unit is planned.
-    entries.push_back({ResultFromProto(request, *scheduler_->UnitById(request.unit_id())), FromProto(request.calls()),
-                       CommittedUnitBytes(request)});
+    UnitResult result = ResultFromProto(request, *scheduler_->UnitById(request.unit_id()));
+    // A failed unit is not journaled (a re-run tries it again): no record for it.
+    std::string record = result.stop_reason == kStopError ? std::string() : CommittedUnitBytes(request);
+    entries.push_back({std::move(result), FromProto(request.calls()), std::move(record)});
     MergeCallStats(entries.back().calls, calls);
   }
   if (absl::Status persisted = sink_(std::move(entries)); !persisted.ok()) {

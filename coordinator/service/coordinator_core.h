@@ -46,6 +46,9 @@ struct CoordinatorServiceOptions {
   // After a commit is persisted AND the unit is marked done: once per group of calls (CommitCalls) that
   // marked any unit done.
   std::function<void()> on_marked_done;
+  // When a worker says the loop of a lease it lost has ended (ReleaseRequest.unit_id) and the unit is
+  // done: that loop may have rewritten the checkpoint the commit deleted, so it is deleted again.
+  std::function<void(const std::string& unit_id)> on_lost_loop_ended;
   // Optional (not owned): every lease is recorded there before it is handed out, so that a restarted
   // coordinator gives running units back to their workers (lease_log.h).
   LeaseLog* lease_log = nullptr;

@@ -7,37 +7,39 @@
 #include "absl/strings/str_cat.h"
 #include "common/json_util.h"
 #include "common/records_json.h"
-#include "google/protobuf/io/coded_stream.h"
 #include "noveltygrid/v1/coordinator.pb.h"
 #include "proto/wire.h"
 
 namespace noveltygrid {
 
-std::string CommittedUnitBytes(const UnitResult& result, const CallStats& calls) {
-  v1::CompleteRequest stored;
-  ToProto(result, &stored);
-  ToProto(calls, stored.mutable_calls());
+namespace {
+
+// The record: the message without the lease's fields.
+std::string WithoutLease(v1::CompleteRequest& stored) {
   stored.clear_worker_id();
   stored.clear_lease_id();
   stored.clear_fencing_token();
   return stored.SerializeAsString();
 }
 
-namespace {
-
-// How many bytes the lease's fields (worker_id = 1, lease_id = 2, fencing_token = 3) take at the start
-// of the commit's serialized form: protobuf writes known fields in field-number order and leaves
-// out proto3 defaults, so these come first, each as a one-byte tag and its value.
-size_t LeaseFieldBytes(const v1::CompleteRequest& commit) {
-  using google::protobuf::io::CodedOutputStream;
-  auto string_field = [](const std::string& value) {
-    return value.empty() ? 0 : 1 + CodedOutputStream::VarintSize32(static_cast<uint32_t>(value.size())) + value.size();
-  };
-  return string_field(commit.worker_id()) + string_field(commit.lease_id()) +
-         (commit.fencing_token() == 0 ? 0 : 1 + CodedOutputStream::VarintSize64(commit.fencing_token()));
+// The lease's fields (worker_id = 1, lease_id = 2, fencing_token = 3) serialized alone: protobuf writes
+// known fields in field-number order, so a commit's serialized form starts with exactly these bytes.
+std::string LeaseFieldBytes(const v1::CompleteRequest& commit) {
+  v1::CompleteRequest lease;
+  lease.set_worker_id(commit.worker_id());
+  lease.set_lease_id(commit.lease_id());
+  lease.set_fencing_token(commit.fencing_token());
+  return lease.SerializeAsString();
 }
 
 }  // namespace
+
+std::string CommittedUnitBytes(const UnitResult& result, const CallStats& calls) {
+  v1::CompleteRequest stored;
+  ToProto(result, &stored);
+  ToProto(calls, stored.mutable_calls());
+  return WithoutLease(stored);
+}
 
 std::string CommittedUnitBytes(const v1::CompleteRequest& commit) {
   bool embedded = false;
@@ -45,17 +47,12 @@ std::string CommittedUnitBytes(const v1::CompleteRequest& commit) {
   if (!embedded) {
     // Serialized as sent and cut after the lease's fields: no copy of the message (a unit's answers).
     std::string bytes = commit.SerializeAsString();
-    const size_t lease = LeaseFieldBytes(commit);
-    const char first_tag = commit.worker_id().empty() ? (commit.lease_id().empty() ? 0x18 : 0x12) : 0x0A;
-    if (lease == 0) return bytes;
-    if (lease <= bytes.size() && bytes.front() == first_tag) return bytes.erase(0, lease);
+    const std::string lease = LeaseFieldBytes(commit);
+    if (bytes.compare(0, lease.size(), lease) == 0) return bytes.erase(0, lease.size());
   }
   v1::CompleteRequest stored = commit;
-  stored.clear_worker_id();
-  stored.clear_lease_id();
-  stored.clear_fencing_token();
   for (v1::Step& step : *stored.mutable_answers()) step.clear_embedding();
-  return stored.SerializeAsString();
+  return WithoutLease(stored);
 }
 
 std::string CommittedUnitBytes(const JournalEntry& entry) {

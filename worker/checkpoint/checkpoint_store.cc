@@ -7,20 +7,38 @@ namespace noveltygrid {
 
 void CheckpointStore::CatchUp(const std::string& unit_id, absl::Span<const StepRecord> steps,
                               absl::Span<const Embedding> embeddings) {
+  // Embeddings are per step or absent; a mismatch is the caller's bug, and no checkpoint beats a wrong one.
+  if (!embeddings.empty() && embeddings.size() != steps.size()) return;
+  // Only the steps numbered 1, 2, ... from the first: nothing from a gap on is stored.
+  size_t in_order = 0;
+  while (in_order < steps.size() && steps[in_order].answer_num == static_cast<int>(in_order) + 1) ++in_order;
+  steps = steps.first(in_order);
+  if (!embeddings.empty()) embeddings = embeddings.first(in_order);
   if (steps.empty() || !guard_.Allow()) return;
   const std::string key = keys::Checkpoint(unit_id);
   absl::StatusOr<int64_t> length = store_->ListLength(key);
   guard_.Record(length.status());
-  if (!length.ok()) return;
-  // The list stays exactly steps 1..m: step i goes at index i - 1, and only after all before it.
-  for (size_t i = static_cast<size_t>(*length); i < steps.size(); ++i) {
-    if (steps[i].answer_num != static_cast<int>(i) + 1) return;
+  if (!length.ok() || static_cast<size_t>(*length) >= steps.size()) return;
+  absl::StatusOr<int64_t> appended = store_->ListAppendMany(key, Serialized(steps, embeddings, *length));
+  guard_.Record(appended.status());
+  if (!appended.ok() || static_cast<size_t>(*appended) == steps.size()) return;
+  // Someone else appended in between (the loop of this unit's earlier lease, before it learned it had
+  // lost it): the list is steps 1..n again from scratch, so that Load does not stop at a repeated step.
+  absl::Status deleted = store_->Delete(key);
+  guard_.Record(deleted);
+  if (deleted.ok()) guard_.Record(store_->ListAppendMany(key, Serialized(steps, embeddings, 0)).status());
+}
+
+std::vector<std::string> CheckpointStore::Serialized(absl::Span<const StepRecord> steps,
+                                                     absl::Span<const Embedding> embeddings, size_t from) {
+  std::vector<std::string> serialized;
+  serialized.reserve(steps.size() - from);
+  for (size_t i = from; i < steps.size(); ++i) {
     v1::Step step;
-    ToProto(steps[i], i < embeddings.size() ? &embeddings[i] : nullptr, &step);  // null: no embedding
-    absl::Status appended = store_->ListAppend(key, step.SerializeAsString()).status();
-    guard_.Record(appended);
-    if (!appended.ok()) return;
+    ToProto(steps[i], embeddings.empty() ? nullptr : &embeddings[i], &step);  // null: no embedding
+    serialized.push_back(step.SerializeAsString());
   }
+  return serialized;
 }
 
 UnitCheckpoint CheckpointStore::Load(const std::string& unit_id) {

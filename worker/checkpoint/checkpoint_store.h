@@ -8,6 +8,7 @@
 #define NOVELTYGRID_WORKER_CHECKPOINT_CHECKPOINT_STORE_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/types/span.h"
 #include "common/storage/store.h"
@@ -21,15 +22,20 @@ class CheckpointStore {
   explicit CheckpointStore(Store* store) : store_(store), guard_("loop checkpoints") {}
 
   // Brings the stored list up to `steps` (steps 1..n of the unit, in order; `embeddings` parallel, or
-  // empty for steps without one): appends the steps it lacks, so that a list which missed some (the
-  // store was away) catches up with the next step. Steps already stored (a resumed unit re-reporting)
-  // are not appended twice.
+  // empty for steps without one): appends the steps it lacks in one command, so that a list which
+  // missed some (the store was away) catches up with the next step. Steps already stored (a resumed
+  // unit re-reporting) are not appended twice. Embeddings of another count than the steps: nothing is
+  // written.
   void CatchUp(const std::string& unit_id, absl::Span<const StepRecord> steps, absl::Span<const Embedding> embeddings);
 
   // The stored steps 1..n without gaps (empty when none or the store is away).
   UnitCheckpoint Load(const std::string& unit_id);
 
  private:
+  // Steps from..n as serialised noveltygrid.v1.Step.
+  static std::vector<std::string> Serialized(absl::Span<const StepRecord> steps, absl::Span<const Embedding> embeddings,
+                                             size_t from);
+
   Store* const store_;  // not owned
   StoreGuard guard_;
 };

@@ -221,6 +221,14 @@ TEST_P(StoreConformanceTest, HashMultiGetKeepsTheOrderOfTheFieldsAcrossBatches) 
   EXPECT_THAT(Must(store_->HashMultiGet("h", {})), IsEmpty());
 }
 
+TEST_P(StoreConformanceTest, ListAppendManyAppendsInOrderInOneCommand) {
+  EXPECT_EQ(Must(store_->ListAppendMany("l", {"a", std::string("\0b", 2), "c"})), 3);
+  EXPECT_EQ(Must(store_->ListAppendMany("l", {"d"})), 4);
+  EXPECT_THAT(Must(store_->ListRange("l", 0, -1)), ElementsAre("a", std::string("\0b", 2), "c", "d"));
+  EXPECT_EQ(store_->ListAppendMany("l", {}).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Must(store_->ListLength("l")), 4);
+}
+
 TEST_P(StoreConformanceTest, ListAppendRangeTrimLength) {
   for (int i = 0; i < 6; ++i) EXPECT_EQ(Must(store_->ListAppend("l", absl::StrCat("e", i))), i + 1);
   EXPECT_EQ(Must(store_->ListLength("l")), 6);

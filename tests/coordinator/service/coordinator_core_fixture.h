@@ -75,12 +75,14 @@ class CoordinatorCoreTest : public ::testing::Test {
     return request;
   }
 
-  absl::Status ReleaseLease(const v1::Lease& lease) {
+  // loop_ended: as a worker whose loop of the lost lease has ended (ReleaseRequest.unit_id set).
+  absl::Status ReleaseLease(const v1::Lease& lease, bool loop_ended = false) {
     v1::ReleaseRequest request;
     request.set_worker_id("w1");
     request.set_lease_id(lease.lease_id());
     request.set_fencing_token(lease.fencing_token());
     request.set_reason("test");
+    if (loop_ended) request.set_unit_id(lease.unit().id());
     v1::ReleaseResponse response;
     return core().Release(kToken, request, &response);
   }

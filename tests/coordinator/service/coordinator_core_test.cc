@@ -18,6 +18,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::SizeIs;
 
 TEST_F(CoordinatorCoreTest, LeaseCarriesTheUnitItsSettingsAndTheIntervals) {
   const v1::LeaseResponse response = LeaseUpTo(5);
@@ -329,6 +330,29 @@ TEST_F(CoordinatorCoreTest, StaleFencingTokenIsRefused) {
   v1::CompleteResponse current;
   ASSERT_TRUE(core().Complete(kToken, CompleteOf(second), &current).ok());
   EXPECT_TRUE(current.accepted());
+  EXPECT_EQ(coordinator_.committed().size(), 1u);
+}
+
+TEST_F(CoordinatorCoreTest, TheEndOfALostLoopOfACommittedUnitIsPassedOn) {
+  const v1::Lease first = LeaseOne();
+  ASSERT_TRUE(ReleaseLease(first).ok());  // taken back: `first` is the lost lease
+  const v1::Lease second = LeaseOne("w2");
+  ASSERT_EQ(second.unit().id(), first.unit().id());
+  // The unit is not done yet: its checkpoint is the current lease's, left alone.
+  ASSERT_TRUE(ReleaseLease(first, /*loop_ended=*/true).ok());
+  EXPECT_THAT(coordinator_.lost_loops_ended(), IsEmpty());
+  v1::CompleteResponse response;
+  ASSERT_TRUE(core().Complete(kToken, CompleteOf(second), &response).ok());
+  ASSERT_TRUE(response.accepted());
+  // Done: the lost loop may have rewritten the checkpoint the commit deleted.
+  ASSERT_TRUE(ReleaseLease(first, /*loop_ended=*/true).ok());
+  EXPECT_THAT(coordinator_.lost_loops_ended(), ElementsAre(first.unit().id()));
+  // A release that names no unit, or one not in the plan, passes nothing on.
+  ASSERT_TRUE(ReleaseLease(first).ok());
+  v1::Lease unknown = first;
+  unknown.mutable_unit()->set_id("no-such-unit");
+  ASSERT_TRUE(ReleaseLease(unknown, /*loop_ended=*/true).ok());
+  EXPECT_THAT(coordinator_.lost_loops_ended(), SizeIs(1));
   EXPECT_EQ(coordinator_.committed().size(), 1u);
 }
 

@@ -66,6 +66,10 @@ class TestCoordinator {
       absl::MutexLock lock(&mu_);
       ++marked_done_;
     };
+    options.on_lost_loop_ended = [this](const std::string& unit_id) {
+      absl::MutexLock lock(&mu_);
+      lost_loops_ended_.push_back(unit_id);
+    };
     plan_.units = TestUnits(units);
     plan_.models = {"m"};
     plan_.benchmarks.push_back(std::make_shared<TestBenchmark>());
@@ -88,6 +92,11 @@ class TestCoordinator {
   int marked_done() const {
     absl::MutexLock lock(&mu_);
     return marked_done_;
+  }
+  // The units on_lost_loop_ended was called for, in order.
+  std::vector<std::string> lost_loops_ended() const {
+    absl::MutexLock lock(&mu_);
+    return lost_loops_ended_;
   }
   // Calls of the sink, failed ones included.
   int persist_attempts() const {
@@ -121,6 +130,7 @@ class TestCoordinator {
   std::vector<UnitResult> committed_ ABSL_GUARDED_BY(mu_);
   std::vector<std::vector<std::string>> batches_ ABSL_GUARDED_BY(mu_);
   int marked_done_ ABSL_GUARDED_BY(mu_) = 0;
+  std::vector<std::string> lost_loops_ended_ ABSL_GUARDED_BY(mu_);
   int persist_attempts_ ABSL_GUARDED_BY(mu_) = 0;
 };
 

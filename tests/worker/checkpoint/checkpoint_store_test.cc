@@ -2,6 +2,7 @@
 // without gaps, never stored twice.
 #include "worker/checkpoint/checkpoint_store.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,42 @@ TEST(CheckpointStoreTest, StepsOutOfOrderAreNotAppended) {
   history.steps[1].answer_num = 5;  // not step 2: neither it nor anything after it is stored
   checkpoints.CatchUp("u0", history.steps, history.embeddings);
   EXPECT_THAT(Nums(checkpoints.Load("u0")), ElementsAre(1));
+}
+
+TEST(CheckpointStoreTest, EmbeddingsOfAnotherCountThanTheStepsStoreNothing) {
+  InMemoryStore store;
+  CheckpointStore checkpoints(&store);
+  History history = StepsUpTo(3);
+  history.embeddings.pop_back();
+  checkpoints.CatchUp("u0", history.steps, history.embeddings);
+  EXPECT_EQ(*store.ListLength(keys::Checkpoint("u0")), 0);
+}
+
+// A store where another writer appends `step` to the list between the next ListLength and what follows.
+class InterleavingStore : public InMemoryStore {
+ public:
+  absl::StatusOr<int64_t> ListLength(const std::string& key) override {
+    absl::StatusOr<int64_t> length = InMemoryStore::ListLength(key);
+    if (step.has_value()) {
+      if (absl::Status appended = ListAppend(key, *step).status(); !appended.ok()) return appended;
+      step.reset();
+    }
+    return length;
+  }
+  std::optional<std::string> step;
+};
+
+TEST(CheckpointStoreTest, AListSomeoneElseAppendedToIsWrittenAgainFromTheStart) {
+  InterleavingStore store;
+  CheckpointStore checkpoints(&store);
+  CatchUp(checkpoints, "u0", 1);
+  // The loop of an earlier lease of the unit appends step 1 again in between: the list is rewritten
+  // as steps 1..n rather than left with a repeated step that Load stops at.
+  store.step = store.ListRange(keys::Checkpoint("u0"), 0, 0)->front();
+  CatchUp(checkpoints, "u0", 3);
+  EXPECT_FALSE(store.step.has_value());  // it did append
+  EXPECT_EQ(*store.ListLength(keys::Checkpoint("u0")), 3);
+  EXPECT_THAT(Nums(checkpoints.Load("u0")), ElementsAre(1, 2, 3));
 }
 
 TEST(CheckpointStoreTest, LoadStopsAtTheFirstGapOrUnreadableEntry) {
