@@ -97,7 +97,7 @@ absl::StatusOr<std::unique_ptr<SweepCoordinator>> SweepCoordinator::Start(const 
   };
   service_options.on_lost_loop_ended = [self = c.get()](const std::string& unit_id) {
     absl::MutexLock lock(&self->mu_);
-    if (self->options_.store != nullptr) self->stale_checkpoints_.push_back(keys::Checkpoint(unit_id));
+    self->DropCheckpointSoon(unit_id);
   };
   SweepCoordinator* self = c.get();
   c->core_ = std::make_unique<CoordinatorCore>(
@@ -222,8 +222,7 @@ void SweepCoordinator::Reduce(JournalEntry unit) {
   AddToReducer(std::move(result), unit.calls);
   if (options_.on_commit) options_.on_commit(answers, failed);
   absl::MutexLock lock(&mu_);
-  // The unit is committed; its checkpoint is no longer needed (Wait() deletes it soon).
-  if (options_.store != nullptr) stale_checkpoints_.push_back(keys::Checkpoint(unit_id));
+  DropCheckpointSoon(unit_id);  // the unit is committed; its checkpoint is no longer needed
   if (failed) {
     ++failed_;
     ++failure_reasons_[error];
@@ -298,6 +297,10 @@ absl::StatusOr<int> SweepCoordinator::Wait() {
   Linger();
   absl::MutexLock lock(&mu_);
   return failed_;
+}
+
+void SweepCoordinator::DropCheckpointSoon(const std::string& unit_id) {
+  if (options_.store != nullptr) stale_checkpoints_.push_back(keys::Checkpoint(unit_id));
 }
 
 void SweepCoordinator::DropCheckpoints() {

@@ -118,6 +118,8 @@ class SweepCoordinator {
   absl::Status TakeStored(const std::vector<UnitResult*>& results) const;
   void Linger();
   // Deletes the worker checkpoints of the units committed since the last call, in one round trip.
+  // Queues the unit's checkpoint for DropCheckpoints (Wait() runs it soon).
+  void DropCheckpointSoon(const std::string& unit_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void DropCheckpoints();
   std::string BudgetMessage() const;
   ResultsOptions ResultsOptionsOf() const;

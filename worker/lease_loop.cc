@@ -213,6 +213,11 @@ absl::Status LeaseLoop::Run() {
   return result;
 }
 
+void LeaseLoop::TakeBack(const std::string& lease_id) {
+  auto it = active_.find(lease_id);
+  if (it != active_.end()) it->second.lost = it->second.taken_back = true;
+}
+
 v1::ReleaseRequest LeaseLoop::MakeRelease(const std::string& lease_id, uint64_t token, std::string reason,
                                           const std::string& unit_id) const {
   v1::ReleaseRequest release;
@@ -389,8 +394,7 @@ void LeaseLoop::HeartbeatLoop() {
     NoteHeartbeat(status.ok());
     if (!status.ok()) continue;  // the lease loop reports unreachability; units run on (NoteHeartbeat)
     for (const std::string& lost : response.lost_lease_ids()) {
-      auto it = active_.find(lost);
-      if (it != active_.end()) it->second.lost = it->second.taken_back = true;
+      TakeBack(lost);
     }
   }
 }

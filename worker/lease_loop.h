@@ -136,8 +136,8 @@ class LeaseLoop {
     uint64_t token = 0;
     std::string unit_id;
     bool running = true;      // false once the loop ended and the result waits for its commit
-    bool lost = false;        // the coordinator took the lease back: abandon the unit
-    bool taken_back = false;  // lost because the coordinator said so (not given up by this worker)
+    bool lost = false;        // no longer this worker's (taken back, or given up by it): abandon the unit
+    bool taken_back = false;  // lost because the coordinator said so (TakeBack)
     int steps_done = 0;
     absl::Time last_step;       // started, or its latest step
     bool stall_logged = false;  // since its latest step
@@ -151,6 +151,8 @@ class LeaseLoop {
   };
 
   void StartUnit(const v1::Lease& lease);
+  // The coordinator says `lease_id` is no longer this worker's (heartbeat, refused report).
+  void TakeBack(const std::string& lease_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // unit_id: only for a lost lease whose loop has ended (ReleaseRequest.unit_id).
   v1::ReleaseRequest MakeRelease(const std::string& lease_id, uint64_t token, std::string reason,
                                  const std::string& unit_id = "") const;

@@ -77,8 +77,8 @@ bool LeaseLoop::SendReports(std::map<std::string, std::vector<v1::Step>> steps) 
       for (const v1::LeaseSteps& lease : request.leases()) {
         if (!rejected.contains(lease.lease_id())) {
           stats_.steps_reported += lease.steps_size();
-        } else if (auto it = active_.find(lease.lease_id()); it != active_.end()) {
-          it->second.lost = it->second.taken_back = true;
+        } else {
+          TakeBack(lease.lease_id());
         }
       }
     }

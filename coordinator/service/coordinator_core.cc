@@ -126,10 +126,12 @@ absl::Status CoordinatorCore::Report(std::string_view token, v1::ReportRequest* 
 absl::Status CoordinatorCore::Release(std::string_view token, const v1::ReleaseRequest& request, v1::ReleaseResponse*) {
   if (absl::Status authorized = Authorize(token); !authorized.ok()) return authorized;
   scheduler_->Release(request.lease_id(), request.fencing_token());
-  if (!request.unit_id().empty() && options_.on_lost_loop_ended && scheduler_->IsDone(request.unit_id())) {
-    options_.on_lost_loop_ended(request.unit_id());
-  }
+  if (!request.unit_id().empty()) LostLoopEnded(request.unit_id());
   return absl::OkStatus();
+}
+
+void CoordinatorCore::LostLoopEnded(const std::string& unit_id) {
+  if (options_.on_lost_loop_ended && scheduler_->IsDone(unit_id)) options_.on_lost_loop_ended(unit_id);
 }
 
 absl::Status CoordinatorCore::Status(std::string_view token, const v1::StatusRequest&, v1::StatusResponse* response) {
@@ -304,6 +306,7 @@ std::optional<absl::Status> CoordinatorCore::CheckLocked(const v1::CompleteReque
   switch (scheduler_->CheckCommit(request.lease_id(), request.fencing_token(), request.unit_id())) {
     case CommitCheck::kDuplicate:
       Count(&CommitCounts::duplicates);
+      LostLoopEnded(request.unit_id());  // a loop of the done unit (its lost lease's, or again) has ended
       response->set_accepted(true);
       response->set_duplicate(true);
       return absl::OkStatus();

@@ -46,8 +46,9 @@ struct CoordinatorServiceOptions {
   // After a commit is persisted AND the unit is marked done: once per group of calls (CommitCalls) that
   // marked any unit done.
   std::function<void()> on_marked_done;
-  // When a worker says the loop of a lease it lost has ended (ReleaseRequest.unit_id) and the unit is
-  // done: that loop may have rewritten the checkpoint the commit deleted, so it is deleted again.
+  // When the loop of a lease that is no longer current has ended -- its worker says so (ReleaseRequest.
+  // unit_id), or its commit of the done unit comes back as a duplicate -- and the unit is done: that loop may have
+  // rewritten the checkpoint the unit's commit deleted, so it is deleted again.
   std::function<void(const std::string& unit_id)> on_lost_loop_ended;
   // Optional (not owned): every lease is recorded there before it is handed out, so that a restarted
   // coordinator gives running units back to their workers (lease_log.h).
@@ -142,6 +143,9 @@ class CoordinatorCore {
   // Writes the leases of `response` to the lease log (when there is one).
   void RecordLeases(const std::string& worker_id, const v1::LeaseResponse& response);
   void Count(int64_t CommitCounts::*counter);
+  // The loop of a lease of `unit_id` that is no longer current has ended: on_lost_loop_ended when the
+  // unit is done.
+  void LostLoopEnded(const std::string& unit_id);
   // Commits `units` in order: the status and *responses[i] answer units[i] as Complete does. Each is
   // checked (CheckLocked); those accepted are persisted together (PersistLocked) and then marked done
   // in order (FinishLocked). The caller calls options_.on_marked_done once for all it committed (one

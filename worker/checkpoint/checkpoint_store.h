@@ -24,8 +24,8 @@ class CheckpointStore {
   // Brings the stored list up to `steps` (steps 1..n of the unit, in order; `embeddings` parallel, or
   // empty for steps without one): appends the steps it lacks in one command, so that a list which
   // missed some (the store was away) catches up with the next step. Steps already stored (a resumed
-  // unit re-reporting) are not appended twice. Embeddings of another count than the steps: nothing is
-  // written.
+  // unit re-reporting) are not appended twice; steps from the first out of order on, and all of them
+  // when the embeddings are of another count, are not written.
   void CatchUp(const std::string& unit_id, absl::Span<const StepRecord> steps, absl::Span<const Embedding> embeddings);
 
   // The stored steps 1..n without gaps (empty when none or the store is away).

@@ -347,12 +347,20 @@ TEST_F(CoordinatorCoreTest, TheEndOfALostLoopOfACommittedUnitIsPassedOn) {
   // Done: the lost loop may have rewritten the checkpoint the commit deleted.
   ASSERT_TRUE(ReleaseLease(first, /*loop_ended=*/true).ok());
   EXPECT_THAT(coordinator_.lost_loops_ended(), ElementsAre(first.unit().id()));
+  // So does a commit of the done unit from its lost lease or again from its last one (a duplicate
+  // either way): a loop of the unit has ended -- also on workers that send no note.
+  v1::CompleteResponse from_lost, again;
+  ASSERT_TRUE(core().Complete(kToken, CompleteOf(first), &from_lost).ok());
+  EXPECT_TRUE(from_lost.duplicate());
+  ASSERT_TRUE(core().Complete(kToken, CompleteOf(second), &again).ok());
+  EXPECT_TRUE(again.duplicate());
+  EXPECT_THAT(coordinator_.lost_loops_ended(), ElementsAre(first.unit().id(), first.unit().id(), first.unit().id()));
   // A release that names no unit, or one not in the plan, passes nothing on.
   ASSERT_TRUE(ReleaseLease(first).ok());
   v1::Lease unknown = first;
   unknown.mutable_unit()->set_id("no-such-unit");
   ASSERT_TRUE(ReleaseLease(unknown, /*loop_ended=*/true).ok());
-  EXPECT_THAT(coordinator_.lost_loops_ended(), SizeIs(1));
+  EXPECT_THAT(coordinator_.lost_loops_ended(), SizeIs(3));
   EXPECT_EQ(coordinator_.committed().size(), 1u);
 }
 

@@ -10,6 +10,7 @@
 #include "common/storage/memory_store.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "proto/wire.h"
 
 namespace noveltygrid {
 namespace {
@@ -129,17 +130,23 @@ class InterleavingStore : public InMemoryStore {
   std::optional<std::string> step;
 };
 
-TEST(CheckpointStoreTest, AListSomeoneElseAppendedToIsWrittenAgainFromTheStart) {
+TEST(CheckpointStoreTest, AnotherWritersStepInBetweenLeavesTheCheckpointOfOneHistory) {
   InterleavingStore store;
   CheckpointStore checkpoints(&store);
   CatchUp(checkpoints, "u0", 1);
-  // The loop of an earlier lease of the unit appends step 1 again in between: the list is rewritten
-  // as steps 1..n rather than left with a repeated step that Load stops at.
-  store.step = store.ListRange(keys::Checkpoint("u0"), 0, 0)->front();
+  // The loop of an earlier lease of the unit appends its step 1 in between: the list is not rewritten
+  // (that could put the other loop's steps before this one's); Load stops at the repeated step.
+  StepRecord other = Step(1);
+  other.answer = "the other loop's answer 1";
+  v1::Step step;
+  ToProto(other, nullptr, &step);
+  store.step = step.SerializeAsString();
   CatchUp(checkpoints, "u0", 3);
   EXPECT_FALSE(store.step.has_value());  // it did append
-  EXPECT_EQ(*store.ListLength(keys::Checkpoint("u0")), 3);
-  EXPECT_THAT(Nums(checkpoints.Load("u0")), ElementsAre(1, 2, 3));
+  EXPECT_EQ(*store.ListLength(keys::Checkpoint("u0")), 4);
+  const UnitCheckpoint loaded = checkpoints.Load("u0");
+  EXPECT_THAT(Nums(loaded), ElementsAre(1));
+  EXPECT_EQ(loaded.answers[0].answer, "answer 1");
 }
 
 TEST(CheckpointStoreTest, LoadStopsAtTheFirstGapOrUnreadableEntry) {
