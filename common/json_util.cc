@@ -162,32 +162,37 @@ void AppendJsonString(absl::string_view text, std::string* out) {
     }
     out->append(text.data() + run, i - run);
     run = ++i;
+    // Appended with their lengths: append(const char*) would measure each escape with strlen.
+    char letter = 0;  // of a two-byte escape
     switch (c) {
       case '"':
-        out->append("\\\"");
-        break;
       case '\\':
-        out->append("\\\\");
+        letter = static_cast<char>(c);
         break;
       case '\b':
-        out->append("\\b");
+        letter = 'b';
         break;
       case '\f':
-        out->append("\\f");
+        letter = 'f';
         break;
       case '\n':
-        out->append("\\n");
+        letter = 'n';
         break;
       case '\r':
-        out->append("\\r");
+        letter = 'r';
         break;
       case '\t':
-        out->append("\\t");
+        letter = 't';
         break;
-      default: {
-        const char escape[] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xF]};
-        out->append(escape, sizeof escape);
-      }
+      default:
+        break;
+    }
+    if (letter != 0) {
+      const char escape[] = {'\\', letter};
+      out->append(escape, sizeof escape);
+    } else {
+      const char escape[] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xF]};
+      out->append(escape, sizeof escape);
     }
   }
   out->append(text.data() + run, n - run);

@@ -80,7 +80,8 @@ struct Call {
   std::shared_ptr<Core> core;
   std::shared_ptr<const HttpRequest> request;  // shared with the HTTP client: a retry or hedge sends it again
   JsonCallback done;                           // PostJson
-  TextCallback done_text;                      // PostText
+  ReplyReader read;                            // PostRead
+  FailureCallback failed;                      // PostRead
   int64_t reserve = 0;                         // tokens each request reserves under tokens_per_minute
 
   // Replies of an attempt and its duplicates may run at once on several executor threads.
@@ -112,8 +113,8 @@ CallInfo EndLocked(Call& call) ABSL_EXCLUSIVE_LOCKS_REQUIRED(call.mu) {
 // Delivers the error of a call that EndLocked ended.
 void Fail(const std::shared_ptr<Call>& call, CallInfo info, absl::Status error) {
   call->core->failures.fetch_add(1, std::memory_order_relaxed);
-  if (call->done_text) {
-    std::move(call->done_text)(std::move(error), info);
+  if (call->failed) {
+    std::move(call->failed)(std::move(error), info);
   } else {
     std::move(call->done)(std::move(error), info);
   }
@@ -142,9 +143,12 @@ void OnReply(const std::shared_ptr<Call>& call, const Sent& sent, absl::StatusOr
     sent_at = *sent.at;
     core.sent.erase(sent.at);
   }
-  const bool text = static_cast<bool>(call->done_text);
+  const bool text = static_cast<bool>(call->read);
+  // PostRead: the caller's reader checks a 2xx body as it reads it, so the body is read once.
+  std::optional<ReadReply> read;
+  if (text && result.ok() && result->status >= 200 && result->status < 300) read = call->read(result->body);
   Json parsed;
-  Classification c = ClassifyAttempt(result, text ? nullptr : &parsed);
+  Classification c = ClassifyAttempt(result, text ? nullptr : &parsed, read.has_value() ? &read->scan : nullptr);
   const absl::Duration latency = absl::Now() - sent_at;
   if (core.observer) core.observer(core.config.name, latency, c.outcome == CallOutcome::kSuccess);
   if (c.outcome == CallOutcome::kSuccess) core.hedge->Observe(call->request->url, latency);
@@ -183,7 +187,7 @@ void OnReply(const std::shared_ptr<Call>& call, const Sent& sent, absl::StatusOr
     case CallOutcome::kSuccess:
       if (sent.hedge) core.hedge_wins.fetch_add(1, std::memory_order_relaxed);
       if (text) {
-        std::move(call->done_text)(std::move(result->body), info);
+        std::move(read->deliver)(info);
       } else {
         std::move(call->done)(std::move(parsed), info);
       }
@@ -337,9 +341,10 @@ class ProviderChannelImpl : public ProviderChannel {
     Start(std::move(call), path, DumpJson(body));
   }
 
-  void PostText(const std::string& path, std::string body, TextCallback done) override {
+  void PostRead(const std::string& path, std::string body, ReplyReader read, FailureCallback failed) override {
     auto call = std::make_shared<Call>();
-    call->done_text = std::move(done);
+    call->read = std::move(read);
+    call->failed = std::move(failed);
     Start(std::move(call), path, std::move(body));
   }
 
@@ -420,18 +425,19 @@ absl::StatusOr<std::string> LoadKey(const ProviderConfig& config, const SecretLo
 
 }  // namespace
 
-void ProviderChannel::PostText(const std::string& path, std::string body, TextCallback done) {
+void ProviderChannel::PostRead(const std::string& path, std::string body, ReplyReader read, FailureCallback failed) {
   Json parsed = Json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) {
-    std::move(done)(
+    std::move(failed)(
         absl::InvalidArgumentError(absl::StrCat("provider '", config().name, "': request body is not JSON")),
         CallInfo{});
     return;
   }
-  PostJson(path, std::move(parsed), [done = std::move(done)](absl::StatusOr<Json> reply, CallInfo info) mutable {
-    if (!reply.ok()) return std::move(done)(reply.status(), info);
-    std::move(done)(DumpJson(*reply), info);
-  });
+  PostJson(path, std::move(parsed),
+           [read = std::move(read), failed = std::move(failed)](absl::StatusOr<Json> reply, CallInfo info) mutable {
+             if (!reply.ok()) return std::move(failed)(reply.status(), info);
+             std::move(read(DumpJson(*reply)).deliver)(info);
+           });
 }
 
 absl::StatusOr<std::unique_ptr<ProviderChannel>> ProviderChannel::Create(const ProviderConfig& config, HttpClient* http,

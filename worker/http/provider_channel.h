@@ -40,6 +40,7 @@
 #include "common/json_util.h"
 #include "common/provider_config.h"
 #include "worker/http/http_client.h"
+#include "worker/http/retry_policy.h"
 #include "worker/limits/provider_limiter.h"
 
 namespace noveltygrid {
@@ -51,7 +52,16 @@ struct CallInfo {
 };
 
 using JsonCallback = absl::AnyInvocable<void(absl::StatusOr<Json> reply, CallInfo info) &&>;
-using TextCallback = absl::AnyInvocable<void(absl::StatusOr<std::string> reply, CallInfo info) &&>;
+
+// PostRead: what a reader of a 2xx body found there -- the channel's checks of it (ScanBody's answers,
+// worker/http/retry_policy.h) and `deliver`, which hands what was read to the caller.
+struct ReadReply {
+  BodyScan scan;
+  absl::AnyInvocable<void(CallInfo info) &&> deliver;
+};
+// Called for each 2xx body, on several threads at once for hedged duplicates.
+using ReplyReader = absl::AnyInvocable<ReadReply(absl::string_view body) const>;
+using FailureCallback = absl::AnyInvocable<void(absl::Status error, CallInfo info) &&>;
 
 struct ProviderChannelStats {
   int64_t calls = 0;
@@ -91,9 +101,11 @@ class ProviderChannel {
   virtual const ProviderConfig& config() const = 0;
   virtual void PostJson(const std::string& path, Json body, JsonCallback done) = 0;
   // PostJson for callers that write the body text themselves and read the reply with their own parser
-  // (no JSON tree either way): `body` is sent as is and must be JSON; a successful reply arrives as
-  // its text, checked as PostJson checks it. The default goes through PostJson (for fakes).
-  virtual void PostText(const std::string& path, std::string body, TextCallback done);
+  // (no JSON tree either way), in the same pass as the channel's checks: `body` is sent as is and must
+  // be JSON; `read` reads each 2xx body (ReplyReader), and the channel runs the `deliver` of the reply
+  // it accepts -- or `failed` with the call's error: one of the two, once. The default goes through
+  // PostJson (for fakes).
+  virtual void PostRead(const std::string& path, std::string body, ReplyReader read, FailureCallback failed);
   virtual ProviderChannelStats Stats() const = 0;
   // The credential error that latched this channel, if one did (a 401, or a TLS setup that cannot
   // work; IsCredentialError): no call through it can succeed until that is fixed.
@@ -102,6 +114,26 @@ class ProviderChannel {
   // provider's limits). Cheap: for status and progress lines.
   virtual CallWaits Waits() const { return {}; }
 };
+
+// PostRead for a parser: `parse(body, &scan)` reads a 2xx body once, making the channel's checks as it
+// goes (WalkBody, retry_policy.h), and returns what it read; `done` receives that, or the call's error.
+template <typename T, typename Parse>
+void PostParsed(ProviderChannel& channel, const std::string& path, std::string body, Parse parse,
+                absl::AnyInvocable<void(absl::StatusOr<T> reply, CallInfo info) &&> done) {
+  using Done = absl::AnyInvocable<void(absl::StatusOr<T>, CallInfo) &&>;
+  auto sink = std::make_shared<Done>(std::move(done));  // run once: by the accepted reply or the failure
+  channel.PostRead(
+      path, std::move(body),
+      [parse = std::move(parse), sink](absl::string_view text) {
+        ReadReply read;
+        absl::StatusOr<T> value = parse(text, &read.scan);
+        read.deliver = [sink, value = std::move(value)](CallInfo info) mutable {
+          std::move (*sink)(std::move(value), info);
+        };
+        return read;
+      },
+      [sink](absl::Status error, CallInfo info) { std::move (*sink)(std::move(error), info); });
+}
 
 }  // namespace noveltygrid
 

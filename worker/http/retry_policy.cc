@@ -141,74 +141,38 @@ int64_t UsageTokens(const Json& reply) {
          number("cache_read_input_tokens");
 }
 
-// What a scan of a 2xx body finds without building a tree.
-struct BodyScan {
-  bool valid = false;      // one JSON value and nothing after it
-  bool container = false;  // an object or an array
-  bool has_error = false;  // an object whose "error" member is not null
-  bool too_deep = false;   // invalid because nested deeper than kMaxJsonDepth
-  int64_t usage_tokens = 0;
-};
-
-BodyScan ScanBody(absl::string_view body) {
-  BodyScan scan;
-  JsonReader r(body);
-  const JsonReader::Type type = r.Peek();
-  if (type != JsonReader::Type::kObject) {
-    scan.container = type == JsonReader::Type::kArray;
-    scan.valid = r.Skip() && r.AtEnd();
-    scan.too_deep = r.too_deep();
-    return scan;
+// ScanBody's reading of a "usage" value: total_tokens, else prompt + completion, else Anthropic's names
+// (0 for anything but an object).
+int64_t ReadUsageTokens(JsonReader& r) {
+  if (r.Peek() != JsonReader::Type::kObject) {
+    r.Skip();
+    return 0;
   }
-  scan.container = true;
+  std::optional<int64_t> total, prompt, completion, input, output, cache_write, cache_read;
   r.BeginObject();
-  absl::string_view key;
-  while (r.NextMember(&key)) {
-    if (key == "error") {  // a repeated key: the last one counts, as in a parsed tree
-      scan.has_error = r.Peek() != JsonReader::Type::kNull;
-      r.Skip();
-    } else if (key == "usage") {
-      scan.usage_tokens = 0;
-      if (r.Peek() != JsonReader::Type::kObject) {
-        r.Skip();
-        continue;
-      }
-      std::optional<int64_t> total, prompt, completion, input, output, cache_write, cache_read;
-      r.BeginObject();
-      absl::string_view field;
-      while (r.NextMember(&field)) {
-        std::optional<int64_t>* slot = field == "total_tokens"                  ? &total
-                                       : field == "prompt_tokens"               ? &prompt
-                                       : field == "completion_tokens"           ? &completion
-                                       : field == "input_tokens"                ? &input
-                                       : field == "output_tokens"               ? &output
-                                       : field == "cache_creation_input_tokens" ? &cache_write
-                                       : field == "cache_read_input_tokens"     ? &cache_read
-                                                                                : nullptr;
-        if (slot != nullptr && r.Peek() == JsonReader::Type::kNumber) {
-          double value;
-          bool is_integer;
-          int64_t integer;
-          if (r.ReadNumber(&value, &is_integer, &integer)) *slot = UsageTokenCount(value, is_integer, integer);
-        } else {
-          if (slot != nullptr) slot->reset();
-          r.Skip();
-        }
-      }
-      if (total.has_value()) {
-        scan.usage_tokens = *total;
-      } else if (prompt.has_value() || completion.has_value()) {
-        scan.usage_tokens = prompt.value_or(0) + completion.value_or(0);
-      } else {  // Anthropic's names
-        scan.usage_tokens = input.value_or(0) + output.value_or(0) + cache_write.value_or(0) + cache_read.value_or(0);
-      }
+  absl::string_view field;
+  while (r.NextMember(&field)) {
+    std::optional<int64_t>* slot = field == "total_tokens"                  ? &total
+                                   : field == "prompt_tokens"               ? &prompt
+                                   : field == "completion_tokens"           ? &completion
+                                   : field == "input_tokens"                ? &input
+                                   : field == "output_tokens"               ? &output
+                                   : field == "cache_creation_input_tokens" ? &cache_write
+                                   : field == "cache_read_input_tokens"     ? &cache_read
+                                                                            : nullptr;
+    if (slot != nullptr && r.Peek() == JsonReader::Type::kNumber) {
+      double value;
+      bool is_integer;
+      int64_t integer;
+      if (r.ReadNumber(&value, &is_integer, &integer)) *slot = UsageTokenCount(value, is_integer, integer);
     } else {
+      if (slot != nullptr) slot->reset();
       r.Skip();
     }
   }
-  scan.valid = r.AtEnd();
-  scan.too_deep = r.too_deep();
-  return scan;
+  if (total.has_value()) return *total;
+  if (prompt.has_value() || completion.has_value()) return prompt.value_or(0) + completion.value_or(0);
+  return input.value_or(0) + output.value_or(0) + cache_write.value_or(0) + cache_read.value_or(0);  // Anthropic's
 }
 
 Classification Make(CallOutcome outcome, absl::Status error, const HttpResponse& response) {
@@ -221,7 +185,41 @@ Classification Make(CallOutcome outcome, absl::Status error, const HttpResponse&
 
 }  // namespace
 
-Classification ClassifyAttempt(const absl::StatusOr<HttpResponse>& attempt, Json* parsed) {
+void WalkBody(JsonReader& r, BodyScan* scan, absl::FunctionRef<void(absl::string_view key, JsonReader& r)> member) {
+  const JsonReader::Type top = r.Peek();
+  if (top == JsonReader::Type::kObject) {
+    r.BeginObject();
+    absl::string_view key;
+    while (r.NextMember(&key)) {
+      // "error" and "usage" are read on a copy of the reader: `member` reads the value itself. A
+      // repeated key: the last one counts, as in a parsed tree.
+      if (scan != nullptr && key == "error") {
+        JsonReader probe = r;
+        scan->has_error = probe.Peek() != JsonReader::Type::kNull;
+      } else if (scan != nullptr && key == "usage") {
+        JsonReader probe = r;
+        scan->usage_tokens = ReadUsageTokens(probe);
+      }
+      member(key, r);
+    }
+  } else {
+    r.Skip();
+  }
+  if (scan != nullptr) {
+    scan->container = top == JsonReader::Type::kObject || top == JsonReader::Type::kArray;
+    scan->valid = r.AtEnd();
+    scan->too_deep = r.too_deep();
+  }
+}
+
+BodyScan ScanBody(absl::string_view body) {
+  BodyScan scan;
+  JsonReader r(body);
+  WalkBody(r, &scan, [](absl::string_view, JsonReader& value) { value.Skip(); });
+  return scan;
+}
+
+Classification ClassifyAttempt(const absl::StatusOr<HttpResponse>& attempt, Json* parsed, const BodyScan* scanned) {
   if (!attempt.ok()) {
     Classification c;
     const absl::StatusCode code = attempt.status().code();
@@ -244,7 +242,7 @@ Classification ClassifyAttempt(const absl::StatusOr<HttpResponse>& attempt, Json
   const bool success = status >= 200 && status < 300;
   if (success && parsed == nullptr) {
     // The common case, without a tree; a body with an error object takes the path below for its message.
-    const BodyScan scan = ScanBody(response.body);
+    const BodyScan scan = scanned != nullptr ? *scanned : ScanBody(response.body);
     if (!scan.valid || !scan.container) return malformed(scan.too_deep);
     if (!scan.has_error) {
       Classification c = Make(CallOutcome::kSuccess, absl::OkStatus(), response);

@@ -18,11 +18,13 @@
 #include <optional>
 #include <string>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "common/json_util.h"
 #include "worker/http/http_client.h"
+#include "worker/http/json_reader.h"
 
 namespace noveltygrid {
 
@@ -53,12 +55,31 @@ struct Classification {
   int64_t usage_tokens = 0;
 };
 
+// What a check of a 2xx body finds without building a tree.
+struct BodyScan {
+  bool valid = false;      // one JSON value and nothing after it
+  bool container = false;  // an object or an array
+  bool has_error = false;  // an object whose "error" member is not null
+  bool too_deep = false;   // invalid because nested deeper than kMaxJsonDepth
+  int64_t usage_tokens = 0;
+};
+
+// The check of a 2xx body, in a pass of its own.
+BodyScan ScanBody(absl::string_view body);
+// The same check made by a reader that reads the body itself (ProviderChannel::PostRead), so that the
+// body is read once: walks the top-level value, handing each member of an object to `member` (the
+// reader at its value, which `member` must read or skip) and skipping anything else; `scan` (if not
+// null) then holds ScanBody's answers, provided `member` reads every value strictly (JsonReader's reads
+// and Skip; a raw string's escapes checked -- else the caller must mark the scan invalid).
+void WalkBody(JsonReader& r, BodyScan* scan, absl::FunctionRef<void(absl::string_view key, JsonReader& r)> member);
+
 // Classifies one attempt. A 2xx body must be a JSON object without an "error" member (or a JSON array,
 // as text-embeddings-inference /predict replies); on kSuccess
 // `*parsed` (if not null) receives that object, so the body is parsed once. With `parsed` null a
-// successful body is only scanned (JsonReader: checked, no tree built), for callers that read the
-// text themselves.
-Classification ClassifyAttempt(const absl::StatusOr<HttpResponse>& attempt, Json* parsed);
+// successful body is only checked (JsonReader: no tree built), for callers that read the text
+// themselves: by ScanBody, or, when `scanned` is given, by the caller's own pass.
+Classification ClassifyAttempt(const absl::StatusOr<HttpResponse>& attempt, Json* parsed,
+                               const BodyScan* scanned = nullptr);
 
 // The most tokens a reply's usage may count: far beyond any call (2^40), and small enough that the
 // sums of a sweep's counters cannot overflow.

@@ -103,7 +103,7 @@ std::string OpenAiChatModel::RequestBody(const ChatRequest& request) const {
   return body;
 }
 
-absl::StatusOr<ChatReply> OpenAiChatModel::ParseReply(absl::string_view body, int n) {
+absl::StatusOr<ChatReply> OpenAiChatModel::ParseReply(absl::string_view body, int n, BodyScan* scan) {
   // One choice as read; judged after the whole choice object, in the order a tree walk judged it.
   struct Choice {
     bool object = false;
@@ -114,84 +114,78 @@ absl::StatusOr<ChatReply> OpenAiChatModel::ParseReply(absl::string_view body, in
   JsonReader r(body);
   std::optional<std::vector<Choice>> choices;  // nullopt: no "choices" array
   int64_t prompt_tokens = 0, completion_tokens = 0, reasoning_tokens = 0;
-  if (r.Peek() == JsonReader::Type::kObject) {
-    r.BeginObject();
-    absl::string_view key;
-    while (r.NextMember(&key)) {
-      if (key == "choices") {  // a repeated key: the last one counts, as in a parsed tree
-        choices.reset();
-        if (r.Peek() != JsonReader::Type::kArray) {
-          r.Skip();
-          continue;
-        }
-        choices.emplace();
-        choices->reserve(static_cast<size_t>(std::max(n, 1)));
-        r.BeginArray();
-        while (r.NextElement()) {
-          Choice& c = choices->emplace_back();
-          if (r.Peek() != JsonReader::Type::kObject) {
-            r.Skip();
-            continue;
-          }
-          c.object = true;
-          r.BeginObject();
-          absl::string_view field;
-          while (r.NextMember(&field)) {
-            if (field == "index") {
-              c.index = ReadInteger(r);
-            } else if (field == "message") {
-              c.message = r.Peek() == JsonReader::Type::kObject;
-              c.content.reset();
-              c.refusal.reset();
-              if (!c.message) {
-                r.Skip();
-                continue;
-              }
-              r.BeginObject();
-              absl::string_view part;
-              while (r.NextMember(&part)) {
-                if (part == "content") {
-                  ReadStringMember(r, &c.content);
-                } else if (part == "refusal") {
-                  ReadStringMember(r, &c.refusal);
-                } else {
-                  r.Skip();
-                }
-              }
-            } else {
-              r.Skip();
-            }
-          }
-        }
-      } else if (key == "usage") {
-        // Two members of one object: read it once, both counts.
-        prompt_tokens = completion_tokens = reasoning_tokens = 0;
+  WalkBody(r, scan, [&](absl::string_view key, JsonReader&) {
+    if (key == "choices") {  // a repeated key: the last one counts, as in a parsed tree
+      choices.reset();
+      if (r.Peek() != JsonReader::Type::kArray) {
+        r.Skip();
+        return;
+      }
+      choices.emplace();
+      choices->reserve(static_cast<size_t>(std::max(n, 1)));
+      r.BeginArray();
+      while (r.NextElement()) {
+        Choice& c = choices->emplace_back();
         if (r.Peek() != JsonReader::Type::kObject) {
           r.Skip();
           continue;
         }
+        c.object = true;
         r.BeginObject();
         absl::string_view field;
         while (r.NextMember(&field)) {
-          if (field == "prompt_tokens") {
-            prompt_tokens = ReadTokenCount(r);
-          } else if (field == "completion_tokens") {
-            completion_tokens = ReadTokenCount(r);
-          } else if (field == "completion_tokens_details") {  // OpenAI, and OpenRouter's normalised usage
-            reasoning_tokens = openai_reply::ReadUsage(r, "reasoning_tokens");
-          } else if (field == "reasoning_tokens") {  // some OpenAI-compatible servers put it here
-            reasoning_tokens = ReadTokenCount(r);
+          if (field == "index") {
+            c.index = ReadInteger(r);
+          } else if (field == "message") {
+            c.message = r.Peek() == JsonReader::Type::kObject;
+            c.content.reset();
+            c.refusal.reset();
+            if (!c.message) {
+              r.Skip();
+              continue;
+            }
+            r.BeginObject();
+            absl::string_view part;
+            while (r.NextMember(&part)) {
+              if (part == "content") {
+                ReadStringMember(r, &c.content);
+              } else if (part == "refusal") {
+                ReadStringMember(r, &c.refusal);
+              } else {
+                r.Skip();
+              }
+            }
           } else {
             r.Skip();
           }
         }
-      } else {
-        r.Skip();
       }
+    } else if (key == "usage") {
+      // Two members of one object: read it once, both counts.
+      prompt_tokens = completion_tokens = reasoning_tokens = 0;
+      if (r.Peek() != JsonReader::Type::kObject) {
+        r.Skip();
+        return;
+      }
+      r.BeginObject();
+      absl::string_view field;
+      while (r.NextMember(&field)) {
+        if (field == "prompt_tokens") {
+          prompt_tokens = ReadTokenCount(r);
+        } else if (field == "completion_tokens") {
+          completion_tokens = ReadTokenCount(r);
+        } else if (field == "completion_tokens_details") {  // OpenAI, and OpenRouter's normalised usage
+          reasoning_tokens = openai_reply::ReadUsage(r, "reasoning_tokens");
+        } else if (field == "reasoning_tokens") {  // some OpenAI-compatible servers put it here
+          reasoning_tokens = ReadTokenCount(r);
+        } else {
+          r.Skip();
+        }
+      }
+    } else {
+      r.Skip();
     }
-  } else {
-    r.Skip();
-  }
+  });
   if (!r.AtEnd()) return BadReply("chat completion", "malformed JSON");
   if (!choices.has_value()) return BadReply("chat completion", "no \"choices\" array");
   if (static_cast<int>(choices->size()) != n) {
@@ -231,16 +225,16 @@ absl::StatusOr<ChatReply> OpenAiChatModel::ParseReply(absl::string_view body, in
 
 void OpenAiChatModel::Complete(ChatRequest request, ChatCallback done) {
   const int n = request.n;
-  channel_->PostText("/chat/completions", RequestBody(request),
-                     [n, done = std::move(done)](absl::StatusOr<std::string> body, CallInfo info) mutable {
-                       if (!body.ok()) return std::move(done)(body.status());
-                       absl::StatusOr<ChatReply> reply = ParseReply(*body, n);
-                       if (reply.ok()) {
-                         reply->retries = info.retries();
-                         reply->hedges = info.hedges;
-                       }
-                       std::move(done)(std::move(reply));
-                     });
+  PostParsed<ChatReply>(
+      *channel_, "/chat/completions", RequestBody(request),
+      [n](absl::string_view body, BodyScan* scan) { return ParseReply(body, n, scan); },
+      [done = std::move(done)](absl::StatusOr<ChatReply> reply, CallInfo info) mutable {
+        if (reply.ok()) {
+          reply->retries = info.retries();
+          reply->hedges = info.hedges;
+        }
+        std::move(done)(std::move(reply));
+      });
 }
 
 }  // namespace noveltygrid

@@ -79,7 +79,8 @@ OpenAiEmbedder::OpenAiEmbedder(ModelEndpoint endpoint, ProviderChannel* channel,
 OpenAiEmbedder::~OpenAiEmbedder() = default;
 
 absl::StatusOr<std::vector<Embedding>> OpenAiEmbedder::ParseReply(absl::string_view body, size_t count,
-                                                                  int64_t* prompt_tokens, size_t* item_count) {
+                                                                  int64_t* prompt_tokens, size_t* item_count,
+                                                                  BodyScan* scan) {
   // Items are judged one by one as they are read, in the order a tree walk judged them; the first
   // problem is kept and reported once the count is known to match (the count is checked first).
   std::vector<Embedding> vectors(count);
@@ -90,6 +91,7 @@ absl::StatusOr<std::vector<Embedding>> OpenAiEmbedder::ParseReply(absl::string_v
   int64_t tokens = 0;
   std::string text;  // a base64 string with escapes, decoded
   std::string bytes;
+  bool bad_escape = false;  // a string's escapes malformed: the text is not JSON (Skip would refuse it)
   const auto fail = [&](const std::string& what) {
     if (!problem.has_value()) problem = BadReply("embeddings", what);
   };
@@ -118,7 +120,10 @@ absl::StatusOr<std::vector<Embedding>> OpenAiEmbedder::ParseReply(absl::string_v
             bool escaped = false;
             if (!r.ReadRawString(&raw, &escaped)) break;
             if (escaped) {
-              if (!JsonReader::Unescape(raw, &text)) break;
+              if (!JsonReader::Unescape(raw, &text)) {
+                bad_escape = true;
+                break;
+              }
               raw = text;
             }
             if (DecodeCanonicalBase64Floats(raw, &out)) {
@@ -179,41 +184,36 @@ absl::StatusOr<std::vector<Embedding>> OpenAiEmbedder::ParseReply(absl::string_v
   };
 
   JsonReader r(body);
-  if (r.Peek() == JsonReader::Type::kObject) {
-    r.BeginObject();
-    absl::string_view key;
-    while (r.NextMember(&key)) {
-      if (key == "data") {  // a repeated key: the last one counts, as in a parsed tree
-        has_items = false;
-        problem.reset();
-        std::fill(seen.begin(), seen.end(), false);
-        for (Embedding& v : vectors) v.clear();
-        if (r.Peek() != JsonReader::Type::kArray) {
-          r.Skip();
-          continue;
-        }
-        has_items = true;
-        items = 0;
-        r.BeginArray();
-        while (r.NextElement()) {
-          // Past `count` items only the count matters: skip them.
-          if (items < count) {
-            read_item(r, items);
-          } else {
-            r.Skip();
-          }
-          ++items;
-        }
-      } else if (key == "usage") {
-        tokens = ReadUsage(r, "prompt_tokens");
-      } else {
+  WalkBody(r, scan, [&](absl::string_view key, JsonReader&) {
+    if (key == "data") {  // a repeated key: the last one counts, as in a parsed tree
+      has_items = false;
+      problem.reset();
+      std::fill(seen.begin(), seen.end(), false);
+      for (Embedding& v : vectors) v.clear();
+      if (r.Peek() != JsonReader::Type::kArray) {
         r.Skip();
+        return;
       }
+      has_items = true;
+      items = 0;
+      r.BeginArray();
+      while (r.NextElement()) {
+        // Past `count` items only the count matters: skip them.
+        if (items < count) {
+          read_item(r, items);
+        } else {
+          r.Skip();
+        }
+        ++items;
+      }
+    } else if (key == "usage") {
+      tokens = ReadUsage(r, "prompt_tokens");
+    } else {
+      r.Skip();
     }
-  } else {
-    r.Skip();
-  }
-  if (!r.AtEnd()) return BadReply("embeddings", "malformed JSON");
+  });
+  if (scan != nullptr && bad_escape) scan->valid = false;
+  if (!r.AtEnd() || bad_escape) return BadReply("embeddings", "malformed JSON");
   if (!has_items) return BadReply("embeddings", "no \"data\" array");
   if (item_count != nullptr) *item_count = items;
   if (prompt_tokens != nullptr) *prompt_tokens = tokens;  // also for a miscounted reply: it was billed
@@ -347,26 +347,23 @@ void OpenAiEmbedder::Send(Batch batch) {
   // The texts are kept for a fallback only when the batch could be miscounted.
   std::string body = RequestBody(batch.texts);
   auto texts = count > 1 ? std::make_shared<std::vector<std::string>>(std::move(batch.texts)) : nullptr;
-  channel_->PostText(
-      "/embeddings", std::move(body),
-      [fallback = fallback_, count, waiters, texts](absl::StatusOr<std::string> reply, CallInfo info) mutable {
-        int64_t tokens = 0;
-        size_t items = count;
-        absl::StatusOr<std::vector<Embedding>> vectors = reply.ok()
-                                                             ? ParseReply(*reply, count, &tokens, &items)
-                                                             : absl::StatusOr<std::vector<Embedding>>(reply.status());
-        tokens *= 1 + info.hedges;  // each duplicate costed as the reply (the same request)
-        if (!vectors.ok() && items != count && texts != nullptr) {
+  PostParsed<Parsed>(
+      *channel_, "/embeddings", std::move(body),
+      [count](absl::string_view text, BodyScan* scan) { return Parsed::Of(text, count, scan); },
+      [fallback = fallback_, count, waiters, texts](absl::StatusOr<Parsed> reply, CallInfo info) mutable {
+        Parsed parsed = reply.ok() ? *std::move(reply) : Parsed{reply.status(), 0, count};
+        parsed.tokens *= 1 + info.hedges;  // each duplicate costed as the reply (the same request)
+        if (!parsed.vectors.ok() && parsed.items != count && texts != nullptr) {
           if (!fallback->single_input.exchange(true)) {
             std::fprintf(stderr,
                          "noveltygrid: embedder %s: the server answered %zu inputs with %zu "
                          "vectors; sending one input per request from now on\n",
-                         fallback->endpoint.name.c_str(), count, items);
+                         fallback->endpoint.name.c_str(), count, parsed.items);
           }
           // The miscounted request's usage, retries and hedges count with the single ones.
-          return SendSingly(fallback, std::move(*texts), waiters, tokens, info.retries(), info.hedges);
+          return SendSingly(fallback, std::move(*texts), waiters, parsed.tokens, info.retries(), info.hedges);
         }
-        Deliver(*waiters, std::move(vectors), tokens, info.retries(), info.hedges);
+        Deliver(*waiters, std::move(parsed.vectors), parsed.tokens, info.retries(), info.hedges);
       });
 }
 
@@ -391,30 +388,31 @@ void OpenAiEmbedder::SendSingly(const std::shared_ptr<Fallback>& fallback, std::
     gather->hedges = hedges;
   }
   for (size_t i = 0; i < texts.size(); ++i) {
-    fallback->channel->PostText("/embeddings", BodyFor(fallback->endpoint, {texts[i]}),
-                                [gather, waiters, i](absl::StatusOr<std::string> reply, CallInfo info) {
-                                  int64_t used = 0;
-                                  absl::StatusOr<std::vector<Embedding>> one =
-                                      reply.ok() ? ParseReply(*reply, 1, &used)
-                                                 : absl::StatusOr<std::vector<Embedding>>(reply.status());
-                                  absl::ReleasableMutexLock lock(&gather->mu);
-                                  if (one.ok()) {
-                                    gather->vectors[i] = std::move(one->front());
-                                  } else if (gather->error.ok()) {
-                                    gather->error = one.status();
-                                  }
-                                  gather->tokens += used * (1 + info.hedges);
-                                  gather->retries += info.retries();
-                                  gather->hedges += info.hedges;
-                                  if (--gather->left > 0) return;
-                                  absl::StatusOr<std::vector<Embedding>> all = std::move(gather->vectors);
-                                  if (!gather->error.ok()) all = gather->error;
-                                  const int64_t total = gather->tokens;
-                                  const int total_retries = gather->retries;
-                                  const int total_hedges = gather->hedges;
-                                  lock.Release();
-                                  Deliver(*waiters, std::move(all), total, total_retries, total_hedges);
-                                });
+    PostParsed<Parsed>(
+        *fallback->channel, "/embeddings", BodyFor(fallback->endpoint, {texts[i]}),
+        [](absl::string_view text, BodyScan* scan) { return Parsed::Of(text, 1, scan); },
+        [gather, waiters, i](absl::StatusOr<Parsed> reply, CallInfo info) {
+          const int64_t used = reply.ok() ? reply->tokens : 0;
+          absl::StatusOr<std::vector<Embedding>> one =
+              reply.ok() ? std::move(reply->vectors) : absl::StatusOr<std::vector<Embedding>>(reply.status());
+          absl::ReleasableMutexLock lock(&gather->mu);
+          if (one.ok()) {
+            gather->vectors[i] = std::move(one->front());
+          } else if (gather->error.ok()) {
+            gather->error = one.status();
+          }
+          gather->tokens += used * (1 + info.hedges);
+          gather->retries += info.retries();
+          gather->hedges += info.hedges;
+          if (--gather->left > 0) return;
+          absl::StatusOr<std::vector<Embedding>> all = std::move(gather->vectors);
+          if (!gather->error.ok()) all = gather->error;
+          const int64_t total = gather->tokens;
+          const int total_retries = gather->retries;
+          const int total_hedges = gather->hedges;
+          lock.Release();
+          Deliver(*waiters, std::move(all), total, total_retries, total_hedges);
+        });
   }
 }
 

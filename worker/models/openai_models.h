@@ -53,8 +53,9 @@ class OpenAiChatModel : public ChatModel {
   // The request body for `request`, JSON text written directly (no tree; exposed for tests).
   std::string RequestBody(const ChatRequest& request) const;
   // Parses the text of a chat completion; `n` choices are required. Reads only choices[].index,
-  // .message.content / .refusal and usage (JsonReader), checking the whole text.
-  static absl::StatusOr<ChatReply> ParseReply(absl::string_view body, int n);
+  // .message.content / .refusal and usage (JsonReader), checking the whole text; `scan` (if not null)
+  // receives the channel's checks of it (ProviderChannel::PostRead), made in the same pass.
+  static absl::StatusOr<ChatReply> ParseReply(absl::string_view body, int n, BodyScan* scan = nullptr);
 
  private:
   // An extra body field: its key and its value as JSON text.
@@ -95,9 +96,11 @@ class OpenAiEmbedder : public Embedder {
 
   // Parses the text of an embeddings reply holding `count` vectors (float arrays or base64 float32);
   // `prompt_tokens` (if not null) receives usage.prompt_tokens (0 when absent) and `items` (if not null)
-  // the number of vectors, whenever the reply had a "data" array (else both are left alone).
+  // the number of vectors, whenever the reply had a "data" array (else both are left alone); `scan` (if
+  // not null) the channel's checks of the text (ProviderChannel::PostRead), made in the same pass.
   static absl::StatusOr<std::vector<Embedding>> ParseReply(absl::string_view body, size_t count,
-                                                           int64_t* prompt_tokens = nullptr, size_t* items = nullptr);
+                                                           int64_t* prompt_tokens = nullptr, size_t* items = nullptr,
+                                                           BodyScan* scan = nullptr);
   // The request body for `texts`, JSON text written directly (exposed for tests).
   std::string RequestBody(const std::vector<std::string>& texts) const;
 
@@ -109,6 +112,17 @@ class OpenAiEmbedder : public Embedder {
   struct Batch {
     std::vector<std::string> texts;
     std::vector<Waiter> waiters;
+  };
+  // A reply as ParseReply reads it, with its usage and its count of vectors (for the fallback below).
+  struct Parsed {
+    absl::StatusOr<std::vector<Embedding>> vectors;
+    int64_t tokens = 0;
+    size_t items = 0;  // `count` unless the reply had a "data" array
+    static Parsed Of(absl::string_view body, size_t count, BodyScan* scan) {
+      Parsed p{absl::StatusOr<std::vector<Embedding>>(), 0, count};
+      p.vectors = ParseReply(body, count, &p.tokens, &p.items, scan);
+      return p;
+    }
   };
   static constexpr absl::Duration kMinQuietGap = absl::Microseconds(500);
   absl::Duration QuietGap() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
