@@ -64,21 +64,12 @@ size_t Utf8Sequence(absl::string_view s, size_t i) {
 
 }  // namespace
 
-void JsonReader::SkipSpace() {
+void JsonReader::SkipSpaceSlow() {
   while (pos_ < text_.size()) {
     const char c = text_[pos_];
     if (c != ' ' && c != '\n' && c != '\r' && c != '\t') return;
     ++pos_;
   }
-}
-
-bool JsonReader::Consume(char c) {
-  SkipSpace();
-  if (pos_ < text_.size() && text_[pos_] == c) {
-    ++pos_;
-    return true;
-  }
-  return false;
 }
 
 JsonReader::Type JsonReader::Peek() {

@@ -80,8 +80,20 @@ class JsonReader {
   // Steps into the next entry of the innermost container (past its ',' when not the first): true; or
   // past `close`, leaving the container: false (also on malformed input, which fails the reader).
   bool NextEntry(char close);
-  void SkipSpace();
-  bool Consume(char c);
+  // Inline: called around every token, and compact JSON (what providers send) has no space to skip.
+  void SkipSpace() {
+    if (pos_ < text_.size() && static_cast<unsigned char>(text_[pos_]) > ' ') return;
+    SkipSpaceSlow();
+  }
+  void SkipSpaceSlow();
+  bool Consume(char c) {
+    SkipSpace();
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
   bool ScanString(absl::string_view* raw, bool* escaped);  // at '"'
   bool ScanNumber(absl::string_view* literal);
 

@@ -12,6 +12,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "worker/http/json_reader.h"
+#include "worker/models/base64_floats.h"
 #include "worker/models/openai_models.h"
 #include "worker/models/openai_reply_fields.h"
 
@@ -21,48 +22,6 @@ namespace {
 using openai_reply::BadReply;
 using openai_reply::ReadInteger;
 using openai_reply::ReadUsage;
-
-// Canonical base64 (padded, no whitespace, zero padding bits) of whole float32 values, decoded straight
-// into `out` (little-endian, as every provider sends). False -- `out` then unspecified -- for anything
-// else, which goes to absl::Base64Unescape so that its rules decide; on canonical input both agree.
-bool DecodeCanonicalBase64Floats(absl::string_view text, Embedding* out) {
-  static constexpr std::array<int8_t, 256> kValue = [] {
-    std::array<int8_t, 256> table{};
-    table.fill(-1);
-    const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    for (int i = 0; i < 64; ++i) table[static_cast<unsigned char>(alphabet[i])] = static_cast<int8_t>(i);
-    return table;
-  }();
-  const size_t n = text.size();
-  if (n == 0 || n % 4 != 0) return false;
-  const size_t padding = text[n - 1] != '=' ? 0 : text[n - 2] != '=' ? 1 : 2;
-  const size_t size = n / 4 * 3 - padding;
-  if (size == 0 || size % sizeof(float) != 0) return false;
-  out->resize(size / sizeof(float));
-  auto* bytes = reinterpret_cast<unsigned char*>(out->data());
-  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
-  const auto value = [&](size_t i) -> int32_t { return kValue[s[i]]; };
-  size_t o = 0;
-  const size_t whole = padding == 0 ? n : n - 4;  // the last group decoded apart when padded
-  for (size_t i = 0; i < whole; i += 4) {
-    const int32_t a = value(i), b = value(i + 1), c = value(i + 2), d = value(i + 3);
-    if ((a | b | c | d) < 0) return false;
-    const uint32_t group = static_cast<uint32_t>(a << 18 | b << 12 | c << 6 | d);
-    bytes[o++] = static_cast<unsigned char>(group >> 16);
-    bytes[o++] = static_cast<unsigned char>(group >> 8);
-    bytes[o++] = static_cast<unsigned char>(group);
-  }
-  if (padding > 0) {
-    const size_t i = n - 4;
-    const int32_t a = value(i), b = value(i + 1), c = padding == 2 ? 0 : value(i + 2);
-    if ((a | b | c) < 0) return false;
-    const uint32_t group = static_cast<uint32_t>(a << 18 | b << 12 | c << 6);
-    if ((group & (padding == 2 ? 0xFFFFu : 0xFFu)) != 0) return false;  // padding bits must be zero
-    bytes[o++] = static_cast<unsigned char>(group >> 16);
-    if (padding == 1) bytes[o++] = static_cast<unsigned char>(group >> 8);
-  }
-  return o == size;
-}
 
 }  // namespace
 
