@@ -25,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/container/node_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -204,7 +205,9 @@ class LeaseLoop {
   const Clock* const clock_;
 
   mutable absl::Mutex mu_;
-  std::map<std::string, Active> active_ ABSL_GUARDED_BY(mu_);  // by lease id
+  // By lease id. Hashed (a tree of 2,048 leases cost a chain of cache misses at every step's lookup);
+  // node-based, so an Active stays where it is while others come and go.
+  absl::node_hash_map<std::string, Active> active_ ABSL_GUARDED_BY(mu_);
   int running_ ABSL_GUARDED_BY(mu_) = 0;
   int abandoned_ ABSL_GUARDED_BY(mu_) = 0;  // running units Run() returned without
   // The latest deadline any RPC may have (unix ns); lowered when the loop stops.
