@@ -35,6 +35,7 @@ void LeaseLoop::NoteHeartbeat(bool answered) {
 void LeaseLoop::CheckStalls(CallWaits& waits) {
   const absl::Time now = clock_->Now();
   absl::Duration longest;
+  std::string longest_lease;
   for (auto& [lease_id, a] : active_) {
     if (!a.running || a.lost) continue;
     const std::optional<WaitingCall> call =
@@ -53,8 +54,10 @@ void LeaseLoop::CheckStalls(CallWaits& waits) {
                       absl::FormatDuration(now - call->since), " ago)");
     }
     ++waits.stalled;
-    if (quiet > longest) {
+    // Ties to the lowest lease id: the table is hashed, its order no rule.
+    if (quiet > longest || (quiet == longest && lease_id < longest_lease)) {
       longest = quiet;
+      longest_lease = lease_id;
       waits.stalled_unit = what;
     }
     if (!a.stall_logged) {

@@ -158,7 +158,6 @@ bool Http1Transport::TryStart(std::shared_ptr<const HttpRequest>& request, HttpC
   call->route = route;
   call->deadline = absl::Now() + call->request->timeout;
   for (const std::string& header : call->request->headers) {
-    // Two scans: std::string::find_first_of calls memchr over its set once per character of the header.
     if (header.find('\r') != std::string::npos || header.find('\n') != std::string::npos) {
       Complete(call, Error(absl::StatusCode::kInvalidArgument, *call, "a request header contains a line break"));
       return true;

@@ -110,10 +110,15 @@ CallInfo EndLocked(Call& call) ABSL_EXCLUSIVE_LOCKS_REQUIRED(call.mu) {
   return CallInfo{call.attempts, call.hedges};
 }
 
+bool Ended(Call& call) {
+  absl::MutexLock lock(&call.mu);
+  return call.ended;
+}
+
 // Delivers the error of a call that EndLocked ended.
 void Fail(const std::shared_ptr<Call>& call, CallInfo info, absl::Status error) {
   call->core->failures.fetch_add(1, std::memory_order_relaxed);
-  if (call->failed) {
+  if (call->read) {  // PostRead
     std::move(call->failed)(std::move(error), info);
   } else {
     std::move(call->done)(std::move(error), info);
@@ -144,9 +149,12 @@ void OnReply(const std::shared_ptr<Call>& call, const Sent& sent, absl::StatusOr
     core.sent.erase(sent.at);
   }
   const bool text = static_cast<bool>(call->read);
-  // PostRead: the caller's reader checks a 2xx body as it reads it, so the body is read once.
+  // PostRead: the caller's reader checks a 2xx body as it reads it, so the body is read once. Not for a
+  // call already answered (a late duplicate): nothing would use what it read.
   std::optional<ReadReply> read;
-  if (text && result.ok() && result->status >= 200 && result->status < 300) read = call->read(result->body);
+  if (text && result.ok() && result->status >= 200 && result->status < 300 && !Ended(*call)) {
+    read = call->read(result->body);
+  }
   Json parsed;
   Classification c = ClassifyAttempt(result, text ? nullptr : &parsed, read.has_value() ? &read->scan : nullptr);
   const absl::Duration latency = absl::Now() - sent_at;

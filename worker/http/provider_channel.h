@@ -59,7 +59,9 @@ struct ReadReply {
   BodyScan scan;
   absl::AnyInvocable<void(CallInfo info) &&> deliver;
 };
-// Called for each 2xx body, on several threads at once for hedged duplicates.
+// Called for each 2xx body -- more than once for a retried or hedged call, on several threads at once
+// for hedged duplicates, and possibly for a reply the channel then drops -- so it must have no side
+// effects and hold only what it owns.
 using ReplyReader = absl::AnyInvocable<ReadReply(absl::string_view body) const>;
 using FailureCallback = absl::AnyInvocable<void(absl::Status error, CallInfo info) &&>;
 
@@ -116,7 +118,8 @@ class ProviderChannel {
 };
 
 // PostRead for a parser: `parse(body, &scan)` reads a 2xx body once, making the channel's checks as it
-// goes (WalkBody, retry_policy.h), and returns what it read; `done` receives that, or the call's error.
+// goes (WalkBody, retry_policy.h), and returns what it read (a ReplyReader: no side effects); `done`
+// receives that, or the call's error.
 template <typename T, typename Parse>
 void PostParsed(ProviderChannel& channel, const std::string& path, std::string body, Parse parse,
                 absl::AnyInvocable<void(absl::StatusOr<T> reply, CallInfo info) &&> done) {

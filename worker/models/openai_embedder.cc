@@ -1,7 +1,6 @@
 // OpenAiEmbedder (openai_models.h): the embeddings request body, the reply parser (float arrays and
 // base64 float32) and the coalescing of concurrent Embed calls into batches.
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>

@@ -9,6 +9,7 @@
 
 #include "gtest/gtest.h"
 #include "tests/worker/limits/inline_executor.h"
+#include "worker/http/json_reader.h"
 #include "worker/http/provider_channel.h"
 
 namespace noveltygrid {
@@ -145,6 +146,61 @@ TEST_F(HedgeTest, ADuplicateAfterTheWaitAnswersOnceAndTheLateOriginalIsIgnored) 
   EXPECT_EQ(stats.retries, 0);
   EXPECT_EQ(stats.failures, 0);
   EXPECT_EQ(channel->Waits().in_flight, 0);
+}
+
+// PostRead: each reply of the attempt is read until one is accepted; a late one is not read at all
+// (its usage still charged, from the channel's own check).
+class HedgeReadTest : public HedgeTest {
+ protected:
+  void PostRead(ProviderChannel& channel) {
+    PostParsed<std::string>(
+        channel, "/chat/completions", R"({"model":"m"})",
+        [this](absl::string_view body, BodyScan* scan) -> absl::StatusOr<std::string> {
+          ++reads_;
+          JsonReader r(body);
+          WalkBody(r, scan, [&](absl::string_view, JsonReader&) { r.Skip(); });
+          return std::string(body);
+        },
+        [this](absl::StatusOr<std::string> reply, CallInfo info) {
+          ++read_delivered_.count;
+          read_delivered_.info = info;
+          text_ = std::move(reply);
+        });
+  }
+  int reads_ = 0;
+  Delivered read_delivered_;
+  absl::StatusOr<std::string> text_ = absl::UnknownError("none");
+};
+
+TEST_F(HedgeReadTest, TheLateReplyIsNotReadButItsTokensAreReleased) {
+  auto channel = Make(absl::Milliseconds(400));
+  PostRead(*channel);
+  http_.Fire(0);
+  http_.Reply(1, 200);  // the duplicate first: read and delivered
+  EXPECT_EQ(reads_, 1);
+  EXPECT_EQ(read_delivered_.count, 1);
+  EXPECT_EQ(read_delivered_.info.hedges, 1);
+  ASSERT_TRUE(text_.ok()) << text_.status();
+  EXPECT_EQ(*text_, HeldHttpClient::kOk);
+  http_.Reply(0, 200);  // the original, late
+  EXPECT_EQ(reads_, 1);
+  EXPECT_EQ(read_delivered_.count, 1);
+  EXPECT_EQ(limiter_.released, (std::vector<int64_t>{42, 42}));
+}
+
+TEST_F(HedgeReadTest, AMalformedReplyIsReadThenTheOtherOneDecides) {
+  auto channel = Make(absl::Milliseconds(400));
+  PostRead(*channel);
+  http_.Fire(0);
+  http_.Reply(1, 200, R"({"choices":[)");  // malformed: read, refused, and the original still awaited
+  EXPECT_EQ(reads_, 1);
+  EXPECT_EQ(read_delivered_.count, 0);
+  http_.Reply(0, 200);
+  EXPECT_EQ(reads_, 2);
+  EXPECT_EQ(read_delivered_.count, 1);
+  EXPECT_EQ(read_delivered_.info.attempts, 1);  // one attempt, two requests: no retry
+  ASSERT_TRUE(text_.ok()) << text_.status();
+  EXPECT_EQ(*text_, HeldHttpClient::kOk);
 }
 
 TEST_F(HedgeTest, TheOriginalMayStillWinAfterTheDuplicateWasSent) {

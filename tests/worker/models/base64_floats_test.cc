@@ -25,16 +25,20 @@ std::string RandomBase64(std::mt19937& random, size_t chars) {
   return text;
 }
 
-// Both kernels on `text`: the same answer, and on success the same bytes.
+// Both kernels on `text`: the same answer, on success the same bytes, and nothing written past the
+// decoded size (the buffers have 32 guard bytes after it).
 void ExpectKernelsAgree(const std::string& text) {
+  constexpr size_t kGuard = 32;
   const auto* s = reinterpret_cast<const unsigned char*>(text.data());
-  std::vector<unsigned char> portable(text.size() / 4 * 3, 0xAA), avx2(text.size() / 4 * 3, 0xAA);
+  const size_t size = text.size() / 4 * 3;
+  std::vector<unsigned char> portable(size + kGuard, 0xAA), avx2(size + kGuard, 0xAA);
   const bool a = DecodeGroupsPortable(s, text.size(), portable.data());
   const bool b = DecodeGroupsAvx2(s, text.size(), avx2.data());
   ASSERT_EQ(a, b) << text;
   if (a) {
     ASSERT_EQ(portable, avx2) << text;
   }
+  for (size_t i = size; i < size + kGuard; ++i) ASSERT_EQ(avx2[i], 0xAA) << "written past the end: " << text;
 }
 
 TEST(Base64FloatsTest, KernelsAgreeOnEveryByteAtEveryPositionOfABlock) {

@@ -1,6 +1,7 @@
 // The OpenAI-compatible parsers make the channel's checks of a 2xx body in their own pass
 // (ProviderChannel::PostRead): for every body -- real replies and their random mutations -- their
 // BodyScan must say what ScanBody says, or a reply would be retried, failed or charged differently.
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
