@@ -16,11 +16,14 @@ DIR holds what http_bench.sh wrote:
 Ideal time: an executor with the same loop limit C, the measured loop lengths, and every iteration
 costing exactly its model latency -- 2 x latency (the generate call, then the judge call and the
 embedding call concurrently), or 1 x latency for an empty answer (no judge, no embedding) -- and zero
-time for everything else (leasing, HTTP, JSON, reporting, scoring). Three variants:
-  * ideal_policy_s: event simulation of the coordinator's lease policy (coordinator/lease/unit_scheduler.h):
-    whenever slots are free, each goes to the model with pending units and the fewest units in flight
-    (ties: config order), inside a model the lowest plan index; plan order is model, temperature,
-    question in config order. This is THE ideal time the efficiency is quoted against.
+time for everything else (leasing, HTTP, JSON, reporting, scoring). Four variants:
+  * ideal_policy_s: event simulation of the coordinator's lease policy: whenever slots are free, each
+    goes to the model with pending units and the fewest units in flight (ties: config order,
+    coordinator/lease/unit_scheduler.cc), inside a model the learned longest-expected-first order of
+    coordinator/lease/pending_order.h (LearnedOrder below), a unit's length learned when it completes.
+    This is THE ideal time the efficiency is quoted against.
+  * ideal_plan_order_s: the same in plan order inside a model (the policy before pending_order.h; plan
+    order is model, temperature, question in config order), for comparison with older figures.
   * ideal_lpt_s: longest unit first (a near-optimal schedule the coordinator cannot know in advance).
   * lower_bound_s: max(sum of unit times / C, longest unit) -- no schedule can beat it.
 efficiency = ideal_policy_s / measured wall time (efficiency_lb uses the lower bound: stricter).
@@ -63,46 +66,112 @@ def parse_gnu_time(path):
     return out
 
 
-def simulate_policy(units, models, slots):
-    """units: list of (plan_index, model, duration_s) in plan order. Returns the makespan."""
-    pending = collections.OrderedDict((m, collections.deque()) for m in models)
-    for idx, model, dur in units:
-        pending[model].append((idx, dur))
+class PlanOrder:
+    """Plan order inside a model (the coordinator's policy before pending_order.h)."""
+
+    def __init__(self, units):
+        self.pending = collections.defaultdict(collections.deque)
+        for idx, model, *_ in sorted(units):
+            self.pending[model].append(idx)
+
+    def take(self, model):
+        return self.pending[model].popleft()
+
+    def learn(self, item, steps):
+        pass
+
+
+class LearnedOrder:
+    """coordinator/lease/pending_order.h in Python: inside a model, the known item (one with a completed
+    unit) of the longest mean length when that is at least the mean over all completed units, else the
+    unknown item with the fewest units started (ties: lowest plan index), else the longest known one;
+    the item's lowest plan index first."""
+
+    def __init__(self, units):
+        self.pending = collections.defaultdict(dict)  # model -> item -> sorted [plan index, ...]
+        self.units_of = collections.Counter()         # item -> units in the plan
+        self.pending_of = collections.Counter()       # item -> units pending
+        self.learned = {}                             # item -> [units, steps]
+        self.total = [0, 0]
+        for idx, model, item, _dur, _steps in units:
+            self.pending[model].setdefault(item, []).append(idx)
+            self.units_of[item] += 1
+            self.pending_of[item] += 1
+        for items in self.pending.values():
+            for plan in items.values():
+                plan.sort()
+
+    def front(self, model):
+        items = self.pending[model]
+        known = [(-self.learned[i][1] / self.learned[i][0], p[0], i) for i, p in items.items() if i in self.learned]
+        unknown = [(self.units_of[i] - self.pending_of[i], p[0], i) for i, p in items.items() if i not in self.learned]
+        if known and unknown:
+            longest = min(known)
+            pick = longest if -longest[0] >= self.total[1] / self.total[0] else min(unknown)
+        else:
+            pick = min(known or unknown)
+        return pick[2]
+
+    def take(self, model):
+        item = self.front(model)
+        plan = self.pending[model][item]
+        idx = plan.pop(0)
+        if not plan:
+            del self.pending[model][item]
+        self.pending_of[item] -= 1
+        return idx
+
+    def learn(self, item, steps):
+        entry = self.learned.setdefault(item, [0, 0])
+        entry[0] += 1
+        entry[1] += steps
+        self.total[0] += 1
+        self.total[1] += steps
+
+
+def simulate(units, models, slots, order_class):
+    """units: (plan_index, model, item, duration_s, steps). Whenever slots are free, each goes to the
+    model with pending units and the fewest in flight (ties: config order), inside it the unit
+    order_class picks (LearnedOrder: the coordinator's policy; PlanOrder); a unit's length is learned
+    when it completes, before the slots it frees are leased again. Returns the makespan."""
+    by_index = {u[0]: u for u in units}
+    order = order_class(units)
+    left = collections.Counter(u[1] for u in units)
     leased = {m: 0 for m in models}
-    order = {m: i for i, m in enumerate(models)}
-    running = []  # heap of (finish, model)
-    free = slots
-    now = 0.0
-    makespan = 0.0
+    rank = {m: i for i, m in enumerate(models)}
+    running = []  # heap of (finish, model rank, plan index)
+    free, now, makespan = slots, 0.0, 0.0
 
     def lease_one():
         best = None
         for m in models:
-            if pending[m] and (best is None or leased[m] < leased[best]):
+            if left[m] and (best is None or leased[m] < leased[best]):
                 best = m
         if best is None:
             return False
-        _, dur = pending[best].popleft()
+        idx = order.take(best)
+        left[best] -= 1
         leased[best] += 1
-        heapq.heappush(running, (now + dur, order[best], best))
+        heapq.heappush(running, (now + by_index[idx][3], rank[best], idx))
         return True
+
+    def finish_one():
+        nonlocal free
+        _, _, idx = heapq.heappop(running)
+        _, m, item, _, steps = by_index[idx]
+        order.learn(item, steps)
+        leased[m] -= 1
+        free += 1
 
     while True:
         while free > 0 and lease_one():
             free -= 1
         if not running:
             break
-        finish, _, m = heapq.heappop(running)
-        now = finish
-        makespan = max(makespan, finish)
-        leased[m] -= 1
-        free += 1
-        # Everything finishing at the same instant frees its slot before the next lease (a worker leases
-        # all its free slots in one request).
+        now = running[0][0]
+        makespan = max(makespan, now)
         while running and running[0][0] <= now + 1e-12:
-            _, _, m2 = heapq.heappop(running)
-            leased[m2] -= 1
-            free += 1
+            finish_one()
     return makespan
 
 
@@ -172,13 +241,14 @@ def main():
                 if key not in length:
                     missing += 1
                 else:
-                    units.append((idx, m, cost[key]))
+                    units.append((idx, m, q, cost[key], length[key]))
                 idx += 1
     if missing:
         print(f"warning: {missing} planned unit(s) have no answers", file=sys.stderr)
-    durations = [u[2] for u in units]
+    durations = [u[3] for u in units]
     iterations = sum(length.values())
-    ideal_policy = simulate_policy(units, models, C)
+    ideal_plan_order = simulate(units, models, C, PlanOrder)
+    ideal_policy = simulate(units, models, C, LearnedOrder)
     ideal_lpt = simulate_lpt(durations, C)
     lower_bound = max(sum(durations) / C, max(durations))
 
@@ -232,7 +302,8 @@ def main():
         },
         "loops": {"units": len(units), "iterations": iterations, "empty_answers": empty,
                   "mean_length": iterations / max(1, len(units)), "max_length": max(length.values())},
-        "time": {"measured_s": wall, "ideal_policy_s": ideal_policy, "ideal_lpt_s": ideal_lpt,
+        "time": {"measured_s": wall, "ideal_policy_s": ideal_policy, "ideal_plan_order_s": ideal_plan_order,
+                 "ideal_lpt_s": ideal_lpt,
                  "lower_bound_s": lower_bound},
         "efficiency": ideal_policy / wall,
         "efficiency_lpt": ideal_lpt / wall,
@@ -274,6 +345,7 @@ def main():
                                          f"{100 * res['in_flight'].get('fraction_of_samples_at_limit', 0):.0f}% of 1 s samples"),
         ("measured wall time", f"{wall:.2f} s"),
         ("ideal (lease policy) / LPT / LB", f"{ideal_policy:.2f} / {ideal_lpt:.2f} / {lower_bound:.2f} s"),
+        ("ideal in plan order (old policy)", f"{ideal_plan_order:.2f} s"),
         ("EFFICIENCY (policy ideal)", f"{res['efficiency']:.3f}   (vs LB {res['efficiency_lb']:.3f})  "
                                       f"target >= {targets['efficiency_min']}: {met('efficiency_met')}"),
         ("steady state (>= C leased)", (f"{steady['calls_per_s']:.0f} calls/s of an ideal {steady['ideal_calls_per_s']:.0f} "
