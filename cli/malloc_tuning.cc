@@ -20,7 +20,7 @@ bool ReturnFreedPagesPromptly() {
   if (mallctl("opt.dirty_decay_ms", &configured, &configured_size, nullptr, 0) != 0 || configured != 10'000) {
     return false;
   }
-  ssize_t decay_ms = 0;
+  ssize_t decay_ms = kFreedPageDecayMs;
   // Arenas made from now on, then every arena that exists (an index not in use answers an error).
   if (mallctl("arenas.dirty_decay_ms", nullptr, nullptr, &decay_ms, sizeof(decay_ms)) != 0) return false;
   unsigned arenas = 0;

@@ -17,6 +17,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "common/buffer_pool.h"
 #include "common/env_lookup.h"
 #include "worker/http/hedge_policy.h"
 #include "worker/http/retry_policy.h"
@@ -379,7 +380,11 @@ class ProviderChannelImpl : public ProviderChannel {
       core_->executor->Schedule([call, error = *std::move(latched)]() mutable { Deliver(call, std::move(error)); });
       return;
     }
-    auto request = std::make_shared<HttpRequest>();
+    // The body's buffer goes back to the pool it was most likely taken from when the last holder lets go.
+    std::shared_ptr<HttpRequest> request(new HttpRequest(), [](HttpRequest* r) {
+      BufferPool::RequestBodies().Give(std::move(r->body));
+      delete r;
+    });
     request->method = "POST";
     request->url = core_->config.base_url + path;
     request->headers = core_->headers;

@@ -10,6 +10,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "common/buffer_pool.h"
 #include "worker/http/json_reader.h"
 #include "worker/models/base64_floats.h"
 #include "worker/models/openai_models.h"
@@ -187,8 +188,7 @@ std::string OpenAiEmbedder::RequestBody(const std::vector<std::string>& texts) c
 std::string OpenAiEmbedder::BodyFor(const ModelEndpoint& endpoint, const std::vector<std::string>& texts) {
   size_t size = 96 + endpoint.remote_model.size();
   for (const std::string& t : texts) size += t.size() + 8;
-  std::string body;
-  body.reserve(size);
+  std::string body = BufferPool::RequestBodies().Take(size);
   body.append("{\"model\":");
   AppendJsonString(endpoint.remote_model, &body);
   body.append(",\"input\":[");
