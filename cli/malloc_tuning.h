@@ -8,14 +8,13 @@ namespace noveltygrid::cli {
 inline constexpr long kFreedPageDecayMs = 100;
 
 // When the binary runs on jemalloc (NOVELTYGRID_JEMALLOC) and MALLOC_CONF does not say otherwise, pages
-// freed by the loops go back to the system within kFreedPageDecayMs (in every arena) instead of after
-// jemalloc's default 10 s: a worker's loops free a prompt, a request and a reply at every iteration, and
-// pages kept 10 s were ~4 KiB per loop in flight at 2,048 loops. Not at once (0, until 2026-12-05): then
-// every freed extent cost a madvise, whose TLB flush under a hypervisor is ~30 us, and the next
-// allocation a page fault per page -- at 100 ms a 2,048-loop worker makes 46% fewer page faults and 44%
-// fewer madvise calls for +0.6 KiB per loop (BENCHMARKS.md, one worker at 2,048 loops). True when
-// applied; false without jemalloc, with MALLOC_CONF set, or when the decay is not jemalloc's default
-// (set by /etc/malloc.conf, say): then those settings stand.
+// freed by the loops go back to the system about kFreedPageDecayMs later, as their arena is next used
+// (in every arena), instead of after jemalloc's default 10 s: a worker's loops free a prompt, a request
+// and a reply at every iteration, and pages kept 10 s were ~4 KiB per loop in flight at 2,048 loops. Not
+// at once (0, until 2026-12-05): then every freed extent cost a madvise, whose TLB flush is expensive
+// under a hypervisor, and the next allocation a page fault per page (the figures: BENCHMARKS.md, one
+// worker at 2,048 loops). True when applied; false without jemalloc, with MALLOC_CONF set, or when the
+// decay is not jemalloc's default (set by /etc/malloc.conf, say): then those settings stand.
 bool ReturnFreedPagesPromptly();
 
 }  // namespace noveltygrid::cli

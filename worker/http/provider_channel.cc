@@ -27,6 +27,17 @@
 namespace noveltygrid {
 namespace {
 
+// A request whose body's buffer goes back to its channel's pool when the last holder lets go: a retry
+// or hedge sends the same request again, and the HTTP client may let go after the call has ended (and
+// the channel is gone), so the request keeps the pool alive.
+struct PooledRequest : HttpRequest {
+  explicit PooledRequest(std::shared_ptr<BufferPool> pool) : pool(std::move(pool)) {}
+  PooledRequest(const PooledRequest&) = delete;
+  PooledRequest& operator=(const PooledRequest&) = delete;
+  ~PooledRequest() { pool->Give(std::move(body)); }
+  const std::shared_ptr<BufferPool> pool;
+};
+
 struct Core {
   ProviderConfig config;
   HttpClient* http = nullptr;
@@ -37,6 +48,8 @@ struct Core {
   std::string key;                     // to scrub from provider messages that echo it; never logged
   RequestObserver observer;            // may be empty
   std::unique_ptr<HedgePolicy> hedge;  // constant after Create: when requests get a duplicate
+  // The buffers of request bodies this channel has finished with, for the next bodies (BodyBuffer).
+  const std::shared_ptr<BufferPool> bodies = std::make_shared<BufferPool>();
 
   absl::Mutex mu;
   absl::BitGen random ABSL_GUARDED_BY(mu);
@@ -359,6 +372,7 @@ class ProviderChannelImpl : public ProviderChannel {
 
   std::optional<absl::Status> CredentialError() const override { return core_->Latched(); }
   CallWaits Waits() const override { return core_->Waits(); }
+  std::string BodyBuffer(size_t capacity) override { return core_->bodies->Take(capacity); }
 
   ProviderChannelStats Stats() const override {
     ProviderChannelStats s;
@@ -380,11 +394,7 @@ class ProviderChannelImpl : public ProviderChannel {
       core_->executor->Schedule([call, error = *std::move(latched)]() mutable { Deliver(call, std::move(error)); });
       return;
     }
-    // The body's buffer goes back to the pool it was most likely taken from when the last holder lets go.
-    std::shared_ptr<HttpRequest> request(new HttpRequest(), [](HttpRequest* r) {
-      BufferPool::RequestBodies().Give(std::move(r->body));
-      delete r;
-    });
+    auto request = std::make_shared<PooledRequest>(core_->bodies);
     request->method = "POST";
     request->url = core_->config.base_url + path;
     request->headers = core_->headers;

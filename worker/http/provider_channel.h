@@ -26,6 +26,7 @@
 #ifndef NOVELTYGRID_WORKER_HTTP_PROVIDER_CHANNEL_H_
 #define NOVELTYGRID_WORKER_HTTP_PROVIDER_CHANNEL_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -115,6 +116,14 @@ class ProviderChannel {
   // The calls through this channel that have not ended, by what they wait for (a reply, a retry, the
   // provider's limits). Cheap: for status and progress lines.
   virtual CallWaits Waits() const { return {}; }
+  // An empty string with room for `capacity` bytes, for a request body to be posted through this
+  // channel: a buffer of a request it has finished with when one fits (common/buffer_pool.h), so that
+  // large bodies do not take fresh pages at every call. The default (fakes) reserves a new one.
+  virtual std::string BodyBuffer(size_t capacity) {
+    std::string s;
+    s.reserve(capacity);
+    return s;
+  }
 };
 
 // PostRead for a parser: `parse(body, &scan)` reads a 2xx body once, making the channel's checks as it

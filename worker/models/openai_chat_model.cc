@@ -6,7 +6,6 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "common/buffer_pool.h"
 #include "worker/http/json_reader.h"
 #include "worker/models/openai_models.h"
 #include "worker/models/openai_reply_fields.h"
@@ -51,7 +50,7 @@ std::string OpenAiChatModel::RequestBody(const ChatRequest& request) const {
   size_t size = 160 + endpoint_.remote_model.size();
   for (const ChatMessage& m : request.messages) size += m.content.size() + m.role.size() + 32;
   for (const Field& f : extra_) size += f.first.size() + f.second.size() + 4;
-  std::string body = BufferPool::RequestBodies().Take(size);
+  std::string body = channel_->BodyBuffer(size);
   // An extra field of the same name replaces a standard one in place (as assigning it into a tree did).
   std::vector<bool> used(extra_.size(), false);
   bool first = true;

@@ -10,7 +10,6 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-#include "common/buffer_pool.h"
 #include "worker/http/json_reader.h"
 #include "worker/models/base64_floats.h"
 #include "worker/models/openai_models.h"
@@ -182,13 +181,14 @@ absl::StatusOr<std::vector<Embedding>> OpenAiEmbedder::ParseReply(absl::string_v
 }
 
 std::string OpenAiEmbedder::RequestBody(const std::vector<std::string>& texts) const {
-  return BodyFor(endpoint_, texts);
+  return BodyFor(*channel_, endpoint_, texts);
 }
 
-std::string OpenAiEmbedder::BodyFor(const ModelEndpoint& endpoint, const std::vector<std::string>& texts) {
+std::string OpenAiEmbedder::BodyFor(ProviderChannel& channel, const ModelEndpoint& endpoint,
+                                    const std::vector<std::string>& texts) {
   size_t size = 96 + endpoint.remote_model.size();
   for (const std::string& t : texts) size += t.size() + 8;
-  std::string body = BufferPool::RequestBodies().Take(size);
+  std::string body = channel.BodyBuffer(size);
   body.append("{\"model\":");
   AppendJsonString(endpoint.remote_model, &body);
   body.append(",\"input\":[");
@@ -347,7 +347,7 @@ void OpenAiEmbedder::SendSingly(const std::shared_ptr<Fallback>& fallback, std::
   }
   for (size_t i = 0; i < texts.size(); ++i) {
     PostParsed<Parsed>(
-        *fallback->channel, "/embeddings", BodyFor(fallback->endpoint, {texts[i]}),
+        *fallback->channel, "/embeddings", BodyFor(*fallback->channel, fallback->endpoint, {texts[i]}),
         [](absl::string_view text, BodyScan* scan) { return Parsed::Of(text, 1, scan); },
         [gather, waiters, i](absl::StatusOr<Parsed> reply, CallInfo info) {
           const int64_t used = reply.ok() ? reply->tokens : 0;

@@ -147,7 +147,8 @@ class OpenAiEmbedder : public Embedder {
   // `tokens`, `retries` and `hedges`: already spent on the batch (the miscounted request).
   static void SendSingly(const std::shared_ptr<Fallback>& fallback, std::vector<std::string> texts,
                          std::shared_ptr<std::vector<Waiter>> waiters, int64_t tokens, int retries, int hedges);
-  static std::string BodyFor(const ModelEndpoint& endpoint, const std::vector<std::string>& texts);
+  static std::string BodyFor(ProviderChannel& channel, const ModelEndpoint& endpoint,
+                             const std::vector<std::string>& texts);
   // Hands each waiter its slice of `vectors` (in waiter order), tokens (hedged duplicates' included)
   // split by share of the texts, `retries` to each, `hedges` to the first (EmbedReply).
   static void Deliver(std::vector<Waiter>& waiters, absl::StatusOr<std::vector<Embedding>> vectors, int64_t tokens,

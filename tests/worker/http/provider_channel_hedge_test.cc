@@ -152,9 +152,9 @@ TEST_F(HedgeTest, ADuplicateAfterTheWaitAnswersOnceAndTheLateOriginalIsIgnored) 
 // (its usage still charged, from the channel's own check).
 class HedgeReadTest : public HedgeTest {
  protected:
-  void PostRead(ProviderChannel& channel) {
+  void PostRead(ProviderChannel& channel, std::string body = R"({"model":"m"})") {
     PostParsed<std::string>(
-        channel, "/chat/completions", R"({"model":"m"})",
+        channel, "/chat/completions", std::move(body),
         [this](absl::string_view body, BodyScan* scan) -> absl::StatusOr<std::string> {
           ++reads_;
           JsonReader r(body);
@@ -186,6 +186,31 @@ TEST_F(HedgeReadTest, TheLateReplyIsNotReadButItsTokensAreReleased) {
   EXPECT_EQ(reads_, 1);
   EXPECT_EQ(read_delivered_.count, 1);
   EXPECT_EQ(limiter_.released, (std::vector<int64_t>{42, 42}));
+}
+
+// A body's buffer goes back to the channel (BodyBuffer) only once every holder of the request -- the
+// original and its duplicate here -- has let go of it; until then the channel hands out another one.
+TEST_F(HedgeReadTest, TheBodysBufferComesBackOnlyWhenTheLastHolderLetsGo) {
+  auto channel = Make(absl::Milliseconds(400));
+  std::string body = channel->BodyBuffer(8192);
+  ASSERT_GE(body.capacity(), 8192u);
+  const char* const buffer = body.data();
+  body.append(R"({"model":"m"})");
+  PostRead(*channel, std::move(body));
+  ASSERT_EQ(http_.sent.size(), 1u);
+  EXPECT_EQ(http_.sent[0].request->body.data(), buffer);  // sent as built, not copied
+  http_.Fire(0);
+  ASSERT_EQ(http_.sent.size(), 2u);
+  EXPECT_EQ(http_.sent[1].request, http_.sent[0].request);  // the duplicate sends the same request
+  http_.Reply(1, 200);
+  EXPECT_EQ(read_delivered_.count, 1);
+  EXPECT_NE(channel->BodyBuffer(8192).data(), buffer);  // the original is still out
+  http_.sent[1].request.reset();
+  EXPECT_NE(channel->BodyBuffer(8192).data(), buffer);
+  http_.Reply(0, 200);  // late: not read
+  http_.sent[0].request.reset();
+  EXPECT_EQ(channel->BodyBuffer(8192).data(), buffer);
+  EXPECT_EQ(read_delivered_.count, 1);
 }
 
 TEST_F(HedgeReadTest, AMalformedReplyIsReadThenTheOtherOneDecides) {
