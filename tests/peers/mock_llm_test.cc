@@ -80,8 +80,11 @@ class MockLlmPeerTest : public ClusterTest {
         << "  limit: " << kPrompts << "\n  k: " << kSamples << "\n  ask_n: false\n"
         << "  partitioner: llm\n  partition_model: mock:judge\n  quality: llm\n  quality_model: mock:judge\n"
         // Texts wait for company (the default sends what is at hand), so that batches reach the mock.
+        // A batch closes after four mean gaps between texts without one, capped by the wait: with 5 ms
+        // the cap decided, and where mock-llm's replies came further apart than that no batch formed
+        // (the warning below missing in 2 of 3 runs on a slow machine); with a second, the gaps do.
         << "providers:\n  mock:\n    base_url: " << url
-        << "\n    embed_encoding: float\n    max_retries: 2\n    embed_wait_ms: 5\n";
+        << "\n    embed_encoding: float\n    max_retries: 2\n    embed_wait_ms: 1000\n";
     EXPECT_TRUE(out.good());
     return path;
   }
