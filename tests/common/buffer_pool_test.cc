@@ -44,7 +44,7 @@ TEST(BufferPoolTest, ABufferGivenBackIsTakenAgainEmptyWithItsCapacity) {
 
 TEST(BufferPoolTest, ABufferTooSmallForTheRequestIsNotHandedOut) {
   BufferPool pool(Small());
-  pool.Give(Reserved(2100));  // class [2, 4) KiB
+  pool.Give(Reserved(2100));          // class [2, 4) KiB
   std::string big = pool.Take(4000);  // the same class, larger than the pooled buffer
   EXPECT_GE(big.capacity(), 4000u);
   EXPECT_EQ(pool.pooled_buffers(), 1u);  // still there for a smaller body
