@@ -41,7 +41,6 @@ std::string BufferPool::TakeLocked(size_t c, size_t at) {
   std::string s = std::move(buffers[at]);
   buffers.erase(buffers.begin() + static_cast<std::ptrdiff_t>(at));
   bytes_ -= s.capacity();
-  --buffers_;
   return s;
 }
 
@@ -72,7 +71,6 @@ void BufferPool::Give(std::string s) noexcept {
   // Freed as before, outside the lock, when the budget or the class's slots are full.
   if (bytes_ + capacity > options_.max_bytes || buffers.size() == buffers.capacity()) return;
   bytes_ += capacity;
-  ++buffers_;
   buffers.push_back(std::move(s));
 }
 
@@ -83,7 +81,9 @@ size_t BufferPool::pooled_bytes() const {
 
 size_t BufferPool::pooled_buffers() const {
   absl::MutexLock lock(&mu_);
-  return buffers_;
+  size_t buffers = 0;
+  for (const std::vector<std::string>& c : classes_) buffers += c.size();
+  return buffers;
 }
 
 }  // namespace noveltygrid

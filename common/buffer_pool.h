@@ -52,7 +52,6 @@ class BufferPool {
   mutable absl::Mutex mu_;
   std::vector<std::vector<std::string>> classes_ ABSL_GUARDED_BY(mu_);
   size_t bytes_ ABSL_GUARDED_BY(mu_) = 0;
-  size_t buffers_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace noveltygrid
