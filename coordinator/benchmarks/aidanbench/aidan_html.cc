@@ -256,14 +256,14 @@ struct Loop {
   StepRecord last;
 };
 
-struct Question {
+struct QuestionLoops {
   std::string id;
   std::string text;
   std::vector<Loop> loops;
 };
 
 // `temperatures`: how many the sweep has (the series name theirs when there are several).
-std::string IterationView(const Question& q, const ReportContext& context, size_t temperatures) {
+std::string IterationView(const QuestionLoops& q, const ReportContext& context, size_t temperatures) {
   struct Plot {
     const char* id;
     const char* title;
@@ -317,7 +317,7 @@ absl::StatusOr<HtmlSection> IterationSection(const AidanSnapshot& s, const Repor
   }
   // The loops drawn -- repeat 0, the first kMaxQuestions questions in snapshot order, shown cells --
   // are the only ones read back from the source.
-  std::vector<Question> questions;
+  std::vector<QuestionLoops> questions;
   std::map<std::string, size_t> index;
   std::vector<const UnitResult*> units;
   size_t skipped_questions = 0;
@@ -330,7 +330,7 @@ absl::StatusOr<HtmlSection> IterationSection(const AidanSnapshot& s, const Repor
         ++skipped_questions;
         continue;
       }
-      questions.push_back(Question{u.unit.item_id, u.unit.item_text, {}});
+      questions.push_back(QuestionLoops{u.unit.item_id, u.unit.item_text, {}});
     }
     units.push_back(&u);
   }
@@ -344,7 +344,7 @@ absl::StatusOr<HtmlSection> IterationSection(const AidanSnapshot& s, const Repor
     return absl::OkStatus();
   }));
   std::vector<PickerView> views;
-  for (const Question& q : questions) {
+  for (const QuestionLoops& q : questions) {
     views.push_back(PickerView{q.id, absl::StrCat(q.id, ": ", Abbreviate(q.text, 80)),
                                IterationView(q, context, s.temperatures.size())});
   }
