@@ -150,8 +150,8 @@ TEST_P(HttpClientTest, RetryAfterHeaders) {
 }
 
 TEST_P(HttpClientTest, TimeoutIsDeadlineExceeded) {
-  TestHttpServer server;
   absl::Notification release;
+  TestHttpServer server;  // after `release`: stops (joining its handler) before `release` goes
   server.server().Get("/slow", [&](const httplib::Request&, httplib::Response& res) {
     release.WaitForNotificationWithTimeout(absl::Seconds(30));
     res.set_content("late", "text/plain");
