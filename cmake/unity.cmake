@@ -22,8 +22,9 @@ function(noveltygrid_apply_unity)
     get_target_property(type ${target} TYPE)
     get_target_property(unity ${target} UNITY_BUILD)
     get_target_property(libs ${target} LINK_LIBRARIES)
+    # A target that sets UNITY_BUILD itself keeps its setting.
     if(NOT type MATCHES "^(STATIC_LIBRARY|OBJECT_LIBRARY|EXECUTABLE)$" OR libs MATCHES "GTest::"
-       OR (NOT unity STREQUAL "unity-NOTFOUND" AND NOT unity))
+       OR NOT unity STREQUAL "unity-NOTFOUND")
       continue()
     endif()
     set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${NOVELTYGRID_UNITY_BATCH})
