@@ -52,7 +52,7 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
 
 // The one place curl errors become Status. `detail` is curl's error buffer (no request headers).
 absl::Status CurlError(CURLcode code, const char* detail, const HttpRequest& request) {
-  std::string message = absl::StrCat(request.method, " ", RedactUrl(request.url), ": ", curl_easy_strerror(code));
+  std::string message = absl::StrCat(request.method, " ", RedactUrl(request.url), ": ", Curl().easy_strerror(code));
   if (detail != nullptr && detail[0] != '\0') absl::StrAppend(&message, " (", detail, ")");
   switch (code) {
     case CURLE_OPERATION_TIMEDOUT:
@@ -100,47 +100,47 @@ void Transfer::Prepare(std::shared_ptr<const HttpRequest> next, HttpCallback cal
   const HttpRequest& r = *request;
   CURL* e = easy;
   SetHeaders(r.headers, user_agent);
-  curl_easy_setopt(e, CURLOPT_URL, r.url.c_str());
-  curl_easy_setopt(e, CURLOPT_CURLU, parsed_url);  // null: curl parses CURLOPT_URL itself
-  curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, ToMillis(r.timeout));
-  curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, ToMillis(r.connect_timeout));
-  curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers);
+  Curl().easy_setopt(e, CURLOPT_URL, r.url.c_str());
+  Curl().easy_setopt(e, CURLOPT_CURLU, parsed_url);  // null: curl parses CURLOPT_URL itself
+  Curl().easy_setopt(e, CURLOPT_TIMEOUT_MS, ToMillis(r.timeout));
+  Curl().easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, ToMillis(r.connect_timeout));
+  Curl().easy_setopt(e, CURLOPT_HTTPHEADER, headers);
   if (r.method == "GET") {
-    curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
-    curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, nullptr);
+    Curl().easy_setopt(e, CURLOPT_HTTPGET, 1L);
+    Curl().easy_setopt(e, CURLOPT_CUSTOMREQUEST, nullptr);
   } else {
-    curl_easy_setopt(e, CURLOPT_POST, 1L);
-    curl_easy_setopt(e, CURLOPT_POSTFIELDS, r.body.data());
-    curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
-    curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r.method == "POST" ? nullptr : r.method.c_str());
+    Curl().easy_setopt(e, CURLOPT_POST, 1L);
+    Curl().easy_setopt(e, CURLOPT_POSTFIELDS, r.body.data());
+    Curl().easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
+    Curl().easy_setopt(e, CURLOPT_CUSTOMREQUEST, r.method == "POST" ? nullptr : r.method.c_str());
   }
 }
 
 void Transfer::SetHeaders(const std::vector<std::string>& wanted, const std::string& user_agent) {
   if (headers != nullptr && wanted == headers_source) return;
-  curl_slist_free_all(headers);
+  Curl().slist_free_all(headers);
   headers = nullptr;
   bool has_agent = false;
   for (const std::string& header : wanted) {
-    headers = curl_slist_append(headers, header.c_str());
+    headers = Curl().slist_append(headers, header.c_str());
     has_agent = has_agent || absl::StartsWithIgnoreCase(header, "user-agent:");
   }
-  if (!has_agent) headers = curl_slist_append(headers, user_agent.c_str());
-  headers = curl_slist_append(headers, "Expect:");  // no 100-continue round trip for big bodies
+  if (!has_agent) headers = Curl().slist_append(headers, user_agent.c_str());
+  headers = Curl().slist_append(headers, "Expect:");  // no 100-continue round trip for big bodies
   headers_source = wanted;
 }
 
 void Transfer::InstallCallbacks() {
-  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, error);
-  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &OnBody);
-  curl_easy_setopt(easy, CURLOPT_WRITEDATA, this);
-  curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &OnHeader);
-  curl_easy_setopt(easy, CURLOPT_HEADERDATA, this);
+  Curl().easy_setopt(easy, CURLOPT_ERRORBUFFER, error);
+  Curl().easy_setopt(easy, CURLOPT_WRITEFUNCTION, &OnBody);
+  Curl().easy_setopt(easy, CURLOPT_WRITEDATA, this);
+  Curl().easy_setopt(easy, CURLOPT_HEADERFUNCTION, &OnHeader);
+  Curl().easy_setopt(easy, CURLOPT_HEADERDATA, this);
 }
 
 HttpResponse Transfer::TakeResponse() {
   long status = 0;
-  curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+  Curl().easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
   HttpResponse taken = std::move(response);
   taken.status = static_cast<int>(status);
   reply_headers.SetRetryHint(taken);
@@ -172,7 +172,11 @@ std::optional<absl::Duration> ParseRetryAfter(const std::string& value, absl::Ti
     return absl::Seconds(seconds);
   }
   const std::string date(v);
-  const time_t when = curl_getdate(date.c_str(), nullptr);
+  // An HTTP-date, in any of the three forms HTTP allows: curl's parser reads them all. Without
+  // libcurl the hint is dropped (the retry policy's own backoff applies).
+  const absl::StatusOr<const curl_http::CurlApi*> curl = curl_http::LoadCurl();
+  if (!curl.ok()) return std::nullopt;
+  const time_t when = (*curl)->getdate(date.c_str(), nullptr);
   if (when == -1) return std::nullopt;
   return std::max(absl::FromTimeT(when) - now, absl::ZeroDuration());
 }

@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "worker/http/curl_api.h"
 #include "worker/http/http_client.h"
 #include "worker/http/reply_headers.h"
 
@@ -58,7 +59,7 @@ struct Transfer {
   absl::Status Failure(CURLcode code) const;
   void Clear();
 
-  ~Transfer() { curl_slist_free_all(headers); }
+  ~Transfer() { Curl().slist_free_all(headers); }
 
  private:
   // The user agent goes in as a header line unless the request has its own, rather than as

@@ -18,7 +18,6 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
-#include <mutex>
 #include <optional>
 #include <thread>
 #include <unordered_map>
@@ -30,12 +29,15 @@
 #include "absl/time/clock.h"
 #include "common/event/event_loop.h"
 #include "common/open_files.h"
+#include "common/status_macros.h"
+#include "worker/http/curl_api.h"
 #include "worker/http/curl_transfer.h"
 #include "worker/http/http1_transport.h"
 
 namespace noveltygrid {
 namespace {
 
+using curl_http::Curl;
 using curl_http::RedactUrl;
 using curl_http::ToMillis;
 using curl_http::Transfer;
@@ -55,11 +57,6 @@ bool ProxyVariablesUnset() {
   return true;
 }
 
-void GlobalInit() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
 class CurlHttpClient : public HttpClient, private event::EventLoop::Handler, private http1::CallSink {
  public:
   explicit CurlHttpClient(const HttpClientOptions& options)
@@ -68,16 +65,6 @@ class CurlHttpClient : public HttpClient, private event::EventLoop::Handler, pri
         no_proxy_variables_(ProxyVariablesUnset()) {}
 
   absl::Status Start() {
-    multi_ = curl_multi_init();
-    if (multi_ == nullptr) return absl::InternalError("curl_multi_init failed");
-    curl_multi_setopt(multi_, CURLMOPT_PIPELINING, static_cast<long>(CURLPIPE_MULTIPLEX));
-    curl_multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS, static_cast<long>(options_.max_connections_per_host));
-    curl_multi_setopt(multi_, CURLMOPT_MAX_TOTAL_CONNECTIONS, static_cast<long>(options_.max_total_connections));
-    curl_multi_setopt(multi_, CURLMOPT_MAXCONNECTS, static_cast<long>(std::max(options_.max_total_connections, 1)));
-    curl_multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &CurlHttpClient::OnSocket);
-    curl_multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
-    curl_multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &CurlHttpClient::OnTimer);
-    curl_multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
     absl::StatusOr<std::unique_ptr<event::EventLoop>> loop =
         event::EventLoop::Create(this, {.max_events = kMaxEventsPerWait, .batch_window = options_.batch_window});
     if (!loop.ok()) return loop.status();
@@ -85,6 +72,8 @@ class CurlHttpClient : public HttpClient, private event::EventLoop::Handler, pri
     if (options_.builtin_http1 && no_proxy_variables_ && !options_.compressed_responses) {
       http1_ = std::make_unique<http1::Http1Transport>(loop_.get(), options_, user_agent_header_,
                                                        static_cast<http1::CallSink*>(this));
+    } else {
+      RETURN_IF_ERROR(StartCurl());  // every request goes to curl: a missing libcurl fails here
     }
     loop_thread_ = std::thread([this] {
       pthread_setname_np(pthread_self(), "ng-http-loop");  // findable in top and in load tests
@@ -98,11 +87,11 @@ class CurlHttpClient : public HttpClient, private event::EventLoop::Handler, pri
     Abort();
     if (loop_thread_.joinable()) loop_thread_.join();
     for (Transfer* t : free_) {
-      curl_easy_cleanup(t->easy);
+      Curl().easy_cleanup(t->easy);
       delete t;
     }
-    if (multi_ != nullptr) curl_multi_cleanup(multi_);
-    for (auto& [url, parsed] : parsed_urls_) curl_url_cleanup(parsed);
+    if (multi_ != nullptr) Curl().multi_cleanup(multi_);
+    for (auto& [url, parsed] : parsed_urls_) Curl().url_cleanup(parsed);
   }
 
   void Abort() override {
@@ -211,7 +200,7 @@ class CurlHttpClient : public HttpClient, private event::EventLoop::Handler, pri
     if (events & EPOLLOUT) flags |= CURL_CSELECT_OUT;
     if (events & EPOLLERR) flags |= CURL_CSELECT_ERR;
     int running = 0;
-    curl_multi_socket_action(multi_, fd, flags, &running);
+    Curl().multi_socket_action(multi_, fd, flags, &running);
   }
 
   // After the ready sockets and due timers (curl's among them): hand finished transfers over.
@@ -234,7 +223,7 @@ class CurlHttpClient : public HttpClient, private event::EventLoop::Handler, pri
     for (Incoming& in : intake_) Finish(std::move(in.done), cancelled);
     intake_.clear();
     for (Transfer* t : active_) {
-      curl_multi_remove_handle(multi_, t->easy);
+      Curl().multi_remove_handle(multi_, t->easy);
       Finish(std::move(t->done), cancelled);
       Recycle(t);
     }
@@ -326,7 +315,7 @@ class CurlHttpClient : public HttpClient, private event::EventLoop::Handler, pri
       client->curl_timer_ = client->loop_->After(absl::Milliseconds(timeout_ms), [client] {
         client->curl_timer_ = {};  // curl sets the next one from inside the call
         int running = 0;
-        curl_multi_socket_action(client->multi_, CURL_SOCKET_TIMEOUT, 0, &running);
+        Curl().multi_socket_action(client->multi_, CURL_SOCKET_TIMEOUT, 0, &running);
       });
     }
     return 0;
@@ -363,6 +352,12 @@ class CurlHttpClient : public HttpClient, private event::EventLoop::Handler, pri
 
   void Start(Incoming in) {
     if (http1_ != nullptr && http1_->TryStart(in.request, in.done)) return;
+    if (absl::Status curl = StartCurl(); !curl.ok()) {
+      transport_errors_.fetch_add(1, std::memory_order_relaxed);
+      Finish(std::move(in.done), absl::Status(curl.code(), absl::StrCat(in.request->method, " ",
+                                                                         RedactUrl(in.request->url), ": ", curl.message())));
+      return;
+    }
     Transfer* t;
     if (!free_.empty()) {
       t = free_.back();
@@ -378,12 +373,12 @@ class CurlHttpClient : public HttpClient, private event::EventLoop::Handler, pri
     CURLU* parsed_url = ParsedUrl(in.request->url);
     t->Prepare(std::move(in.request), std::move(in.done), user_agent_header_, parsed_url);
     const HttpRequest& r = *t->request;
-    const CURLMcode added = curl_multi_add_handle(multi_, t->easy);
+    const CURLMcode added = Curl().multi_add_handle(multi_, t->easy);
     if (added != CURLM_OK) {
       transport_errors_.fetch_add(1, std::memory_order_relaxed);
       Finish(std::move(t->done),
              absl::InternalError(absl::StrCat(r.method, " ", RedactUrl(r.url),
-                                              ": curl_multi_add_handle: ", curl_multi_strerror(added))));
+                                              ": curl_multi_add_handle: ", Curl().multi_strerror(added))));
       Recycle(t);
       return;
     }
@@ -391,31 +386,49 @@ class CurlHttpClient : public HttpClient, private event::EventLoop::Handler, pri
     active_.push_back(t);
   }
 
+  // Loads libcurl and makes the multi handle: in Start() when curl carries every request, else on the
+  // loop thread before the first request the built-in transport does not take (curl_api.h).
+  absl::Status StartCurl() {
+    if (multi_ != nullptr) return absl::OkStatus();
+    RETURN_IF_ERROR(curl_http::LoadCurl().status());
+    multi_ = Curl().multi_init();
+    if (multi_ == nullptr) return absl::InternalError("curl_multi_init failed");
+    Curl().multi_setopt(multi_, CURLMOPT_PIPELINING, static_cast<long>(CURLPIPE_MULTIPLEX));
+    Curl().multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS, static_cast<long>(options_.max_connections_per_host));
+    Curl().multi_setopt(multi_, CURLMOPT_MAX_TOTAL_CONNECTIONS, static_cast<long>(options_.max_total_connections));
+    Curl().multi_setopt(multi_, CURLMOPT_MAXCONNECTS, static_cast<long>(std::max(options_.max_total_connections, 1)));
+    Curl().multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &CurlHttpClient::OnSocket);
+    Curl().multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
+    Curl().multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &CurlHttpClient::OnTimer);
+    Curl().multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
+    return absl::OkStatus();
+  }
+
   // A transfer with a fresh easy handle and the options every request shares.
   Transfer* NewTransfer() {
-    CURL* e = curl_easy_init();
+    CURL* e = Curl().easy_init();
     if (e == nullptr) return nullptr;
     auto* t = new Transfer;
     t->easy = e;
-    curl_easy_setopt(e, CURLOPT_PRIVATE, t);
-    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e, CURLOPT_BUFFERSIZE, kReceiveBufferBytes);
-    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
-    curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
-    curl_easy_setopt(
+    Curl().easy_setopt(e, CURLOPT_PRIVATE, t);
+    Curl().easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    Curl().easy_setopt(e, CURLOPT_BUFFERSIZE, kReceiveBufferBytes);
+    Curl().easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    Curl().easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
+    Curl().easy_setopt(
         e, CURLOPT_HTTP_VERSION,
         options_.http2 ? static_cast<long>(CURL_HTTP_VERSION_2TLS) : static_cast<long>(CURL_HTTP_VERSION_1_1));
-    if (options_.compressed_responses) curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");  // gzip, br, ...
+    if (options_.compressed_responses) Curl().easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");  // gzip, br, ...
     if (no_proxy_variables_) {
-      curl_easy_setopt(e, CURLOPT_PROXY, "");
-      curl_easy_setopt(e, CURLOPT_NOPROXY, "");
+      Curl().easy_setopt(e, CURLOPT_PROXY, "");
+      Curl().easy_setopt(e, CURLOPT_NOPROXY, "");
     }
     t->max_body = options_.max_response_bytes;
     t->InstallCallbacks();
-    curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, &CurlHttpClient::OnOpenSocket);
-    curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, this);
-    curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, &CurlHttpClient::OnCloseSocket);
-    curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, this);
+    Curl().easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, &CurlHttpClient::OnOpenSocket);
+    Curl().easy_setopt(e, CURLOPT_OPENSOCKETDATA, this);
+    Curl().easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, &CurlHttpClient::OnCloseSocket);
+    Curl().easy_setopt(e, CURLOPT_CLOSESOCKETDATA, this);
     return t;
   }
 
@@ -425,10 +438,10 @@ class CurlHttpClient : public HttpClient, private event::EventLoop::Handler, pri
   CURLU* ParsedUrl(const std::string& url) {
     if (auto it = parsed_urls_.find(url); it != parsed_urls_.end()) return it->second;
     if (parsed_urls_.size() >= kMaxParsedUrls) return nullptr;
-    CURLU* parsed = curl_url();
+    CURLU* parsed = Curl().url();
     if (parsed != nullptr &&
-        curl_url_set(parsed, CURLUPART_URL, url.c_str(), CURLU_GUESS_SCHEME | CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK) {
-      curl_url_cleanup(parsed);
+        Curl().url_set(parsed, CURLUPART_URL, url.c_str(), CURLU_GUESS_SCHEME | CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK) {
+      Curl().url_cleanup(parsed);
       parsed = nullptr;
     }
     parsed_urls_.emplace(url, parsed);
@@ -436,17 +449,18 @@ class CurlHttpClient : public HttpClient, private event::EventLoop::Handler, pri
   }
 
   void Reap() {
+    if (multi_ == nullptr) return;  // curl not started: nothing of its to reap
     int queued = 0;
-    while (CURLMsg* msg = curl_multi_info_read(multi_, &queued)) {
+    while (CURLMsg* msg = Curl().multi_info_read(multi_, &queued)) {
       if (msg->msg != CURLMSG_DONE) continue;
       CURL* e = msg->easy_handle;
       const CURLcode code = msg->data.result;
       Transfer* t = nullptr;
-      curl_easy_getinfo(e, CURLINFO_PRIVATE, reinterpret_cast<char**>(&t));
+      Curl().easy_getinfo(e, CURLINFO_PRIVATE, reinterpret_cast<char**>(&t));
       long connects = 0;
-      curl_easy_getinfo(e, CURLINFO_NUM_CONNECTS, &connects);
+      Curl().easy_getinfo(e, CURLINFO_NUM_CONNECTS, &connects);
       connections_opened_.fetch_add(connects, std::memory_order_relaxed);
-      curl_multi_remove_handle(multi_, e);
+      Curl().multi_remove_handle(multi_, e);
       // Swap-remove from the active list.
       active_[t->slot] = active_.back();
       active_[t->slot]->slot = t->slot;
@@ -506,7 +520,6 @@ absl::StatusOr<std::unique_ptr<HttpClient>> HttpClient::Create(const HttpClientO
   if (options.max_connections_per_host < 0 || options.max_total_connections < 0) {
     return absl::InvalidArgumentError("HTTP connection limits must be >= 0 (0 = unlimited)");
   }
-  GlobalInit();
   HttpClientOptions capped = options;
   if (const char* engine = std::getenv("NOVELTYGRID_HTTP1"); engine != nullptr && *engine != '\0') {
     const absl::string_view e(engine);
