@@ -26,7 +26,7 @@ absl::StatusOr<const CurlApi*> Load() {
     const char* why = ::dlerror();
     return absl::FailedPreconditionError(absl::StrCat(
         "cannot load ", kLibrary, " (", why != nullptr ? why : "unknown reason",
-        "); https://, proxied and compressed requests need libcurl: install the libcurl4 package"));
+        "); requests other than plain http:// to an IP address need libcurl: install the libcurl4 package"));
   }
   auto* api = new CurlApi();
   std::string missing;

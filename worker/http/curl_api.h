@@ -3,11 +3,12 @@
 // Linked, libcurl and its dependency chain (OpenSSL, GnuTLS, Kerberos, LDAP, SSH, ...) are mapped,
 // relocated and initialised at every start of every noveltygrid command: ~12 ms of a ~23 ms start
 // on the benchmark machine (BENCHMARKS.md, issue 18 item 1), paid by `status`, `report` and a sweep
-// whose providers are all plain http:// (those requests go over http1_transport.h). Loaded here, it
-// costs only the processes that make a request curl carries (https://, a proxy, compressed replies).
+// whose providers are all plain http:// to an IP address (those requests go over http1_transport.h).
+// Loaded here, it costs only the processes with a request curl carries: an https:// or host-name URL,
+// a proxy, compressed replies, NOVELTYGRID_HTTP1=curl (HttpClient::CheckUrl loads it for a provider).
 //
-// Internal to worker/http: the curl client (http_client.cc), its transfers (curl_transfer.cc) and
-// the Retry-After date parser call libcurl only through Curl().
+// Internal to worker/http: the curl client (http_client.cc) and its transfers (curl_transfer.cc) call
+// libcurl only through Curl().
 #ifndef NOVELTYGRID_WORKER_HTTP_CURL_API_H_
 #define NOVELTYGRID_WORKER_HTTP_CURL_API_H_
 

@@ -1,16 +1,12 @@
 #include "worker/http/curl_transfer.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
-#include <optional>
 #include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 
 namespace noveltygrid {
 namespace curl_http {
@@ -162,23 +158,5 @@ void Transfer::Clear() {
 }
 
 }  // namespace curl_http
-
-std::optional<absl::Duration> ParseRetryAfter(const std::string& value, absl::Time now) {
-  const absl::string_view v = absl::StripAsciiWhitespace(value);
-  if (v.empty()) return std::nullopt;
-  if (absl::ascii_isdigit(static_cast<unsigned char>(v[0])) || v[0] == '.') {
-    double seconds = 0;
-    if (!absl::SimpleAtod(v, &seconds) || !std::isfinite(seconds) || seconds < 0) return std::nullopt;
-    return absl::Seconds(seconds);
-  }
-  const std::string date(v);
-  // An HTTP-date, in any of the three forms HTTP allows: curl's parser reads them all. Without
-  // libcurl the hint is dropped (the retry policy's own backoff applies).
-  const absl::StatusOr<const curl_http::CurlApi*> curl = curl_http::LoadCurl();
-  if (!curl.ok()) return std::nullopt;
-  const time_t when = (*curl)->getdate(date.c_str(), nullptr);
-  if (when == -1) return std::nullopt;
-  return std::max(absl::FromTimeT(when) - now, absl::ZeroDuration());
-}
 
 }  // namespace noveltygrid

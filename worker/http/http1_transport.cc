@@ -87,61 +87,70 @@ Http1Transport::~Http1Transport() {
   }
 }
 
+std::optional<Http1Transport::Target> Http1Transport::ParseTarget(absl::string_view url) {
+  absl::string_view rest(url);
+  if (!absl::ConsumePrefix(&rest, "http://")) return std::nullopt;
+  rest = rest.substr(0, rest.find('#'));
+  const size_t path = rest.find_first_of("/?");
+  const absl::string_view authority = rest.substr(0, path);
+  absl::string_view host = authority;
+  absl::string_view port_text;
+  if (absl::StartsWith(authority, "[")) {  // [v6]:port
+    const size_t close = authority.find(']');
+    host = authority.substr(1, close == absl::string_view::npos ? 0 : close - 1);
+    if (close != absl::string_view::npos && close + 1 < authority.size()) {
+      port_text = authority.substr(close + 1);
+      if (!absl::ConsumePrefix(&port_text, ":")) host = {};
+    }
+  } else if (const size_t colon = authority.rfind(':'); colon != absl::string_view::npos) {
+    host = authority.substr(0, colon);
+    port_text = authority.substr(colon + 1);
+  }
+  int port = 80;
+  const bool port_ok = port_text.empty() || (absl::SimpleAtoi(port_text, &port) && port > 0 && port < 65536);
+  Target t;
+  const std::string host_text(host);
+  auto* v4 = reinterpret_cast<sockaddr_in*>(&t.address);
+  auto* v6 = reinterpret_cast<sockaddr_in6*>(&t.address);
+  if (inet_pton(AF_INET, host_text.c_str(), &v4->sin_addr) == 1) {
+    v4->sin_family = AF_INET;
+    v4->sin_port = htons(static_cast<uint16_t>(port));
+    t.address_size = sizeof(sockaddr_in);
+  } else if (inet_pton(AF_INET6, host_text.c_str(), &v6->sin6_addr) == 1) {
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons(static_cast<uint16_t>(port));
+    t.address_size = sizeof(sockaddr_in6);
+  }
+  const absl::string_view target_text = path == absl::string_view::npos ? absl::string_view() : rest.substr(path);
+  const bool target_ok = std::none_of(target_text.begin(), target_text.end(),
+                                      [](char c) { return static_cast<unsigned char>(c) <= 0x20 || c == 0x7f; });
+  if (!port_ok || !target_ok || t.address_size == 0 || authority.find('@') != absl::string_view::npos) {
+    return std::nullopt;
+  }
+  t.pool_key = absl::StrCat(host_text, ":", port);
+  t.target = absl::StrCat(absl::StartsWith(target_text, "/") ? "" : "/", target_text);
+  t.host_header = absl::StrCat("Host: ", authority, "\r\n");
+  return t;
+}
+
+bool Http1Transport::Carries(absl::string_view url) { return ParseTarget(url).has_value(); }
+
 Http1Transport::Route* Http1Transport::FindRoute(const std::string& url) {
   if (auto it = routes_.find(url); it != routes_.end()) return it->second.get();
   if (routes_.size() >= kMaxRoutes) return nullptr;
   std::unique_ptr<Route> route;
-  absl::string_view rest(url);
-  if (absl::ConsumePrefix(&rest, "http://")) {
-    rest = rest.substr(0, rest.find('#'));
-    const size_t path = rest.find_first_of("/?");
-    const absl::string_view authority = rest.substr(0, path);
-    absl::string_view host = authority;
-    absl::string_view port_text;
-    if (absl::StartsWith(authority, "[")) {  // [v6]:port
-      const size_t close = authority.find(']');
-      host = authority.substr(1, close == absl::string_view::npos ? 0 : close - 1);
-      if (close != absl::string_view::npos && close + 1 < authority.size()) {
-        port_text = authority.substr(close + 1);
-        if (!absl::ConsumePrefix(&port_text, ":")) host = {};
-      }
-    } else if (const size_t colon = authority.rfind(':'); colon != absl::string_view::npos) {
-      host = authority.substr(0, colon);
-      port_text = authority.substr(colon + 1);
+  if (std::optional<Target> t = ParseTarget(url)) {
+    std::unique_ptr<Pool>& pool = pools_[t->pool_key];
+    if (pool == nullptr) {
+      pool = std::make_unique<Pool>();
+      pool->address = t->address;
+      pool->address_size = t->address_size;
+      pool->name = t->pool_key;
     }
-    int port = 80;
-    const bool port_ok = port_text.empty() || (absl::SimpleAtoi(port_text, &port) && port > 0 && port < 65536);
-    sockaddr_storage address{};
-    socklen_t size = 0;
-    const std::string host_text(host);
-    auto* v4 = reinterpret_cast<sockaddr_in*>(&address);
-    auto* v6 = reinterpret_cast<sockaddr_in6*>(&address);
-    if (inet_pton(AF_INET, host_text.c_str(), &v4->sin_addr) == 1) {
-      v4->sin_family = AF_INET;
-      v4->sin_port = htons(static_cast<uint16_t>(port));
-      size = sizeof(sockaddr_in);
-    } else if (inet_pton(AF_INET6, host_text.c_str(), &v6->sin6_addr) == 1) {
-      v6->sin6_family = AF_INET6;
-      v6->sin6_port = htons(static_cast<uint16_t>(port));
-      size = sizeof(sockaddr_in6);
-    }
-    const absl::string_view target_text = path == absl::string_view::npos ? absl::string_view() : rest.substr(path);
-    const bool target_ok = std::none_of(target_text.begin(), target_text.end(),
-                                        [](char c) { return static_cast<unsigned char>(c) <= 0x20 || c == 0x7f; });
-    if (port_ok && target_ok && size != 0 && authority.find('@') == absl::string_view::npos) {
-      const std::string key = absl::StrCat(host_text, ":", port);
-      std::unique_ptr<Pool>& pool = pools_[key];
-      if (pool == nullptr) {
-        pool = std::make_unique<Pool>();
-        pool->address = address;
-        pool->address_size = size;
-        pool->name = key;
-      }
-      route = std::make_unique<Route>();
-      route->pool = pool.get();
-      route->target = absl::StrCat(absl::StartsWith(target_text, "/") ? "" : "/", target_text);
-      route->host_header = absl::StrCat("Host: ", authority, "\r\n");
-    }
+    route = std::make_unique<Route>();
+    route->pool = pool.get();
+    route->target = std::move(t->target);
+    route->host_header = std::move(t->host_header);
   }
   Route* found = route.get();
   routes_.emplace(url, std::move(route));

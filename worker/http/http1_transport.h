@@ -25,11 +25,13 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "common/event/event_loop.h"
 #include "worker/http/http1_response_parser.h"
 #include "worker/http/http_client.h"
@@ -60,6 +62,8 @@ class Http1Transport {
   // userinfo) and its method GET or POST: moves from `request` and `done` and returns true. Otherwise
   // leaves both alone and returns false (curl takes it).
   bool TryStart(std::shared_ptr<const HttpRequest>& request, HttpCallback& done);
+  // Whether requests to `url` are the transport's (the URL test of TryStart, without a transport).
+  static bool Carries(absl::string_view url);
   // A socket registered with a kTagBit tag is ready.
   void OnReady(uint64_t tag, uint32_t events);
   // Fails every request in flight or queued with `status` and closes every connection.
@@ -73,6 +77,16 @@ class Http1Transport {
   struct Call;
   struct Conn;
 
+  // A URL the transport carries, parsed: http:// to an IP literal with an optional port, no userinfo,
+  // a request target without spaces or control characters.
+  struct Target {
+    sockaddr_storage address{};
+    socklen_t address_size = 0;
+    std::string pool_key;     // "host:port"
+    std::string target;       // the request line's target, "/" when the URL has none
+    std::string host_header;  // "Host: authority\r\n"
+  };
+  static std::optional<Target> ParseTarget(absl::string_view url);
   Route* FindRoute(const std::string& url);
   // Sends `call` on an idle connection of its host (unless `fresh`) or a new one, or queues it.
   void Dispatch(Call* call, bool fresh);

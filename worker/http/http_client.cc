@@ -136,6 +136,11 @@ class CurlHttpClient : public HttpClient, private event::EventLoop::Handler, pri
     options_.executor->Schedule(std::move(task));
   }
 
+  absl::Status CheckUrl(const std::string& url) override {
+    if (http1_ != nullptr && http1::Http1Transport::Carries(url)) return absl::OkStatus();
+    return curl_http::LoadCurl().status();
+  }
+
   HttpClientStats Stats() const override {
     HttpClientStats s;
     s.requests = requests_.load(std::memory_order_relaxed);
@@ -390,45 +395,46 @@ class CurlHttpClient : public HttpClient, private event::EventLoop::Handler, pri
   // loop thread before the first request the built-in transport does not take (curl_api.h).
   absl::Status StartCurl() {
     if (multi_ != nullptr) return absl::OkStatus();
-    RETURN_IF_ERROR(curl_http::LoadCurl().status());
-    multi_ = Curl().multi_init();
+    ASSIGN_OR_RETURN(const curl_http::CurlApi* curl, curl_http::LoadCurl());
+    multi_ = curl->multi_init();
     if (multi_ == nullptr) return absl::InternalError("curl_multi_init failed");
-    Curl().multi_setopt(multi_, CURLMOPT_PIPELINING, static_cast<long>(CURLPIPE_MULTIPLEX));
-    Curl().multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS, static_cast<long>(options_.max_connections_per_host));
-    Curl().multi_setopt(multi_, CURLMOPT_MAX_TOTAL_CONNECTIONS, static_cast<long>(options_.max_total_connections));
-    Curl().multi_setopt(multi_, CURLMOPT_MAXCONNECTS, static_cast<long>(std::max(options_.max_total_connections, 1)));
-    Curl().multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &CurlHttpClient::OnSocket);
-    Curl().multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
-    Curl().multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &CurlHttpClient::OnTimer);
-    Curl().multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
+    curl->multi_setopt(multi_, CURLMOPT_PIPELINING, static_cast<long>(CURLPIPE_MULTIPLEX));
+    curl->multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS, static_cast<long>(options_.max_connections_per_host));
+    curl->multi_setopt(multi_, CURLMOPT_MAX_TOTAL_CONNECTIONS, static_cast<long>(options_.max_total_connections));
+    curl->multi_setopt(multi_, CURLMOPT_MAXCONNECTS, static_cast<long>(std::max(options_.max_total_connections, 1)));
+    curl->multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &CurlHttpClient::OnSocket);
+    curl->multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
+    curl->multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &CurlHttpClient::OnTimer);
+    curl->multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
     return absl::OkStatus();
   }
 
   // A transfer with a fresh easy handle and the options every request shares.
   Transfer* NewTransfer() {
-    CURL* e = Curl().easy_init();
+    const curl_http::CurlApi& curl = Curl();
+    CURL* e = curl.easy_init();
     if (e == nullptr) return nullptr;
     auto* t = new Transfer;
     t->easy = e;
-    Curl().easy_setopt(e, CURLOPT_PRIVATE, t);
-    Curl().easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    Curl().easy_setopt(e, CURLOPT_BUFFERSIZE, kReceiveBufferBytes);
-    Curl().easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
-    Curl().easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
-    Curl().easy_setopt(
+    curl.easy_setopt(e, CURLOPT_PRIVATE, t);
+    curl.easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl.easy_setopt(e, CURLOPT_BUFFERSIZE, kReceiveBufferBytes);
+    curl.easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    curl.easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
+    curl.easy_setopt(
         e, CURLOPT_HTTP_VERSION,
         options_.http2 ? static_cast<long>(CURL_HTTP_VERSION_2TLS) : static_cast<long>(CURL_HTTP_VERSION_1_1));
-    if (options_.compressed_responses) Curl().easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");  // gzip, br, ...
+    if (options_.compressed_responses) curl.easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");  // gzip, br, ...
     if (no_proxy_variables_) {
-      Curl().easy_setopt(e, CURLOPT_PROXY, "");
-      Curl().easy_setopt(e, CURLOPT_NOPROXY, "");
+      curl.easy_setopt(e, CURLOPT_PROXY, "");
+      curl.easy_setopt(e, CURLOPT_NOPROXY, "");
     }
     t->max_body = options_.max_response_bytes;
     t->InstallCallbacks();
-    Curl().easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, &CurlHttpClient::OnOpenSocket);
-    Curl().easy_setopt(e, CURLOPT_OPENSOCKETDATA, this);
-    Curl().easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, &CurlHttpClient::OnCloseSocket);
-    Curl().easy_setopt(e, CURLOPT_CLOSESOCKETDATA, this);
+    curl.easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, &CurlHttpClient::OnOpenSocket);
+    curl.easy_setopt(e, CURLOPT_OPENSOCKETDATA, this);
+    curl.easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, &CurlHttpClient::OnCloseSocket);
+    curl.easy_setopt(e, CURLOPT_CLOSESOCKETDATA, this);
     return t;
   }
 
@@ -485,12 +491,12 @@ class CurlHttpClient : public HttpClient, private event::EventLoop::Handler, pri
   const HttpClientOptions options_;
   const std::string user_agent_header_;  // "User-Agent: ..."
   const bool no_proxy_variables_;        // see ProxyVariablesUnset
-  CURLM* multi_ = nullptr;
   std::unique_ptr<event::EventLoop> loop_;
   std::unique_ptr<http1::Http1Transport> http1_;  // plain http:// to addresses; null: curl for everything
   std::thread loop_thread_;
 
   // Owned by the loop thread.
+  CURLM* multi_ = nullptr;     // made by StartCurl (in Start, before the thread, or on it)
   event::TimerId curl_timer_;  // when curl wants CURL_SOCKET_TIMEOUT
   std::vector<FdState> fds_;   // by descriptor number
   std::vector<Incoming> intake_;

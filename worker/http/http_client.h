@@ -124,6 +124,10 @@ class HttpClient {
   // Cancelled, timers' tasks run at once and later RunAfter tasks without delay. For a worker whose
   // units were handed back: their calls end now instead of at their timeouts. Cannot be undone.
   virtual void Abort() {}
+  // Whether requests to `url` can be sent: an error when they need libcurl (not plain http:// to an
+  // address) and it cannot be loaded, so that a worker refuses a provider at start instead of failing
+  // its every call. Loads libcurl when they need it (curl_api.h).
+  virtual absl::Status CheckUrl(const std::string& /*url*/) { return absl::OkStatus(); }
 };
 
 // Parses a Retry-After value: delay-seconds ("2", "0.5") or an HTTP date relative to `now`.

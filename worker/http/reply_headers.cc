@@ -1,8 +1,11 @@
 #include "worker/http/reply_headers.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <ctime>
 #include <optional>
+#include <string>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -76,3 +79,30 @@ absl::Status TooLargeError(const HttpRequest& request, size_t max_body) {
 }
 
 }  // namespace noveltygrid::http_reply
+
+namespace noveltygrid {
+
+std::optional<absl::Duration> ParseRetryAfter(const std::string& value, absl::Time now) {
+  const absl::string_view v = absl::StripAsciiWhitespace(value);
+  if (v.empty()) return std::nullopt;
+  if (absl::ascii_isdigit(static_cast<unsigned char>(v[0])) || v[0] == '.') {
+    double seconds = 0;
+    if (!absl::SimpleAtod(v, &seconds) || !std::isfinite(seconds) || seconds < 0) return std::nullopt;
+    return absl::Seconds(seconds);
+  }
+  // An HTTP-date in one of the three forms HTTP/1.1 says a recipient must read (RFC 9110, 5.6.7): the
+  // preferred IMF-fixdate, the obsolete RFC 850 form and asctime's. The C locale's names (the process
+  // never sets another).
+  const std::string date(v);
+  for (const char* format : {"%a, %d %b %Y %H:%M:%S GMT", "%A, %d-%b-%y %H:%M:%S GMT", "%a %b %d %H:%M:%S %Y"}) {
+    std::tm parts{};
+    const char* end = ::strptime(date.c_str(), format, &parts);
+    if (end == nullptr || *end != '\0') continue;
+    const time_t when = ::timegm(&parts);
+    if (when == -1) return std::nullopt;
+    return std::max(absl::FromTimeT(when) - now, absl::ZeroDuration());
+  }
+  return std::nullopt;
+}
+
+}  // namespace noveltygrid

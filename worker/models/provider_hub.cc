@@ -4,6 +4,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "worker/http/reply_headers.h"
 #include "worker/limits/learned_limits.h"
 
 namespace noveltygrid {
@@ -64,6 +65,10 @@ absl::StatusOr<ProviderChannel*> ProviderHub::Channel(const ProviderConfig& prov
   }
   absl::StatusOr<HttpClient*> http = HttpLocked();
   if (!http.ok()) return http.status();
+  if (absl::Status usable = (*http)->CheckUrl(provider.base_url); !usable.ok()) {
+    return absl::Status(usable.code(), absl::StrCat("provider '", provider.name, "' (",
+                                                    http_reply::RedactUrl(provider.base_url), "): ", usable.message()));
+  }
   ProviderLimiterOptions limiter_options;
   limiter_options.provider = provider.name;
   limiter_options.limits = provider.limits;

@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
+#include "common/sanitizer_build.h"
 #include "gmock/gmock.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server.h"
@@ -25,14 +26,6 @@ namespace {
 
 using ::testing::SizeIs;
 
-// Whether this is the ThreadSanitizer build: its runtime cannot see the synchronisation inside Debian's
-// uninstrumented gRPC core and Abseil, so several gRPC clients in one process make it report races there.
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define NOVELTYGRID_TSAN_BUILD 1
-#endif
-#endif
-
 constexpr int kSenders = 8;
 constexpr int kUnitsPerCall = 4;
 constexpr int kUnits = kSenders * kUnitsPerCall + 1;  // the last one goes in a Complete
@@ -46,7 +39,9 @@ class CoordinatorServiceTest : public CoordinatorCoreTest {
 
   void SetUp() override {
 #ifdef NOVELTYGRID_TSAN_BUILD
-    // Skipped before the server starts: its teardown alone can draw a report from gRPC's own threads.
+    // ThreadSanitizer cannot see the synchronisation inside Debian's uninstrumented gRPC core and
+    // Abseil, so several gRPC clients in one process make it report races there. Skipped before the
+    // server starts: its teardown alone can draw a report from gRPC's own threads.
     GTEST_SKIP() << "ten gRPC clients in one process: TSan reports races inside the uninstrumented gRPC core";
 #endif
     grpc::ServerBuilder builder;

@@ -73,6 +73,11 @@ TEST(ParseRetryAfterTest, SecondsDecimalsAndDates) {
   // 1700000000 = Tue, 14 Nov 2023 22:13:20 GMT.
   EXPECT_EQ(ParseRetryAfter("Tue, 14 Nov 2023 22:13:50 GMT", now), absl::Seconds(30));
   EXPECT_EQ(ParseRetryAfter("Tue, 14 Nov 2023 22:00:00 GMT", now), absl::ZeroDuration());  // in the past
+  // The two obsolete forms HTTP/1.1 recipients must still read: RFC 850's and asctime's.
+  EXPECT_EQ(ParseRetryAfter("Tuesday, 14-Nov-23 22:13:50 GMT", now), absl::Seconds(30));
+  EXPECT_EQ(ParseRetryAfter("Tue Nov 14 22:13:50 2023", now), absl::Seconds(30));
+  EXPECT_EQ(ParseRetryAfter("Tue, 14 Nov 2023 22:13:50 GMT tomorrow", now), std::nullopt);
+  EXPECT_EQ(ParseRetryAfter("Tue, 14 Nov 2023 22:13 GMT", now), std::nullopt);
   EXPECT_EQ(ParseRetryAfter("", now), std::nullopt);
   EXPECT_EQ(ParseRetryAfter("-3", now), std::nullopt);
   EXPECT_EQ(ParseRetryAfter("soon", now), std::nullopt);
