@@ -359,8 +359,9 @@ class CurlHttpClient : public HttpClient, private event::EventLoop::Handler, pri
     if (http1_ != nullptr && http1_->TryStart(in.request, in.done)) return;
     if (absl::Status curl = StartCurl(); !curl.ok()) {
       transport_errors_.fetch_add(1, std::memory_order_relaxed);
-      Finish(std::move(in.done), absl::Status(curl.code(), absl::StrCat(in.request->method, " ",
-                                                                         RedactUrl(in.request->url), ": ", curl.message())));
+      Finish(std::move(in.done),
+             absl::Status(curl.code(),
+                          absl::StrCat(in.request->method, " ", RedactUrl(in.request->url), ": ", curl.message())));
       return;
     }
     Transfer* t;
@@ -445,8 +446,8 @@ class CurlHttpClient : public HttpClient, private event::EventLoop::Handler, pri
     if (auto it = parsed_urls_.find(url); it != parsed_urls_.end()) return it->second;
     if (parsed_urls_.size() >= kMaxParsedUrls) return nullptr;
     CURLU* parsed = Curl().url();
-    if (parsed != nullptr &&
-        Curl().url_set(parsed, CURLUPART_URL, url.c_str(), CURLU_GUESS_SCHEME | CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK) {
+    if (parsed != nullptr && Curl().url_set(parsed, CURLUPART_URL, url.c_str(),
+                                            CURLU_GUESS_SCHEME | CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK) {
       Curl().url_cleanup(parsed);
       parsed = nullptr;
     }
