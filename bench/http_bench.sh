@@ -25,7 +25,10 @@ fi
 
 LATENCY_MS=${LATENCY_MS:-100}
 CONCURRENCY=${CONCURRENCY:-512}
-WORKER_THREADS=${WORKER_THREADS:-2}
+# Worker threads: empty = the product default, the CPUs the worker may use (1 when PIN=1 pins it to one core).
+WORKER_THREADS=${WORKER_THREADS:-}
+THREADS_ARGS=()
+[[ -n "$WORKER_THREADS" ]] && THREADS_ARGS=(--threads "$WORKER_THREADS")
 SERVER_THREADS=${SERVER_THREADS:-1}   # serve-sim event loops (capped at the CPUs it may use; one serves ~5k requests/s)
 # Temperatures: N_TEMPS evenly spaced in [0.1, 1.0]; 4 models x N_TEMPS x 65 questions units (6: 1560
 # units, ~26k iterations: the ideal executor needs ~18 s, the measured run ~2-3 min on 2 cores today).
@@ -124,7 +127,7 @@ run_cluster() {  # NAME CONFIG CONCURRENCY SAMPLE(0/1)
   local prefix=()
   [[ "$name" == sweep && -n "$WORKER_PREFIX" ]] && read -ra prefix <<<"$WORKER_PREFIX"
   "${PIN_WORKER[@]}" "$GNU_TIME" -v -o "$WORK/$name-worker.time" \
-    "${prefix[@]}" "$BIN" worker --coordinator "$caddr" --concurrency "$conc" --threads "$WORKER_THREADS" \
+    "${prefix[@]}" "$BIN" worker --coordinator "$caddr" --concurrency "$conc" "${THREADS_ARGS[@]}" \
     >"$WORK/$name-worker.log" 2>&1 &
   local wpid=$!
   PIDS+=("$wpid")
@@ -204,7 +207,7 @@ meta = {
   "temperatures": [float(t) for t in "$TEMPS".split(",")],
   "questions": "$QUESTIONS",
   "sweep_start": $SWEEP_START, "sweep_end": $SWEEP_END,
-  "worker_threads": $WORKER_THREADS, "server_threads": $SERVER_THREADS, "pinning": "$PINNING",
+  "worker_threads": "${WORKER_THREADS:-default}", "server_threads": $SERVER_THREADS, "pinning": "$PINNING",
   "machine": {"nproc": $NPROC, "cpu_model": "$CPU_MODEL", "kernel": "$(uname -r)",
               "binary": "$BIN", "git": "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"},
 }

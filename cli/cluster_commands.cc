@@ -2,7 +2,6 @@
 // status query. Secrets (the shared token) come from NOVELTYGRID_TOKEN or --token-file only.
 #include <cstdio>
 #include <cstdlib>
-#include <thread>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -16,6 +15,7 @@
 #include "cli/signals.h"
 #include "cli/status_view.h"
 #include "cli/worker_setup.h"
+#include "common/cpu_budget.h"
 #include "common/metrics/metrics_server.h"
 #include "common/storage/store_factory.h"
 #include "coordinator/sweep_coordinator.h"
@@ -224,7 +224,8 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
   const std::vector<FlagSpec> flags = WithSecurityFlags({
       {"coordinator", "HOST:PORT", "the coordinator to lease from"},
       {"concurrency", "N", "loops in flight (default 64)"},
-      {"threads", "N", "threads for model calls and engines (default: number of cores)"},
+      {"threads", "N",
+       "threads for model calls and engines (default: the CPUs this process may use, by affinity and cgroup quota)"},
       {"id", "NAME", "worker id shown in status (default: hostname-pid)"},
       {"drain-grace-ms", "N", "on SIGTERM, time to finish running units before handing them back (default 30000)"},
       {"stall-multiple", "X",
@@ -248,7 +249,7 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
             flags, {"coordinator"}, &exit);
   if (!args.ok()) return exit;
   absl::StatusOr<long long> concurrency = args->GetInt("concurrency", 64);
-  absl::StatusOr<long long> threads = args->GetInt("threads", std::max(2u, std::thread::hardware_concurrency()));
+  absl::StatusOr<long long> threads = args->GetInt("threads", UsableCpus());
   absl::StatusOr<long long> grace = args->GetInt("drain-grace-ms", 30'000);
   absl::StatusOr<long long> reconnect = args->GetInt("reconnect-window-ms", 300'000);
   absl::StatusOr<long long> round = args->GetInt("report-interval-ms", 20);

@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
-#include <thread>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -16,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/noveltybench_flags.h"
 #include "common/config.h"
+#include "common/cpu_budget.h"
 #include "common/executor.h"
 #include "common/noveltybench/partitioners.h"
 #include "common/noveltybench/prompts.h"
@@ -163,7 +163,7 @@ class PartitionerRuntime {
                                                                     const std::string& redis_url) {
     std::unique_ptr<PartitionerRuntime> r(new PartitionerRuntime());
     if (store != nullptr) r->cache_ = std::make_unique<EquivalenceCache>(store);
-    r->pool_ = std::make_unique<ThreadPool>(static_cast<int>(std::max(2u, std::thread::hardware_concurrency())));
+    r->pool_ = std::make_unique<ThreadPool>(UsableCpus());
     // Provider limits are shared through Redis only (not through the in-memory store).
     const std::string limits_url = absl::StartsWith(redis_url, "redis") ? redis_url : "";
     ProviderHubOptions hub;

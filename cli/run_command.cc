@@ -18,6 +18,7 @@
 #include "cli/status_view.h"
 #include "cli/worker_setup.h"
 #include "common/config.h"
+#include "common/cpu_budget.h"
 #include "common/sanitizer_build.h"
 #include "common/storage/store_factory.h"
 #include "coordinator/service/in_process_client.h"
@@ -35,7 +36,7 @@ const std::vector<FlagSpec>& Flags() {
         {"out", "DIR", "results folder (created; re-running into it resumes)"},
         SeedFlag(),
         ConcurrencyFlag(),
-        {"threads", "N", "worker threads (default: number of cores)"},
+        {"threads", "N", "worker threads (default: the CPUs this process may use, by affinity and cgroup quota)"},
         {"redis", "URL",
          "redis://[:password@]host:port[/db]: sweep state, embedding cache, loop checkpoints\n"
          "                             (default $NOVELTYGRID_REDIS_URL; put passwords there, not in flags)"},
@@ -96,7 +97,7 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
   if (!config.ok()) return Fail(config.status(), 2);
   const absl::StatusOr<std::optional<CorrelateOptions>> leaderboard = LeaderboardOption(*args);
   if (!leaderboard.ok()) return Fail(leaderboard.status(), 2);
-  absl::StatusOr<long long> threads = args->GetInt("threads", std::max(2u, std::thread::hardware_concurrency()));
+  absl::StatusOr<long long> threads = args->GetInt("threads", UsableCpus());
   if (!threads.ok()) return Fail(threads.status(), 2);
   if (*threads < 1) return Fail(absl::InvalidArgumentError("--threads must be >= 1"), 2);
   const bool quiet = args->Has("quiet");

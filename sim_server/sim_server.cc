@@ -1,17 +1,15 @@
 #include "sim_server/sim_server.h"
 
-#include <sched.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <optional>
-#include <thread>
 #include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/cpu_budget.h"
 #include "common/hashing.h"
 #include "common/json_util.h"
 #include "sim_server/epoll_http_server.h"
@@ -139,13 +137,7 @@ SimServer::SimServer(const Clock* clock) : clock_(clock) {}
 
 SimServer::~SimServer() { Stop(); }
 
-int SimServer::EventLoops(int threads) {
-  int cpus = 0;
-  cpu_set_t set;
-  if (::sched_getaffinity(0, sizeof set, &set) == 0) cpus = CPU_COUNT(&set);
-  if (cpus <= 0) cpus = static_cast<int>(std::thread::hardware_concurrency());
-  return std::clamp(threads, 1, std::max(cpus, 1));
-}
+int SimServer::EventLoops(int threads) { return std::clamp(threads, 1, UsableCpus()); }
 
 absl::StatusOr<int> SimServer::Start(const SimServerOptions& options) {
   if (http_ != nullptr) return absl::FailedPreconditionError("SimServer::Start called twice");

@@ -108,7 +108,7 @@ struct SimServerOptions {
   std::vector<SimFault> faults{};  // empty: every kind
   uint64_t seed = 0;               // drives fault and jitter choices (not model outputs: those follow each request)
   std::string api_key{};           // empty: no auth
-  // Event-loop threads, capped at the CPUs this process may run on (sched_getaffinity). Requests in
+  // Event-loop threads, capped at the CPUs this process may use (UsableCpus). Requests in
   // flight are not limited by it; one loop serves well over 10k requests/s.
   int threads = 1;
   absl::Duration timeout_hold = absl::Seconds(30);
