@@ -1,6 +1,6 @@
 // EventLoop: one thread's epoll loop -- descriptor readiness, timers, tasks posted from other threads
-// and wake-ups -- shared by the worker's HTTP client (worker/http/http_client.cc, which wires curl's
-// socket and timer callbacks onto it) and serve-sim's HTTP server (sim_server/epoll_http_server.cc).
+// and wake-ups -- shared by the worker's HTTP client (worker/http/http_client.cc; curl_multi.cc wires
+// curl's socket and timer callbacks onto it) and serve-sim's HTTP server (sim_server/epoll_http_server.cc).
 //
 //   auto loop = EventLoop::Create(&handler, {});
 //   std::thread thread([&] { (*loop)->Run(); });          // this thread is now the loop thread

@@ -7,8 +7,8 @@
 // Loaded here, it costs only the processes with a request curl carries: an https:// or host-name URL,
 // a proxy, compressed replies, NOVELTYGRID_HTTP1=curl (HttpClient::CheckUrl loads it for a provider).
 //
-// Internal to worker/http: the curl client (http_client.cc) and its transfers (curl_transfer.cc) call
-// libcurl only through Curl().
+// Internal to worker/http: the curl transport (curl_multi.cc), its transfers (curl_transfer.cc) and the
+// client's CheckUrl (http_client.cc, LoadCurl only) call libcurl only through here.
 #ifndef NOVELTYGRID_WORKER_HTTP_CURL_API_H_
 #define NOVELTYGRID_WORKER_HTTP_CURL_API_H_
 

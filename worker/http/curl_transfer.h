@@ -1,5 +1,5 @@
 // Transfer: one HTTP request on a libcurl easy handle, from Send to its callback -- the per-request
-// half of the curl HTTP client (http_client.cc drives the transfers on its event loop): header lists,
+// half of the curl transport (curl_multi.h drives the transfers on the client's event loop): header lists,
 // the body and header callbacks, and the one place curl errors become Status.
 //
 // Internal to worker/http. A Transfer belongs to the client's loop thread.

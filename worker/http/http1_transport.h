@@ -1,7 +1,7 @@
 // Http1Transport: the HTTP client's built-in HTTP/1.1 path for plain http:// to an IP address -- a
-// simulated or self-hosted model server on loopback or in the cluster's network. It runs
-// on the client's event loop beside curl (http_client.cc routes each request) and does per request
-// only what such a server needs: one write of the request head and body, reads into one buffer shared
+// simulated or self-hosted model server on loopback or in the cluster's network. It runs on the
+// client's event loop beside curl (curl_multi.h; http_client.cc routes each request) and does per
+// request only what such a server needs: one write of the request head and body, reads into one buffer shared
 // by every connection, an incremental reply parser (http1_response_parser.h). Sockets are registered
 // once, edge-triggered, for their whole life, so a request on a kept-alive connection costs no epoll_ctl
 // and, on a fast server, one sendmsg and one or two reads -- where curl spends ~70 k instructions and
@@ -14,6 +14,10 @@
 // connection the server had closed is sent again once on a fresh connection when no byte of a reply
 // came. Connections: capped per host and in total (HttpClientOptions), requests beyond the cap wait
 // in their host's queue, idle connections are reused newest first.
+//
+// The class is defined in two files: http1_pool.cc decides which connection carries a request (routes,
+// pools, caps, waiting queues), http1_transport.cc carries it over that connection (open, send,
+// receive, timeouts, failures).
 //
 // Loop thread only (constructed and destroyed while no thread runs the loop, or on the loop thread).
 #ifndef NOVELTYGRID_WORKER_HTTP_HTTP1_TRANSPORT_H_
@@ -32,6 +36,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "common/event/event_loop.h"
 #include "worker/http/http1_response_parser.h"
 #include "worker/http/http_client.h"
@@ -72,10 +77,51 @@ class Http1Transport {
   int64_t connections_opened() const { return connections_opened_.load(std::memory_order_relaxed); }
 
  private:
-  struct Pool;
-  struct Route;
   struct Call;
   struct Conn;
+
+  // One host's connections: the address, the idle ones (newest last) and the requests waiting for one.
+  struct Pool {
+    sockaddr_storage address{};
+    socklen_t address_size = 0;
+    std::string name;  // "127.0.0.1:8000", for errors
+    int open = 0;
+    std::vector<Conn*> idle;
+    std::deque<Call*> waiting;
+  };
+
+  // A URL taken apart once: its host's pool, the request target and the Host header line.
+  struct Route {
+    Pool* pool = nullptr;
+    std::string target;       // path and query
+    std::string host_header;  // "Host: ...\r\n"
+  };
+
+  struct Call {
+    std::shared_ptr<const HttpRequest> request;
+    HttpCallback done;
+    Route* route = nullptr;
+    absl::Time deadline;
+    event::TimerId timer;
+    Conn* conn = nullptr;
+    bool resent = false;    // already sent again once after a closed kept-alive connection
+    bool finished = false;  // timed out while queued: the queue drops it
+  };
+
+  struct Conn {
+    explicit Conn(size_t max_body) : parser(max_body) {}
+    int fd = -1;
+    uint32_t slot = 0;
+    uint32_t generation = 0;  // bumped at each Open of the slot; in the event-loop tag
+    Pool* pool = nullptr;
+    bool connected = false;
+    bool reused = false;  // carried a reply before
+    Call* call = nullptr;
+    std::string head;  // the request's head
+    size_t sent = 0;   // bytes of head and body written
+    size_t idle_index = 0;
+    Http1ResponseParser parser;
+  };
 
   // A URL the transport carries, parsed: http:// to an IP literal with an optional port, no userinfo,
   // a request target without spaces or control characters.
@@ -86,6 +132,8 @@ class Http1Transport {
     std::string target;       // the request line's target, "/" when the URL has none
     std::string host_header;  // "Host: authority\r\n"
   };
+
+  // http1_pool.cc: which connection carries a request.
   static std::optional<Target> ParseTarget(absl::string_view url);
   Route* FindRoute(const std::string& url);
   // Sends `call` on an idle connection of its host (unless `fresh`) or a new one, or queues it.
@@ -97,6 +145,13 @@ class Http1Transport {
   // An idle connection of the first host that has one (the front of its list, among its longest idle);
   // null when none is idle.
   Conn* OldestIdle();
+  // The connection carried its reply and may carry another: the next queued request or the idle list.
+  void Release(Conn* conn);
+  void Close(Conn* conn);
+  // The oldest request of `pool` still waiting for a connection, taken off its queue; null when none.
+  Call* NextWaiting(Pool& pool);
+
+  // http1_transport.cc: a request's exchange on its connection.
   static const std::string& Body(const Call& call);
   size_t RequestSize(const Call& call) const;  // head and body of the request on call.conn
   void Open(Pool& pool, Call* call);
@@ -104,11 +159,6 @@ class Http1Transport {
   void Send(Conn* conn);
   void Receive(Conn* conn, uint32_t events);
   void Connected(Conn* conn);
-  // The connection carried its reply and may carry another: the next queued request or the idle list.
-  void Release(Conn* conn);
-  void Close(Conn* conn);
-  // The oldest request of `pool` still waiting for a connection, taken off its queue; null when none.
-  Call* NextWaiting(Pool& pool);
   // The connection failed under its request: sent again once on a fresh connection when the failure
   // is a kept-alive connection closed before any reply byte, else failed with `status`.
   void Broken(Conn* conn, absl::Status status);
