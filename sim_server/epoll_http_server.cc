@@ -177,13 +177,16 @@ class EpollHttpServer::Loop : public event::EventLoop::Handler {
     }
     if ((events & EPOLLOUT) && !Flush(conn)) return;
     if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)) {
-      if (!Read(conn)) return;
+      if (!Read(conn, /*stop_on_short_read=*/(events & (EPOLLRDHUP | EPOLLHUP)) == 0)) return;
       Service(conn);
     }
   }
 
   // Reads until EAGAIN (edge-triggered), EOF or a full buffer. False when the connection was closed.
-  bool Read(Conn& conn) {
+  // With `stop_on_short_read`, a read that did not fill the chunk ends it too: the socket had no more
+  // at that moment, and bytes (or a FIN) arriving later raise a new edge, so the recv that would only
+  // answer EAGAIN -- one per request, a sixth of the server's system calls -- is skipped.
+  bool Read(Conn& conn, bool stop_on_short_read = false) {
     for (;;) {
       if (conn.in.size() - conn.in_start >= InputCap()) {
         conn.input_full = true;
@@ -192,6 +195,7 @@ class EpollHttpServer::Loop : public event::EventLoop::Handler {
       const ssize_t n = ::recv(conn.fd, scratch_.data(), scratch_.size(), 0);
       if (n > 0) {
         conn.in.append(scratch_.data(), static_cast<size_t>(n));
+        if (stop_on_short_read && static_cast<size_t>(n) < scratch_.size()) return true;
       } else if (n == 0) {
         conn.peer_eof = true;
         return true;
