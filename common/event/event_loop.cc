@@ -28,14 +28,16 @@ int WaitMillis(absl::Duration left) {
 
 // epoll_pwait2 (a timespec timeout) where the kernel has it, so a timer fires at its time and not up to
 // a millisecond later: serve-sim's 100 ms replies came at 100.5-101 ms, two such waits an iteration.
-// Falls back to epoll_wait's milliseconds for good after the first ENOSYS.
+// Falls back to epoll_wait's milliseconds for good when the call is refused.
 int WaitForEvents(int epoll_fd, epoll_event* events, int max_events, std::optional<absl::Time> due) {
   static std::atomic<bool> nanosecond_timeouts{true};
   if (due.has_value() && nanosecond_timeouts.load(std::memory_order_relaxed)) {
     const absl::Duration left = std::max(*due - absl::Now(), absl::ZeroDuration());
     const timespec timeout = absl::ToTimespec(left);
     const int n = epoll_pwait2(epoll_fd, events, max_events, &timeout, nullptr);
-    if (n >= 0 || errno != ENOSYS) return n;
+    // ENOSYS: an older kernel; EPERM: a seccomp profile that predates the call (epoll_pwait2 itself
+    // never fails with it).
+    if (n >= 0 || (errno != ENOSYS && errno != EPERM)) return n;
     nanosecond_timeouts.store(false, std::memory_order_relaxed);
   }
   return epoll_wait(epoll_fd, events, max_events, due.has_value() ? WaitMillis(*due - absl::Now()) : -1);

@@ -146,6 +146,5 @@ TEST_F(LeaseLoopTest, AUnitThatCannotStartHereIsHandedBack) {
   EXPECT_EQ(runner_.started(), 0);
 }
 
-
 }  // namespace
 }  // namespace noveltygrid::testing
