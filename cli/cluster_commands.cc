@@ -225,7 +225,8 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
       {"coordinator", "HOST:PORT", "the coordinator to lease from"},
       {"concurrency", "N", "loops in flight (default 64)"},
       {"threads", "N",
-       "threads for model calls and engines (default: the CPUs this process may use, by affinity and cgroup quota)"},
+       "threads for model calls and engines (default: the CPUs this process may use, by affinity and cgroup quota; "
+       "with --redis, whose round trips the threads wait on, the machine's cores, at least 2)"},
       {"id", "NAME", "worker id shown in status (default: hostname-pid)"},
       {"drain-grace-ms", "N", "on SIGTERM, time to finish running units before handing them back (default 30000)"},
       {"stall-multiple", "X",
@@ -249,7 +250,8 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
             flags, {"coordinator"}, &exit);
   if (!args.ok()) return exit;
   absl::StatusOr<long long> concurrency = args->GetInt("concurrency", 64);
-  absl::StatusOr<long long> threads = args->GetInt("threads", UsableCpus());
+  const std::string redis_url = args->GetOrEnv("redis", "NOVELTYGRID_REDIS_URL");
+  absl::StatusOr<long long> threads = args->GetInt("threads", DefaultPoolThreads(!redis_url.empty()));
   absl::StatusOr<long long> grace = args->GetInt("drain-grace-ms", 30'000);
   absl::StatusOr<long long> reconnect = args->GetInt("reconnect-window-ms", 300'000);
   absl::StatusOr<long long> round = args->GetInt("report-interval-ms", 20);
@@ -285,7 +287,6 @@ int RunWorkerCommand(const std::vector<std::string>& raw) {
   options.min_round_interval = absl::Milliseconds(*round);
   // Redis is optional for a worker: without it (or while it is away) work goes on uncached.
   std::unique_ptr<Store> store;
-  const std::string redis_url = args->GetOrEnv("redis", "NOVELTYGRID_REDIS_URL");
   if (const std::string& url = redis_url; !url.empty()) {
     absl::StatusOr<std::unique_ptr<Store>> opened = OpenStore(url);
     if (opened.ok()) {

@@ -163,7 +163,7 @@ class PartitionerRuntime {
                                                                     const std::string& redis_url) {
     std::unique_ptr<PartitionerRuntime> r(new PartitionerRuntime());
     if (store != nullptr) r->cache_ = std::make_unique<EquivalenceCache>(store);
-    r->pool_ = std::make_unique<ThreadPool>(UsableCpus());
+    r->pool_ = std::make_unique<ThreadPool>(DefaultPoolThreads(store != nullptr));
     // Provider limits are shared through Redis only (not through the in-memory store).
     const std::string limits_url = absl::StartsWith(redis_url, "redis") ? redis_url : "";
     ProviderHubOptions hub;

@@ -36,7 +36,9 @@ const std::vector<FlagSpec>& Flags() {
         {"out", "DIR", "results folder (created; re-running into it resumes)"},
         SeedFlag(),
         ConcurrencyFlag(),
-        {"threads", "N", "worker threads (default: the CPUs this process may use, by affinity and cgroup quota)"},
+        {"threads", "N",
+         "worker threads (default: the CPUs this process may use, by affinity and cgroup quota; with --redis, whose "
+         "round trips the threads wait on, the machine's cores, at least 2)"},
         {"redis", "URL",
          "redis://[:password@]host:port[/db]: sweep state, embedding cache, loop checkpoints\n"
          "                             (default $NOVELTYGRID_REDIS_URL; put passwords there, not in flags)"},
@@ -97,13 +99,13 @@ int RunRunCommand(const std::vector<std::string>& raw_args) {
   if (!config.ok()) return Fail(config.status(), 2);
   const absl::StatusOr<std::optional<CorrelateOptions>> leaderboard = LeaderboardOption(*args);
   if (!leaderboard.ok()) return Fail(leaderboard.status(), 2);
-  absl::StatusOr<long long> threads = args->GetInt("threads", UsableCpus());
+  const std::string redis_url = args->GetOrEnv("redis", "NOVELTYGRID_REDIS_URL");
+  absl::StatusOr<long long> threads = args->GetInt("threads", DefaultPoolThreads(!redis_url.empty()));
   if (!threads.ok()) return Fail(threads.status(), 2);
   if (*threads < 1) return Fail(absl::InvalidArgumentError("--threads must be >= 1"), 2);
   const bool quiet = args->Has("quiet");
   const std::string token = RandomToken();
   std::unique_ptr<Store> store;
-  const std::string redis_url = args->GetOrEnv("redis", "NOVELTYGRID_REDIS_URL");
   if (const std::string& url = redis_url; !url.empty()) {
     absl::StatusOr<std::unique_ptr<Store>> opened = OpenStore(url);
     if (!opened.ok()) return Fail(opened.status(), absl::IsInvalidArgument(opened.status()) ? 2 : 1);

@@ -4,15 +4,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/json_util.h"
 
 namespace noveltygrid {
 namespace {
@@ -20,26 +20,27 @@ namespace {
 constexpr absl::string_view kCgroupRoot = "/sys/fs/cgroup";
 
 std::optional<std::string> ReadWholeFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  absl::StatusOr<std::string> text = ReadFile(path);
+  if (!text.ok()) return std::nullopt;
+  return *std::move(text);
 }
 
 // Quota over period, when both are positive numbers.
 std::optional<double> Ratio(absl::string_view quota, absl::string_view period) {
   double q = 0, p = 0;
   if (!absl::SimpleAtod(absl::StripAsciiWhitespace(quota), &q) ||
-      !absl::SimpleAtod(absl::StripAsciiWhitespace(period), &p) || !(q > 0) || !(p > 0)) {
+      !absl::SimpleAtod(absl::StripAsciiWhitespace(period), &p) || !std::isfinite(q) || !std::isfinite(p) || !(q > 0) ||
+      !(p > 0)) {
     return std::nullopt;
   }
   return q / p;
 }
 
-// `path` ("/a/b") and its ancestors ("/a", "/"), deepest first.
+// `path` ("/a/b") and its ancestors ("/a", "/"), deepest first. A path that climbs ("/../x": the
+// process's cgroup lies outside its cgroup namespace) is read as the namespace's root.
 std::vector<std::string> SelfAndAncestors(absl::string_view path) {
   std::vector<std::string> out;
+  if (absl::StrContains(path, "/..")) return {"/"};
   std::string p(absl::StripSuffix(path, "/"));
   while (true) {
     out.push_back(p.empty() ? "/" : p);
@@ -78,9 +79,14 @@ std::optional<double> CgroupCpuQuota(ReadFileFn read) {
     }
     const std::vector<absl::string_view> controllers = absl::StrSplit(parts[1], ',');
     if (std::find(controllers.begin(), controllers.end(), "cpu") == controllers.end()) continue;
-    // cgroup v1: the cpu controller's tree, mounted alone or with cpuacct. Inside a container the
-    // path names the host's view; the container's own cgroup is then the mount's root, also tried.
-    for (absl::string_view mount : {"/cpu", "/cpu,cpuacct", "/cpuacct,cpu"}) {
+    // cgroup v1: the cpu controller's tree, mounted where the controllers field names it as a rule (the
+    // usual directories are tried too). Inside a container the path names the host's view; the
+    // container's own cgroup is then the mount's root, also tried.
+    std::vector<std::string> mounts = {absl::StrCat("/", parts[1])};
+    for (const char* usual : {"/cpu", "/cpu,cpuacct", "/cpuacct,cpu"}) {
+      if (mounts.front() != usual) mounts.push_back(usual);
+    }
+    for (const std::string& mount : mounts) {
       for (const std::string& dir : SelfAndAncestors(path)) {
         const std::string base = absl::StrCat(kCgroupRoot, mount, dir == "/" ? "" : dir);
         const std::optional<std::string> quota = read(base + "/cpu.cfs_quota_us");  // -1: none
@@ -93,9 +99,14 @@ std::optional<double> CgroupCpuQuota(ReadFileFn read) {
 }
 
 int CpuBudget(int affinity_cpus, std::optional<double> quota) {
-  int cpus = std::max(affinity_cpus, 1);
-  if (quota.has_value()) cpus = std::min(cpus, static_cast<int>(std::max(1.0, std::floor(*quota))));
-  return cpus;
+  const int cpus = std::max(affinity_cpus, 1);
+  if (!quota.has_value() || !(*quota < cpus)) return cpus;  // also a NaN or infinite quota
+  return static_cast<int>(std::max(1.0, std::floor(*quota)));
+}
+
+int DefaultPoolThreads(bool waits_on_store) {
+  if (!waits_on_store) return UsableCpus();
+  return static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
 }
 
 int UsableCpus() {

@@ -17,6 +17,13 @@ namespace noveltygrid {
 // `cpu.cfs_quota_us` / `cpu.cfs_period_us`) rounded down; at least 1. Read afresh at each call.
 int UsableCpus();
 
+// The default size of a pool that runs model callbacks. UsableCpus() when its tasks only compute; when
+// they also wait on a store's round trips (Redis: the embedding and equivalence caches, called
+// synchronously from the callbacks), a waiting thread holds no CPU and one thread per CPU would leave
+// replies queued behind each round trip, so then the machine's cores, at least 2 (the default before
+// UsableCpus; no measurement yet says how many such a pool wants).
+int DefaultPoolThreads(bool waits_on_store);
+
 // The parts of UsableCpus, for tests. `read` returns a file's text, nullopt when it cannot be read.
 using ReadFileFn = absl::FunctionRef<std::optional<std::string>(const std::string& path)>;
 

@@ -6,10 +6,10 @@
 // the connections it accepted from the one shared listening socket (EPOLLEXCLUSIVE, so a new connection
 // wakes one loop). A request is parsed incrementally (HttpRequestParser), handed to the handler, which returns
 // at once with a delay and a `respond` callback; the loop runs `respond` when the delay is over (a loop
-// timer; epoll_wait sleeps until the earliest one, rounded up to the millisecond), so a waiting request
-// costs no thread and no CPU. Responses are written with sendmsg (partial writes resumed on EPOLLOUT).
-// One request per connection is handled at a time; pipelined requests wait in the input buffer and
-// are answered in order. Sockets are non-blocking, edge-triggered, TCP_NODELAY.
+// timer; the loop sleeps until the earliest one, to the microsecond where the kernel has epoll_pwait2), so a waiting
+// request costs no thread and no CPU. Responses are written with sendmsg (partial writes resumed on EPOLLOUT). One
+// request per connection is handled at a time; pipelined requests wait in the input buffer and are answered in order.
+// Sockets are non-blocking, edge-triggered, TCP_NODELAY.
 //
 // Responses carry Content-Type, Content-Length, the handler's extra headers and, when the connection
 // is closing, "Connection: close". Protocol errors (see http_request_parser.h) get the `errors`

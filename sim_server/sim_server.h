@@ -16,11 +16,11 @@
 //
 // Realism knobs, all deterministic for a given seed and request order:
 //   - latency: every model endpoint answers after latency_ms plus a uniform jitter in [0, jitter_ms]
-//     (rounded up to the next millisecond tick of the event loop). The wait is a timer on the event loop
-//     (epoll_http_server.h), not a parked thread: thousands of requests can wait at once at no CPU
-//     cost, and Stop cuts every wait short (503 "shutting down"). The reply is computed when the request
-//     arrives and sent when the wait is over, so a burst of requests is answered after the latency,
-//     not after the latency plus the time serve-sim takes to answer the burst.
+//     (the event loop's timer, to the microsecond where the kernel has epoll_pwait2). The wait is a timer on the event
+//     loop (epoll_http_server.h), not a parked thread: thousands of requests can wait at once at no CPU cost, and Stop
+//     cuts every wait short (503 "shutting down"). The reply is computed when the request arrives and sent when the
+//     wait is over, so a burst of requests is answered after the latency, not after the latency plus the time serve-sim
+//     takes to answer the burst.
 //   - faults: with probability fault_rate per model request (decided from seed and the request's
 //     sequence number) one fault from `faults` is injected instead of the normal answer:
 //       429        status 429, "Retry-After: 1" and "retry-after-ms: 200", OpenAI rate-limit error body

@@ -8,10 +8,10 @@
 //   (*loop)->Quit();
 //   thread.join();
 //
-// Each round: run posted tasks, call Handler::BeforeWait, wait in epoll_wait (until the next timer or
-// an event), call Handler::OnReady per ready descriptor, fire the due timers, call
-// Handler::AfterReady. A descriptor is registered with a 64-bit tag that OnReady gets back, so a
-// registration allocates nothing; the handler maps tags to its own state.
+// Each round: run posted tasks, call Handler::BeforeWait, wait in epoll_pwait2 (until the next timer,
+// to the nanosecond; epoll_wait's milliseconds where the kernel refuses it, or an event), call Handler::OnReady per
+// ready descriptor, fire the due timers, call Handler::AfterReady. A descriptor is registered with a 64-bit tag that
+// OnReady gets back, so a registration allocates nothing; the handler maps tags to its own state.
 //
 // Wake-ups are batched: Wake(), Post() and Quit() write the eventfd only when no wake-up is pending
 // already, so a burst of requests from other threads costs one write and one loop wake-up. With

@@ -2,6 +2,7 @@
 
 #include <sched.h>
 
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -53,7 +54,30 @@ TEST(CpuBudgetTest, CgroupV1InsideAContainerReadsTheMountRoot) {
             std::nullopt);
 }
 
+TEST(CpuBudgetTest, PathsWithTrailingSlashesColonsOrOutsideTheNamespace) {
+  EXPECT_EQ(QuotaOf({{"/proc/self/cgroup", "0::/pod/c1/\n"}, {"/sys/fs/cgroup/pod/c1/cpu.max", "200000 100000"}}), 2.0);
+  EXPECT_EQ(QuotaOf({{"/proc/self/cgroup", "5:cpu:/a:b\n"},
+                     {"/sys/fs/cgroup/cpu/a:b/cpu.cfs_quota_us", "100000"},
+                     {"/sys/fs/cgroup/cpu/a:b/cpu.cfs_period_us", "100000"}}),
+            1.0);
+  // A cgroup outside the process's cgroup namespace ("/../x") is read at the namespace's root only.
+  EXPECT_EQ(QuotaOf({{"/proc/self/cgroup", "0::/../x\n"},
+                     {"/sys/fs/cgroup/../x/cpu.max", "100000 100000"},
+                     {"/sys/fs/cgroup/cpu.max", "300000 100000"}}),
+            3.0);
+}
+
+TEST(CpuBudgetTest, HybridSetupsAndControllerNamedMounts) {
+  EXPECT_EQ(QuotaOf({{"/proc/self/cgroup", "0::/\n"}, {"/sys/fs/cgroup/unified/cpu.max", "50000 100000"}}), 0.5);
+  EXPECT_EQ(QuotaOf({{"/proc/self/cgroup", "2:cpuacct,cpu:/j\n"},
+                     {"/sys/fs/cgroup/cpuacct,cpu/j/cpu.cfs_quota_us", "400000"},
+                     {"/sys/fs/cgroup/cpuacct,cpu/j/cpu.cfs_period_us", "100000"}}),
+            4.0);
+}
+
 TEST(CpuBudgetTest, UnreadableOrMalformedFilesSetNoQuota) {
+  EXPECT_EQ(QuotaOf({{"/proc/self/cgroup", "0::/\n"}, {"/sys/fs/cgroup/cpu.max", "inf 100000"}}), std::nullopt);
+  EXPECT_EQ(QuotaOf({{"/proc/self/cgroup", "0::/\n"}, {"/sys/fs/cgroup/cpu.max", "1e999 100000"}}), std::nullopt);
   EXPECT_EQ(QuotaOf({}), std::nullopt);
   EXPECT_EQ(QuotaOf({{"/proc/self/cgroup", "garbage\n"}}), std::nullopt);
   EXPECT_EQ(QuotaOf({{"/proc/self/cgroup", "0::/\n"}, {"/sys/fs/cgroup/cpu.max", "lots 0"}}), std::nullopt);
@@ -66,6 +90,14 @@ TEST(CpuBudgetTest, TheQuotaCapsTheAffinityRoundedDownAndNeverBelowOne) {
   EXPECT_EQ(CpuBudget(2, 8.0), 2);
   EXPECT_EQ(CpuBudget(64, 0.25), 1);
   EXPECT_EQ(CpuBudget(0, std::nullopt), 1);
+  EXPECT_EQ(CpuBudget(8, std::numeric_limits<double>::infinity()), 8);
+  EXPECT_EQ(CpuBudget(8, std::numeric_limits<double>::quiet_NaN()), 8);
+}
+
+TEST(CpuBudgetTest, APoolThatWaitsOnAStoreKeepsAtLeastTwoThreads) {
+  EXPECT_EQ(DefaultPoolThreads(false), UsableCpus());
+  EXPECT_GE(DefaultPoolThreads(true), 2);
+  EXPECT_GE(DefaultPoolThreads(true), DefaultPoolThreads(false));
 }
 
 TEST(CpuBudgetTest, ThisProcessHasAtLeastOneCpuAndNoMoreThanItsAffinity) {
