@@ -45,7 +45,8 @@ std::vector<std::string> SelfAndAncestors(absl::string_view path) {
   while (true) {
     out.push_back(p.empty() ? "/" : p);
     if (p.empty()) break;
-    p.resize(p.rfind('/') == std::string::npos ? 0 : p.rfind('/'));
+    const size_t slash = p.rfind('/');
+    p.resize(slash == std::string::npos ? 0 : slash);
   }
   return out;
 }
