@@ -139,6 +139,17 @@ absl::StatusOr<Json> ParseJson(std::string_view text) {
   }
 }
 
+void AppendJsonNumber(double value, std::string* out) {
+  if (!std::isfinite(value)) {
+    out->append("null");
+    return;
+  }
+  // nlohmann's own formatter (what its serializer calls for a double), so both paths agree byte for byte.
+  char buffer[64];
+  const char* end = nlohmann::detail::to_chars(buffer, buffer + sizeof buffer, value);
+  out->append(buffer, static_cast<size_t>(end - buffer));
+}
+
 void AppendJsonString(absl::string_view text, std::string* out) {
   static constexpr char kHex[] = "0123456789abcdef";
   const auto* s = reinterpret_cast<const unsigned char*>(text.data());

@@ -103,6 +103,21 @@ Json StepToJson(const StepRecord& a) {
   return j;
 }
 
+void AppendStepMembers(const StepRecord& a, std::string* out) {
+  absl::StrAppend(out, "\"answer_num\":", a.answer_num, ",\"answer\":");
+  AppendJsonString(a.answer, out);
+  out->append(",\"coherence\":");
+  AppendJsonNumber(a.coherence, out);
+  out->append(",\"novelty\":");
+  AppendJsonNumber(a.novelty, out);
+  out->append(a.valid ? ",\"valid\":true" : ",\"valid\":false");
+  if (a.llm_novelty.has_value()) {
+    out->append(",\"llm_novelty\":");
+    AppendJsonNumber(*a.llm_novelty, out);
+  }
+  if (a.reasoning_tokens != 0) absl::StrAppend(out, ",\"reasoning_tokens\":", a.reasoning_tokens);
+}
+
 absl::StatusOr<StepRecord> StepFromJson(const Json& j) {
   return Guard<StepRecord>("answer", [&] {
     StepRecord a;

@@ -95,14 +95,19 @@ absl::Status WriteAidanAnswers(const AidanSnapshot& snapshot, const RowsSink& si
     MarkValidAnswers(snapshot.preset, answers);  // as the reducer marked them
     lines.clear();
     for (const StepRecord& a : answers) {
-      // The answer's own fields, named once in records_json; "error" goes last.
-      Json fields = StepToJson(a);
-      fields.erase("error");
-      fields["mmr"] = AidanMmr(snapshot.preset, a);
-      fields["unit_id"] = u.id;
-      if (!a.error.empty()) fields["error"] = a.error;
-      const std::string rest = DumpJson(fields);
-      absl::StrAppend(&lines, prefix, absl::string_view(rest).substr(1), "\n");
+      // Written without a Json tree (a run's end waits for this file): the answer's own fields as
+      // records_json names them, its MMR and unit id, "error" last.
+      lines.append(prefix);
+      AppendStepMembers(a, &lines);
+      lines.append(",\"mmr\":");
+      AppendJsonNumber(AidanMmr(snapshot.preset, a), &lines);
+      lines.append(",\"unit_id\":");
+      AppendJsonString(u.id, &lines);
+      if (!a.error.empty()) {
+        lines.append(",\"error\":");
+        AppendJsonString(a.error, &lines);
+      }
+      lines.append("}\n");
     }
     return sink(lines);
   });
