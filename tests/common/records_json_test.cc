@@ -38,11 +38,14 @@ std::string Members(const StepRecord& step) {
 
 TEST(AppendJsonNumberTest, WritesWhatDumpJsonWrites) {
   const double inf = std::numeric_limits<double>::infinity();
-  for (double v : {0.0, -0.0, 1.0, 80.0, 0.4, 0.1 + 0.2, 1e-5, 1e-4, 123456.789, 1e15, 1e16, 1e17, 1e21, 1e300,
-                   -2.5, 5e-324, std::numeric_limits<double>::max(), std::numeric_limits<double>::min(),
-                   9007199254740993.0, 0.7, 100.0 / 3}) {
+  const std::vector<double> values = {
+      0.0,  -0.0, 1.0,   80.0, 0.4,    0.1 + 0.2,          1e-5, 1e-4,     123456.789, 1e15, 1e16,
+      1e17, 1e21, 1e300, -2.5, 5e-324, 9007199254740993.0, 0.7,  100.0 / 3};
+  for (double v : values) {
     EXPECT_EQ(Number(v), DumpJson(Json(v))) << v;
   }
+  EXPECT_EQ(Number(std::numeric_limits<double>::max()), DumpJson(Json(std::numeric_limits<double>::max())));
+  EXPECT_EQ(Number(std::numeric_limits<double>::min()), DumpJson(Json(std::numeric_limits<double>::min())));
   EXPECT_EQ(Number(std::nan("")), "null");
   EXPECT_EQ(Number(inf), "null");
   EXPECT_EQ(Number(-inf), "null");
