@@ -26,8 +26,8 @@ std::string DumpJson(const Json& value);
 // UTF-8 as is, '"', '\\' and control characters escaped, invalid UTF-8 replaced by U+FFFD. For
 // request bodies written without a Json tree.
 void AppendJsonString(absl::string_view text, std::string* out);
-// Appends `value` as DumpJson writes a number: shortest round-trip digits with nlohmann's layout
-// ("80.0", "0.4", "1e-05"), "null" for NaN and infinities.
+// Appends `value` as DumpJson writes a number: nlohmann's round-trip digits and layout ("80.0", "0.4",
+// "1e-05"), "null" for NaN and infinities.
 void AppendJsonNumber(double value, std::string* out);
 
 // The index of the first byte at or after `from` that a JSON string cannot hold as is, or that needs

@@ -4,6 +4,8 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string_view>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 
@@ -37,6 +39,21 @@ auto MetadataFields(Spec& u) {
   using Field = decltype(&u.domain);
   return std::array<std::pair<const char*, Field>, 3>{
       {{"domain", &u.domain}, {"subdomain", &u.subdomain}, {"category", &u.category}}};
+}
+
+// The members of a step's JSON form, in their order, each given to `f(key, value)` (value: int, int64_t,
+// double, bool or std::string); the optional ones only when set. StepToJson and AppendStepMembers both
+// read it, so the tree and the rows written without one name the same members.
+template <typename F>
+void ForEachStepMember(const StepRecord& a, F&& f) {
+  f("answer_num", a.answer_num);
+  f("answer", a.answer);
+  f("coherence", a.coherence);
+  f("novelty", a.novelty);
+  f("valid", a.valid);
+  if (a.llm_novelty.has_value()) f("llm_novelty", *a.llm_novelty);
+  if (!a.error.empty()) f("error", a.error);
+  if (a.reasoning_tokens != 0) f("reasoning_tokens", a.reasoning_tokens);  // only when reported
 }
 
 }  // namespace
@@ -92,30 +109,28 @@ absl::StatusOr<UnitSpec> UnitSpecFromJson(const Json& j) {
 }
 
 Json StepToJson(const StepRecord& a) {
-  Json j{{"answer_num", a.answer_num},
-         {"answer", a.answer},
-         {"coherence", a.coherence},
-         {"novelty", a.novelty},
-         {"valid", a.valid}};
-  if (a.llm_novelty.has_value()) j["llm_novelty"] = *a.llm_novelty;
-  if (!a.error.empty()) j["error"] = a.error;
-  if (a.reasoning_tokens != 0) j["reasoning_tokens"] = a.reasoning_tokens;  // only when reported
+  Json j = Json::object();
+  ForEachStepMember(a, [&j](const char* key, const auto& value) { j[key] = value; });
   return j;
 }
 
 void AppendStepMembers(const StepRecord& a, std::string* out) {
-  absl::StrAppend(out, "\"answer_num\":", a.answer_num, ",\"answer\":");
-  AppendJsonString(a.answer, out);
-  out->append(",\"coherence\":");
-  AppendJsonNumber(a.coherence, out);
-  out->append(",\"novelty\":");
-  AppendJsonNumber(a.novelty, out);
-  out->append(a.valid ? ",\"valid\":true" : ",\"valid\":false");
-  if (a.llm_novelty.has_value()) {
-    out->append(",\"llm_novelty\":");
-    AppendJsonNumber(*a.llm_novelty, out);
-  }
-  if (a.reasoning_tokens != 0) absl::StrAppend(out, ",\"reasoning_tokens\":", a.reasoning_tokens);
+  bool first = true;
+  ForEachStepMember(a, [&](const char* key, const auto& value) {
+    using Value = std::decay_t<decltype(value)>;
+    if (std::string_view(key) == "error") return;
+    absl::StrAppend(out, first ? "\"" : ",\"", key, "\":");  // the keys need no escaping
+    first = false;
+    if constexpr (std::is_same_v<Value, bool>) {
+      out->append(value ? "true" : "false");
+    } else if constexpr (std::is_same_v<Value, double>) {
+      AppendJsonNumber(value, out);
+    } else if constexpr (std::is_same_v<Value, std::string>) {
+      AppendJsonString(value, out);
+    } else {
+      absl::StrAppend(out, value);  // the integers
+    }
+  });
 }
 
 absl::StatusOr<StepRecord> StepFromJson(const Json& j) {

@@ -27,7 +27,7 @@ void ReadUnitMetadata(const Json& json, UnitSpec& unit);
 Json StepToJson(const StepRecord& answer);
 // The members of StepToJson but "error", in its order, as DumpJson writes them and without braces:
 // `"answer_num":1,"answer":"...",...` appended to `out`. For rows written a line at a time without a
-// Json tree (tests/common/records_json_test.cc holds it to StepToJson).
+// Json tree.
 void AppendStepMembers(const StepRecord& answer, std::string* out);
 absl::StatusOr<StepRecord> StepFromJson(const Json& json);
 

@@ -27,7 +27,7 @@ int WaitMillis(absl::Duration left) {
 }
 
 // epoll_pwait2 (a timespec timeout) where the kernel has it, so a timer fires at its time and not up to
-// a millisecond after it (epoll_wait's timeout rounds up to whole milliseconds).
+// a millisecond after it (WaitMillis rounds epoll_wait's timeout up to whole milliseconds).
 // Falls back to epoll_wait's milliseconds for good when the call is refused.
 int WaitForEvents(int epoll_fd, epoll_event* events, int max_events, std::optional<absl::Time> due) {
   static std::atomic<bool> nanosecond_timeouts{true};
