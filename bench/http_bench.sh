@@ -91,6 +91,59 @@ wait_addr() {
 }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
+# The sampler's helpers: bash builtins only, each leaves its answer in REPLY ("-" when there is none).
+proc_ticks() {  # PID: its utime + stime in ticks
+  REPLY=-
+  local line
+  read -r line 2>/dev/null <"/proc/$1/stat" || return 0
+  local -a f
+  read -ra f <<<"${line##*) }"  # fields from the third (state) on
+  REPLY=$((f[11] + f[12]))
+}
+proc_rss() {  # PID: VmRSS in kB
+  REPLY=-
+  local key value _
+  { while read -r key value _; do
+      [[ "$key" == VmRSS: ]] && { REPLY=$value; return 0; }
+    done <"/proc/$1/status"; } 2>/dev/null || true
+}
+http_get() {  # HOST:PORT PATH: the body of a GET (empty when it fails), by Content-Length or to EOF
+  REPLY=""
+  local fd line length="" body=""
+  { exec {fd}<>"/dev/tcp/${1%:*}/${1##*:}"; } 2>/dev/null || return 0
+  printf 'GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n' "$2" "$1" >&"$fd"
+  while IFS= read -rt 2 -u "$fd" line && [[ "$line" != $'\r' && -n "$line" ]]; do
+    [[ "${line,,}" =~ ^content-length:\ *([0-9]+) ]] && length=${BASH_REMATCH[1]}
+  done
+  if [[ -n "$length" ]]; then
+    IFS= read -rt 2 -N "$length" -u "$fd" body || true
+  else
+    while IFS= read -rt 2 -u "$fd" line; do body+=$line$'\n'; done
+  fi
+  exec {fd}>&-
+  REPLY=$body
+}
+metrics_leased() {  # HOST:PORT of the coordinator's metrics: the units leased, all models
+  http_get "$1" /metrics
+  local total=0 found="" line value
+  while IFS= read -r line; do
+    [[ "$line" == noveltygrid_units_leased* ]] || continue
+    value=${line##* }
+    value=${value%%.*}
+    [[ "$value" =~ ^[0-9]+$ ]] && total=$((total + value)) found=1
+  done <<<"$REPLY"
+  REPLY=${found:+$total}
+  REPLY=${REPLY:--}
+}
+sim_stats() {  # serve-sim's requests served so far (chat + embeddings) and its in-flight peak
+  http_get "$SIM_ADDR" /stats
+  local chat="" embeddings="" peak=""
+  [[ "$REPLY" =~ \"chat\":\ *([0-9]+) ]] && chat=${BASH_REMATCH[1]}
+  [[ "$REPLY" =~ \"embeddings\":\ *([0-9]+) ]] && embeddings=${BASH_REMATCH[1]}
+  [[ "$REPLY" =~ \"in_flight_peak\":\ *([0-9]+) ]] && peak=${BASH_REMATCH[1]}
+  if [[ -n "$chat" && -n "$embeddings" && -n "$peak" ]]; then REPLY="$((chat + embeddings)) $peak"; else REPLY=-; fi
+}
+
 write_config() {  # FILE NAME TEMPS CONCURRENCY MODELS QUESTIONS
   cat >"$1" <<EOF
 name: $2
@@ -116,8 +169,14 @@ EOF
 run_cluster() {  # NAME CONFIG CONCURRENCY SAMPLE(0/1)
   local name=$1 config=$2 conc=$3 sample=$4
   local out="$WORK/$name"
+  local maddr=""
+  local metrics_args=()
+  if [[ "$sample" == 1 ]]; then  # the sampler reads the units leased from the coordinator's metrics
+    maddr=127.0.0.1:$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    metrics_args=(--metrics-listen "$maddr")
+  fi
   "${PIN_OTHER[@]}" "$GNU_TIME" -v -o "$WORK/$name-coordinator.time" \
-    "$BIN" coordinator --config "$config" --listen 127.0.0.1:0 --out "$out" \
+    "$BIN" coordinator --config "$config" --listen 127.0.0.1:0 --out "$out" "${metrics_args[@]}" \
     >"$WORK/$name-coordinator.log" 2>&1 &
   local cpid=$!
   PIDS+=("$cpid")
@@ -135,21 +194,22 @@ run_cluster() {  # NAME CONFIG CONCURRENCY SAMPLE(0/1)
   if [[ "$sample" == 1 ]]; then
     (
       # t, units leased (coordinator), worker VmRSS kB, worker utime+stime ticks, serve-sim ticks,
-      # serve-sim requests served so far (chat + embeddings), serve-sim in-flight peak
-      local child=""
-      while kill -0 "$wpid" 2>/dev/null; do
-        [[ -z "$child" ]] && child=$(pgrep -P "$wpid" | head -1 || true)
-        local leased rss ticks
-        leased=$("${PIN_OTHER[@]}" "$BIN" status --coordinator "$caddr" --json 2>/dev/null |
-                 sed -n 's/.*"units_leased": *\([0-9]*\).*/\1/p' | head -1 || true)
-        rss=$(awk '/VmRSS/{print $2}' "/proc/$child/status" 2>/dev/null || echo -)
-        ticks=$(cpu_ticks "$child" 2>/dev/null || echo -)
-        local sticks sstats
-        sticks=$(cpu_ticks "$SIM_PID" 2>/dev/null || echo -)
-        sstats=$(curl -fsS --max-time 1 "http://$SIM_ADDR/stats" 2>/dev/null |
-                 awk -F'[:,{}]' '{for (i = 1; i < NF; i++) v[$i] = $(i + 1); print v["\"chat\""] + v["\"embeddings\""], v["\"in_flight_peak\""]}' || true)
-        echo "$(now) ${leased:--} ${rss:--} ${ticks:--} ${sticks:--} ${sstats:--}"
-        sleep 1
+      # serve-sim requests served so far (chat + embeddings), serve-sim in-flight peak.
+      # Bash builtins only: no process is started per sample, so the sampler takes next to no CPU
+      # from the core serve-sim and the coordinator share (`noveltygrid status` and curl once a
+      # second took ~5-10% of it).
+      local child="" sleep_fd
+      exec {sleep_fd}<> <(:)
+      while [[ -d /proc/$wpid ]]; do
+        [[ -z "$child" ]] && { read -r child _ <"/proc/$wpid/task/$wpid/children" || true; } 2>/dev/null
+        local leased rss ticks sticks
+        metrics_leased "$maddr"; leased=$REPLY
+        proc_rss "$child"; rss=$REPLY
+        proc_ticks "$child"; ticks=$REPLY
+        proc_ticks "$SIM_PID"; sticks=$REPLY
+        sim_stats
+        echo "$EPOCHREALTIME $leased $rss $ticks $sticks $REPLY"
+        read -rt 1 -u "$sleep_fd" || true
       done
     ) >"$WORK/samples.tsv" &
     spid=$!

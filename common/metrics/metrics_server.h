@@ -1,7 +1,8 @@
 // MetricsServer: serves Prometheus text format on http://HOST:PORT/metrics (`--metrics-listen`), from
 // collectables the caller keeps alive (a prometheus::Registry for event metrics such as histograms,
 // CallbackCollectable for state read at scrape time). One small HTTP server (civetweb, through
-// prometheus-cpp's Exposer) on its own threads; stopping it is destroying it.
+// prometheus-cpp's Exposer) on its own threads; stopping it is destroying it, which returns once
+// civetweb's threads have ended (a few ms; see ~MetricsServer).
 #ifndef NOVELTYGRID_COMMON_METRICS_METRICS_SERVER_H_
 #define NOVELTYGRID_COMMON_METRICS_METRICS_SERVER_H_
 
@@ -35,6 +36,7 @@ class MetricsServer {
   MetricsServer() = default;
   std::vector<std::shared_ptr<prometheus::Collectable>> collectables_;
   std::unique_ptr<prometheus::Exposer> exposer_;
+  std::string host_;  // as in the listen address, without brackets
   int port_ = 0;
 };
 
