@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <cstring>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
@@ -10,11 +11,15 @@
 namespace noveltygrid {
 
 std::string Base64Floats(const Embedding& vector) {
-  std::string bytes;
-  bytes.reserve(vector.size() * 4);
-  for (float value : vector) {
-    const uint32_t bits = std::bit_cast<uint32_t>(value);
-    for (int shift = 0; shift < 32; shift += 8) bytes.push_back(static_cast<char>((bits >> shift) & 0xff));
+  // The floats' little-endian bytes: on a little-endian machine, their bytes in memory.
+  std::string bytes(vector.size() * 4, '\0');
+  if constexpr (std::endian::native == std::endian::little) {
+    if (!vector.empty()) std::memcpy(bytes.data(), vector.data(), bytes.size());
+  } else {
+    for (size_t i = 0; i < vector.size(); ++i) {
+      const uint32_t bits = std::bit_cast<uint32_t>(vector[i]);
+      for (int b = 0; b < 4; ++b) bytes[i * 4 + b] = static_cast<char>((bits >> (8 * b)) & 0xff);
+    }
   }
   return absl::Base64Escape(bytes);
 }

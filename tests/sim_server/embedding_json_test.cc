@@ -1,10 +1,13 @@
 #include "sim_server/embedding_json.h"
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "common/json_util.h"
 #include "gtest/gtest.h"
 
@@ -22,6 +25,26 @@ std::string DumpedTree(const std::vector<Embedding>& vectors, bool base64, const
                        {"data", std::move(data)},
                        {"model", model},
                        {"usage", {{"prompt_tokens", tokens}, {"total_tokens", tokens}}}});
+}
+
+// OpenAI's base64 embeddings: the float32 values' little-endian bytes, in base64 -- spelled out byte by byte.
+TEST(EmbeddingJsonTest, Base64FloatsAreTheLittleEndianBytesOfEachFloat) {
+  for (int n : {0, 1, 2, 3, 4, 255, 256, 1536}) {
+    Embedding v(n);
+    for (int i = 0; i < n; ++i) v[i] = std::cos(0.91f * static_cast<float>(i)) * static_cast<float>(i % 7 - 3);
+    if (n >= 4) {
+      v[0] = -0.0f;
+      v[1] = std::numeric_limits<float>::quiet_NaN();
+      v[2] = std::numeric_limits<float>::denorm_min();
+      v[3] = -std::numeric_limits<float>::infinity();
+    }
+    std::string bytes;
+    for (float value : v) {
+      const uint32_t bits = std::bit_cast<uint32_t>(value);
+      for (int shift = 0; shift < 32; shift += 8) bytes.push_back(static_cast<char>((bits >> shift) & 0xff));
+    }
+    EXPECT_EQ(Base64Floats(v), absl::Base64Escape(bytes)) << n;
+  }
 }
 
 TEST(EmbeddingJsonTest, ListIsWhatNlohmannDumps) {
