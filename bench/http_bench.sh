@@ -94,6 +94,7 @@ cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 # The sampler's helpers: bash builtins only, each leaves its answer in REPLY ("-" when there is none).
 proc_ticks() {  # PID: its utime + stime in ticks
   REPLY=-
+  [[ -n "$1" ]] || return 0
   local line
   read -r line 2>/dev/null <"/proc/$1/stat" || return 0
   local -a f
@@ -102,6 +103,7 @@ proc_ticks() {  # PID: its utime + stime in ticks
 }
 proc_rss() {  # PID: VmRSS in kB
   REPLY=-
+  [[ -n "$1" ]] || return 0
   local key value _
   { while read -r key value _; do
       [[ "$key" == VmRSS: ]] && { REPLY=$value; return 0; }
@@ -111,7 +113,10 @@ http_get() {  # HOST:PORT PATH: the body of a GET (empty when it fails), by Cont
   REPLY=""
   local fd line length="" body=""
   { exec {fd}<>"/dev/tcp/${1%:*}/${1##*:}"; } 2>/dev/null || return 0
-  printf 'GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n' "$2" "$1" >&"$fd"
+  if ! { printf 'GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n' "$2" "$1" >&"$fd"; } 2>/dev/null; then
+    exec {fd}>&-
+    return 0
+  fi
   while IFS= read -rt 2 -u "$fd" line && [[ "$line" != $'\r' && -n "$line" ]]; do
     [[ "${line,,}" =~ ^content-length:\ *([0-9]+) ]] && length=${BASH_REMATCH[1]}
   done
@@ -169,12 +174,9 @@ EOF
 run_cluster() {  # NAME CONFIG CONCURRENCY SAMPLE(0/1)
   local name=$1 config=$2 conc=$3 sample=$4
   local out="$WORK/$name"
-  local maddr=""
   local metrics_args=()
-  if [[ "$sample" == 1 ]]; then  # the sampler reads the units leased from the coordinator's metrics
-    maddr=127.0.0.1:$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    metrics_args=(--metrics-listen "$maddr")
-  fi
+  # The sampler reads the units leased from the coordinator's metrics.
+  [[ "$sample" == 1 ]] && metrics_args=(--metrics-listen 127.0.0.1:0)
   "${PIN_OTHER[@]}" "$GNU_TIME" -v -o "$WORK/$name-coordinator.time" \
     "$BIN" coordinator --config "$config" --listen 127.0.0.1:0 --out "$out" "${metrics_args[@]}" \
     >"$WORK/$name-coordinator.log" 2>&1 &
@@ -182,6 +184,10 @@ run_cluster() {  # NAME CONFIG CONCURRENCY SAMPLE(0/1)
   PIDS+=("$cpid")
   local caddr
   caddr=$(wait_addr "$WORK/$name-coordinator.log" "$cpid")
+  local maddr=""
+  if [[ "$sample" == 1 ]]; then  # printed after the "listening on" line
+    maddr=127.0.0.1:$(sed -n 's/.*metrics on port \([0-9]*\).*/\1/p' "$WORK/$name-coordinator.log" | head -1)
+  fi
   SWEEP_START=$(now)
   local prefix=()
   [[ "$name" == sweep && -n "$WORKER_PREFIX" ]] && read -ra prefix <<<"$WORKER_PREFIX"
@@ -198,6 +204,9 @@ run_cluster() {  # NAME CONFIG CONCURRENCY SAMPLE(0/1)
       # Bash builtins only: no process is started per sample, so the sampler takes next to no CPU
       # from the core serve-sim and the coordinator share (`noveltygrid status` and curl once a
       # second took ~5-10% of it).
+      export LC_ALL=C  # $EPOCHREALTIME with a decimal point; read -N counting bytes
+      trap '' PIPE     # a write to a closing endpoint fails instead of ending the sampler
+      [[ "$PIN" == 1 ]] && taskset -pc "$OTHER_CPUS" "$BASHPID" >/dev/null
       local child="" sleep_fd
       exec {sleep_fd}<> <(:)
       while [[ -d /proc/$wpid ]]; do

@@ -4,8 +4,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <cerrno>
+#include <cstring>
 #include <exception>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -28,6 +29,46 @@ absl::Status CheckMetricsListen(const std::string& listen) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// The addresses ~MetricsServer knocks on: the listen host's, looked up as numbers only (no name
+// service at shutdown); a wildcard host and "localhost" through loopback. Empty for another name:
+// stopping then waits for civetweb's own timeout, as before.
+std::vector<MetricsServer::Address> KnockAddresses(const std::string& host, int port) {
+  std::vector<std::string> targets{host};
+  if (host.empty() || host == "0.0.0.0") targets = {"127.0.0.1"};
+  if (host == "::") targets = {"::1"};
+  if (host == "localhost") targets = {"127.0.0.1", "::1"};
+  std::vector<MetricsServer::Address> addresses;
+  for (const std::string& target : targets) {
+    addrinfo hints{};
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+    addrinfo* found = nullptr;
+    if (getaddrinfo(target.c_str(), std::to_string(port).c_str(), &hints, &found) != 0) continue;
+    for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
+      if (a->ai_addrlen > sizeof(sockaddr_storage)) continue;
+      MetricsServer::Address address{.size = a->ai_addrlen};
+      std::memcpy(&address.storage, a->ai_addr, a->ai_addrlen);
+      addresses.push_back(address);
+    }
+    freeaddrinfo(found);
+  }
+  return addresses;
+}
+
+// Opens a connection to each address and closes it at once (best effort: errors are ignored).
+void Knock(const std::vector<MetricsServer::Address>& addresses) {
+  for (const MetricsServer::Address& address : addresses) {
+    const int fd = socket(address.storage.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) continue;
+    (void)connect(fd, reinterpret_cast<const sockaddr*>(&address.storage), address.size);
+    close(fd);
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(
     const std::string& listen, std::vector<std::shared_ptr<prometheus::Collectable>> collectables) {
   if (absl::Status checked = CheckMetricsListen(listen); !checked.ok()) return checked;
@@ -42,45 +83,34 @@ absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(
   if (ports.empty()) return absl::UnavailableError(absl::StrCat("cannot serve metrics on ", listen));
   server->port_ = ports.front();
   const std::string host = listen.substr(0, listen.rfind(':'));
-  server->host_ = host.size() >= 2 && host.front() == '[' ? host.substr(1, host.size() - 2) : host;
+  server->knock_ =
+      KnockAddresses(host.size() >= 2 && host.front() == '[' ? host.substr(1, host.size() - 2) : host, server->port_);
   server->collectables_ = std::move(collectables);
   for (const auto& collectable : server->collectables_) server->exposer_->RegisterCollectable(collectable);
   return server;
 }
-
-namespace {
-
-// Opens a connection to HOST:PORT and closes it at once (best effort: errors are ignored). A wildcard
-// host is knocked on through loopback.
-void Knock(const std::string& host, int port) {
-  const std::string target = host.empty() || host == "0.0.0.0" ? "127.0.0.1" : host == "::" ? "::1" : host;
-  addrinfo hints{};
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  if (getaddrinfo(target.c_str(), std::to_string(port).c_str(), &hints, &found) != 0) return;
-  for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
-    const int fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
-    if (fd < 0) continue;
-    const bool knocked = connect(fd, a->ai_addr, a->ai_addrlen) == 0 || errno == EINPROGRESS;
-    close(fd);
-    if (knocked) break;
-  }
-  freeaddrinfo(found);
-}
-
-}  // namespace
 
 MetricsServer::~MetricsServer() {
   if (exposer_ == nullptr) return;
   // civetweb's listening thread sees the stop only when its poll() returns: on a new connection, or
   // after its poll timeout, so destroying the exposer alone kept a finished coordinator alive another
   // 1.3-1.7 s (BENCHMARKS.md). It stops on another thread while this one knocks on the port until it has.
-  absl::Notification stopped;
-  std::thread stopper([this, &stopped] {
+  if (knock_.empty()) {
     exposer_.reset();
-    stopped.Notify();
-  });
-  while (!stopped.WaitForNotificationWithTimeout(absl::Milliseconds(5))) Knock(host_, port_);
+    return;
+  }
+  absl::Notification stopped;
+  std::thread stopper;
+  try {
+    stopper = std::thread([this, &stopped] {
+      exposer_.reset();
+      stopped.Notify();
+    });
+  } catch (const std::system_error&) {  // no thread to spare: stop the slow way
+    exposer_.reset();
+    return;
+  }
+  while (!stopped.WaitForNotificationWithTimeout(absl::Milliseconds(5))) Knock(knock_);
   stopper.join();
 }
 

@@ -6,6 +6,8 @@
 #ifndef NOVELTYGRID_COMMON_METRICS_METRICS_SERVER_H_
 #define NOVELTYGRID_COMMON_METRICS_METRICS_SERVER_H_
 
+#include <sys/socket.h>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,11 +34,16 @@ class MetricsServer {
 
   int port() const { return port_; }
 
+  struct Address {  // a socket address ~MetricsServer knocks on (see metrics_server.cc)
+    sockaddr_storage storage{};
+    socklen_t size = 0;
+  };
+
  private:
   MetricsServer() = default;
   std::vector<std::shared_ptr<prometheus::Collectable>> collectables_;
   std::unique_ptr<prometheus::Exposer> exposer_;
-  std::string host_;  // as in the listen address, without brackets
+  std::vector<Address> knock_;  // where ~MetricsServer knocks to wake civetweb's listener
   int port_ = 0;
 };
 
