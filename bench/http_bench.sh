@@ -89,9 +89,8 @@ wait_addr() {
   done
   echo "http_bench: no 'listening on' line in $file:" >&2; cat "$file" >&2; return 1
 }
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-
-# The sampler's helpers: bash builtins only, each leaves its answer in REPLY ("-" when there is none).
+# /proc and HTTP readers for the sampler (and serve-sim's CPU around the sweep): bash builtins only,
+# each leaves its answer in REPLY ("-" when there is none).
 proc_ticks() {  # PID: its utime + stime in ticks
   REPLY=-
   [[ -n "$1" ]] || return 0
@@ -253,10 +252,10 @@ cp "$WORK/idle-worker.time" "$WORK/idle-worker.time.keep"
 TEMPS=$(python3 -c "n=$N_TEMPS; print(', '.join(f'{0.1 + 0.9 * i / max(1, n - 1):.4g}' for i in range(n)))")
 write_config "$WORK/sweep.yaml" bench-http "$TEMPS" "$CONCURRENCY" "$MODELS" "$QUESTIONS"
 curl -fsS "http://$SIM_ADDR/stats" >"$WORK/stats-before.json"
-SERVER_BEFORE=$(cpu_ticks "$SIM_PID")
+proc_ticks "$SIM_PID"; SERVER_BEFORE=$REPLY
 echo "http_bench: sweep of $(echo "$MODELS" | tr ',' '\n' | wc -l) models x $N_TEMPS temperatures x $(grep -c . "$QUESTIONS") questions, $CONCURRENCY loops in flight ..." >&2
 run_cluster sweep "$WORK/sweep.yaml" "$CONCURRENCY" 1
-SERVER_AFTER=$(cpu_ticks "$SIM_PID")
+proc_ticks "$SIM_PID"; SERVER_AFTER=$REPLY
 curl -fsS "http://$SIM_ADDR/stats" >"$WORK/stats-after.json"
 
 # --- figures --------------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "httplib.h"
 #include "prometheus/counter.h"
 #include "prometheus/registry.h"
 
@@ -37,22 +38,6 @@ int ConnectLoopback(int port) {
   return fd;
 }
 
-// GET /metrics over HTTP/1.0; the whole reply ("" when the connection fails).
-std::string Scrape(int port) {
-  const int fd = ConnectLoopback(port);
-  if (fd < 0) return "";
-  const std::string request = "GET /metrics HTTP/1.0\r\nHost: localhost\r\n\r\n";
-  if (write(fd, request.data(), request.size()) != static_cast<ssize_t>(request.size())) {
-    close(fd);
-    return "";
-  }
-  std::string reply;
-  char buffer[4096];
-  for (ssize_t n; (n = read(fd, buffer, sizeof(buffer))) > 0;) reply.append(buffer, static_cast<size_t>(n));
-  close(fd);
-  return reply;
-}
-
 std::shared_ptr<prometheus::Registry> RegistryWithCounter() {
   auto registry = std::make_shared<prometheus::Registry>();
   prometheus::BuildCounter().Name("test_knocks_total").Help("A counter.").Register(*registry).Add({}).Increment(3);
@@ -65,9 +50,11 @@ void ExpectServesThenStops(const std::string& listen) {
   ASSERT_TRUE(server.ok()) << server.status();
   const int port = (*server)->port();
   ASSERT_GT(port, 0);
-  const std::string reply = Scrape(port);
-  EXPECT_TRUE(absl::StrContains(reply, "200 OK")) << reply;
-  EXPECT_TRUE(absl::StrContains(reply, "test_knocks_total 3")) << reply;
+  httplib::Client client("127.0.0.1", port);
+  const httplib::Result reply = client.Get("/metrics");
+  ASSERT_TRUE(reply) << "GET /metrics failed";
+  EXPECT_EQ(reply->status, 200);
+  EXPECT_TRUE(absl::StrContains(reply->body, "test_knocks_total 3")) << reply->body;
 
   server->reset();
   const int fd = ConnectLoopback(port);
