@@ -150,4 +150,16 @@ UnitResult ResultFromProto(const v1::CompleteRequest& request, UnitSpec result_u
   return result;
 }
 
+void TakeSharedSettings(v1::LeaseResponse* response) {
+  if (response->shared_size() == 0) return;
+  for (v1::Lease& lease : *response->mutable_leases()) {
+    for (const v1::Lease& shared : response->shared()) {
+      if (shared.unit().benchmark() != lease.unit().benchmark()) continue;
+      lease.MergeFrom(shared);  // its settings; unit.benchmark is the lease's own already
+      break;
+    }
+  }
+  response->clear_shared();
+}
+
 }  // namespace noveltygrid

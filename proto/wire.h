@@ -36,6 +36,11 @@ CallWaits FromProto(const v1::CallWaits& waits);
 void ToProto(const UnitResult& result, v1::CompleteRequest* out);
 UnitResult ResultFromProto(const v1::CompleteRequest& request, UnitSpec result_unit);
 
+// Gives every lease of `response` the settings of its benchmark from response->shared() (a coordinator
+// answering a request with shared_settings sends them once per benchmark, not on each lease), then
+// empties shared(). A lease whose benchmark has no entry is left as it is.
+void TakeSharedSettings(v1::LeaseResponse* response);
+
 }  // namespace noveltygrid
 
 #endif  // NOVELTYGRID_PROTO_WIRE_H_

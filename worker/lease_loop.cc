@@ -103,6 +103,7 @@ absl::Status LeaseLoop::Run() {
     v1::LeaseRequest request;
     request.set_worker_id(options_.worker_id);
     request.set_max_units(free);
+    request.set_shared_settings(true);  // the settings once per benchmark, not on every lease
     v1::LeaseResponse response;
     absl::Status status = client_->Lease(request, &response, Deadline());
     if (!status.ok()) {
@@ -130,6 +131,7 @@ absl::Status LeaseLoop::Run() {
       if (interval != heartbeat_interval_) beat_now_ = true;
       heartbeat_interval_ = interval;
     }
+    TakeSharedSettings(&response);
     for (const v1::Lease& lease : response.leases()) StartUnit(lease);
     bool pause;
     {

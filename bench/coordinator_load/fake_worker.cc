@@ -112,6 +112,7 @@ void FakeWorker::LeaseLoop() {
     v1::LeaseRequest request;
     request.set_worker_id(options_.worker_id);
     request.set_max_units(free);
+    request.set_shared_settings(true);  // as noveltygrid worker asks: settings once per response
     v1::LeaseResponse response;
     const absl::Time start = absl::Now();
     const absl::Status status = client_->Lease(request, &response, Deadline());
@@ -126,12 +127,14 @@ void FakeWorker::LeaseLoop() {
       if (response.heartbeat_interval_ms() > 0)
         heartbeat_interval_ = absl::Milliseconds(response.heartbeat_interval_ms());
       if (response.leases_size() < free) ++counters_.short_leases;
+      int shared_max_iterations = 0;  // the plan is AidanBench's alone
+      for (const v1::Lease& shared : response.shared()) shared_max_iterations = shared.aidan().max_iterations();
       for (const v1::Lease& lease : response.leases()) {
         Loop& loop = loops_[lease.lease_id()];
         loop.lease_id = lease.lease_id();
         loop.token = lease.fencing_token();
         loop.unit_id = lease.unit().id();
-        loop.max_iterations = lease.aidan().max_iterations();
+        loop.max_iterations = lease.has_aidan() ? lease.aidan().max_iterations() : shared_max_iterations;
         loop.done = lease.checkpoint_size();
         loop.target = std::max(loop.done + 1, TargetSteps(loop.unit_id, options_.iterations));
         loop.next_step = now + options_.step_interval;

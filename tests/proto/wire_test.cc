@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "common/records_json.h"
 #include "gtest/gtest.h"
 
@@ -86,6 +87,45 @@ TEST(WireTest, NoveltyOutcomeKeepsUnscoredGenerations) {
   EXPECT_EQ(back.partition, Outcome().partition);
   EXPECT_EQ(back.quality, Outcome().quality);
   EXPECT_EQ(back.reward, Outcome().reward);
+}
+
+TEST(WireTest, SharedSettingsGoToTheLeasesOfTheirBenchmarkOnly) {
+  v1::LeaseResponse response;
+  for (const char* benchmark : {kAidanBench, kNoveltyBench, kAidanBench, "other"}) {
+    v1::Lease* lease = response.add_leases();
+    lease->set_lease_id(absl::StrCat("l", response.leases_size()));
+    lease->mutable_unit()->set_benchmark(benchmark);
+    lease->mutable_unit()->set_id(absl::StrCat("u", response.leases_size()));
+  }
+  v1::Lease* aidan = response.add_shared();
+  aidan->mutable_unit()->set_benchmark(kAidanBench);
+  aidan->mutable_aidan()->set_judge("judge");
+  aidan->mutable_aidan()->add_endpoints()->set_name("m");
+  v1::Lease* novelty = response.add_shared();
+  novelty->mutable_unit()->set_benchmark(kNoveltyBench);
+  novelty->mutable_novelty()->set_k(10);
+
+  TakeSharedSettings(&response);
+  EXPECT_EQ(response.shared_size(), 0);
+  for (int i : {0, 2}) {
+    const v1::Lease& lease = response.leases(i);
+    EXPECT_EQ(lease.aidan().judge(), "judge");
+    EXPECT_EQ(lease.aidan().endpoints_size(), 1);  // merged once, not appended twice
+    EXPECT_FALSE(lease.has_novelty());
+    EXPECT_EQ(lease.unit().id(), absl::StrCat("u", i + 1));  // its own unit, untouched
+    EXPECT_EQ(lease.unit().benchmark(), kAidanBench);
+  }
+  EXPECT_EQ(response.leases(1).novelty().k(), 10);
+  EXPECT_FALSE(response.leases(1).has_aidan());
+  EXPECT_FALSE(response.leases(3).has_aidan());  // no entry for its benchmark: left as it was
+  EXPECT_FALSE(response.leases(3).has_novelty());
+
+  // A response without shared settings (an older coordinator): nothing changes.
+  v1::LeaseResponse plain;
+  plain.add_leases()->mutable_aidan()->set_judge("own");
+  const std::string before = plain.SerializeAsString();
+  TakeSharedSettings(&plain);
+  EXPECT_EQ(plain.SerializeAsString(), before);
 }
 
 TEST(RecordsJsonTest, NoveltyResultRoundTripsThroughTheJournalForm) {

@@ -111,7 +111,11 @@ TEST_F(LeaseLoopTest, LeasesReportsHeartbeatsAndCommitsAUnitOnce) {
   Start(/*units=*/1, /*concurrency=*/2);
   runner_.AwaitStarted(1);
   EXPECT_EQ(runner_.unit(0).lease.unit().id(), "u0");
-  EXPECT_TRUE(runner_.unit(0).lease.has_aidan());
+  // The settings came once in the response (the loop asks for that) and reached the unit's lease.
+  EXPECT_TRUE(client_->log().leases.front().request.shared_settings());
+  EXPECT_EQ(client_->log().leases.front().response.shared_size(), 1);
+  EXPECT_FALSE(client_->log().leases.front().response.leases(0).has_aidan());
+  EXPECT_EQ(runner_.unit(0).lease.aidan().judge(), "judge");
   EXPECT_THAT(runner_.unit(0).checkpoint.answers, IsEmpty());
   EXPECT_TRUE(runner_.unit(0).still_leased());
 

@@ -9,6 +9,7 @@
 #include "coordinator/service/in_process_client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "proto/wire.h"
 #include "tests/coordinator/service/coordinator_core_fixture.h"
 #include "tests/coordinator/service/test_coordinator.h"
 
@@ -33,6 +34,32 @@ TEST_F(CoordinatorCoreTest, LeaseCarriesTheUnitItsSettingsAndTheIntervals) {
   EXPECT_EQ(response.heartbeat_interval_ms(), 2000);
   EXPECT_EQ(response.retry_after_ms(), 500);
   EXPECT_EQ(StatusNow().units_leased(), 2);
+}
+
+TEST_F(CoordinatorCoreTest, AskedForSharedSettingsTheResponseCarriesThemOnceAndTheLeasesNone) {
+  v1::LeaseRequest request = LeaseRequestOf(5, "w1");
+  request.set_shared_settings(true);
+  v1::LeaseResponse response;
+  ASSERT_TRUE(core().Lease(kToken, request, &response).ok());
+  ASSERT_EQ(response.leases_size(), 2);
+  for (const v1::Lease& lease : response.leases()) {
+    EXPECT_FALSE(lease.has_aidan()) << lease.unit().id();
+    EXPECT_FALSE(lease.has_novelty()) << lease.unit().id();
+  }
+  ASSERT_EQ(response.shared_size(), 1);
+  EXPECT_EQ(response.shared(0).unit().benchmark(), kAidanBench);
+  EXPECT_EQ(response.shared(0).aidan().judge(), "judge");
+  EXPECT_EQ(response.shared(0).lease_id(), "");  // settings and the benchmark's name, nothing else
+  EXPECT_EQ(response.shared(0).unit().id(), "");
+
+  TakeSharedSettings(&response);
+  EXPECT_EQ(response.shared_size(), 0);
+  for (const v1::Lease& lease : response.leases()) {
+    EXPECT_EQ(lease.aidan().judge(), "judge") << lease.unit().id();
+    EXPECT_EQ(lease.aidan().embedder(), "embedder") << lease.unit().id();
+  }
+  // Without the flag (a worker from before it): every lease carries its own copy, as before.
+  EXPECT_EQ(LeaseUpTo(5, "w2").shared_size(), 0);
 }
 
 TEST_F(CoordinatorCoreTest, WrongOrMissingTokenIsRefusedAndChangesNothing) {
