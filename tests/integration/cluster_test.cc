@@ -321,12 +321,20 @@ TEST_F(ClusterTest, StatusShowsModelsAndWorkers) {
   auto worker = StartWorker(address, "status-worker", 2);
   ASSERT_NE(worker, nullptr);
   CoordinatorClient client(address, kToken);
-  absl::StatusOr<v1::StatusResponse> polled = client.PollUntil(
-      [](const v1::StatusResponse& s) { return s.units_done() >= 10 && WorkerLeases(s, "status-worker") > 0; });
-  ASSERT_TRUE(polled.ok()) << polled.status() << "\n" << coordinator->Output();
   // Freeze the worker so the sweep is certainly still running while we ask (it stays "alive" for the
-  // coordinator's default worker timeout, 10 s).
-  worker->Signal(SIGSTOP);
+  // coordinator's default worker timeout, 10 s). The worker may commit its last units between the poll
+  // and the stop, before leasing more: then it is frozen holding none, so let it go and try again.
+  for (int attempt = 1;; ++attempt) {
+    absl::StatusOr<v1::StatusResponse> polled = client.PollUntil(
+        [](const v1::StatusResponse& s) { return s.units_done() >= 10 && WorkerLeases(s, "status-worker") > 0; });
+    ASSERT_TRUE(polled.ok()) << polled.status() << "\n" << coordinator->Output();
+    worker->Signal(SIGSTOP);
+    absl::StatusOr<v1::StatusResponse> frozen = client.Status();
+    ASSERT_TRUE(frozen.ok()) << frozen.status();
+    if (WorkerLeases(*frozen, "status-worker") > 0) break;
+    ASSERT_LT(attempt, 20) << "the worker held no lease whenever it was stopped";
+    worker->Signal(SIGCONT);
+  }
 
   auto text = Spawn({"status", "--coordinator", address});
   ASSERT_NE(text, nullptr);
