@@ -40,12 +40,19 @@ void MergeCallStats(const CallStats& from, CallStats& into) {
   for (const auto& [key, counters] : from) into[key] += counters;
 }
 
-CallStats CallStatsSince(const CallStats& now, const CallStats& before) {
+CallStats AdvanceCallStats(const CallStats& now, CallStats& seen) {
   CallStats delta;
+  auto hint = seen.begin();
   for (const auto& [key, counters] : now) {
+    // Both maps are sorted and `seen`'s keys are (nearly always) `now`'s: walk them in step, so a key
+    // already seen is updated in place, without a lookup from the root or a new node.
+    while (hint != seen.end() && hint->first < key) ++hint;
+    if (hint == seen.end() || hint->first != key) hint = seen.emplace_hint(hint, key, CallCounters());
     CallCounters d = counters;
-    if (auto it = before.find(key); it != before.end()) d -= it->second;
-    if (!d.IsZero()) delta[key] = d;
+    d -= hint->second;
+    if (!d.IsZero()) delta.emplace_hint(delta.end(), key, d);
+    hint->second = counters;
+    ++hint;
   }
   return delta;
 }

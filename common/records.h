@@ -117,12 +117,13 @@ struct CallCounters {
   CallCounters& operator+=(const CallCounters& other);
   CallCounters& operator-=(const CallCounters& other);
   bool IsZero() const;
+  bool operator==(const CallCounters& other) const = default;
 };
 using CallStats = std::map<std::string, CallCounters>;
 void MergeCallStats(const CallStats& from, CallStats& into);
-// What `now` counts beyond `before` (an earlier reading of the same cumulative counters), per key;
-// keys with nothing new are left out.
-CallStats CallStatsSince(const CallStats& now, const CallStats& before);
+// What `now` counts beyond `seen` (an earlier reading of the same cumulative counters), per key; keys
+// with nothing new are left out. `seen` then holds `now`'s counts (keys only in `seen` are kept).
+CallStats AdvanceCallStats(const CallStats& now, CallStats& seen);
 
 }  // namespace noveltygrid
 

@@ -77,8 +77,7 @@ void LeaseLoop::ObserveCalls(const std::string& lease_id, const CallStats& calls
     if (it == active_.end()) {
       if (ended) delta = calls;  // a unit not (or no longer) tracked: told once, at its end
     } else {
-      delta = CallStatsSince(calls, it->second.calls_seen);
-      it->second.calls_seen = calls;
+      delta = AdvanceCallStats(calls, it->second.calls_seen);
     }
   }
   if (!delta.empty()) options_.observer->Called(delta);
