@@ -150,13 +150,20 @@ UnitResult ResultFromProto(const v1::CompleteRequest& request, UnitSpec result_u
   return result;
 }
 
+const v1::Lease* SharedSettingsFor(const v1::LeaseResponse& response, std::string_view benchmark) {
+  for (const v1::Lease& shared : response.shared()) {
+    if (shared.unit().benchmark() == benchmark) return &shared;
+  }
+  return nullptr;
+}
+
 void TakeSharedSettings(v1::LeaseResponse* response) {
   if (response->shared_size() == 0) return;
   for (v1::Lease& lease : *response->mutable_leases()) {
-    for (const v1::Lease& shared : response->shared()) {
-      if (shared.unit().benchmark() != lease.unit().benchmark()) continue;
-      lease.MergeFrom(shared);  // its settings; unit.benchmark is the lease's own already
-      break;
+    // A lease with settings of its own keeps them (merging would append a second copy of the endpoints).
+    if (lease.has_aidan() || lease.has_novelty()) continue;
+    if (const v1::Lease* shared = SharedSettingsFor(*response, lease.unit().benchmark())) {
+      lease.MergeFrom(*shared);  // its settings; unit.benchmark is the lease's own already
     }
   }
   response->clear_shared();

@@ -3,6 +3,8 @@
 #ifndef NOVELTYGRID_PROTO_WIRE_H_
 #define NOVELTYGRID_PROTO_WIRE_H_
 
+#include <string_view>
+
 #include "absl/status/statusor.h"
 #include "common/call_cost.h"
 #include "common/embedding.h"
@@ -36,9 +38,11 @@ CallWaits FromProto(const v1::CallWaits& waits);
 void ToProto(const UnitResult& result, v1::CompleteRequest* out);
 UnitResult ResultFromProto(const v1::CompleteRequest& request, UnitSpec result_unit);
 
-// Gives every lease of `response` the settings of its benchmark from response->shared() (a coordinator
-// answering a request with shared_settings sends them once per benchmark, not on each lease), then
-// empties shared(). A lease whose benchmark has no entry is left as it is.
+// The entry of response.shared() for `benchmark` (a coordinator answering a request with shared_settings
+// sends each benchmark's settings there once, not on each lease); null when there is none.
+const v1::Lease* SharedSettingsFor(const v1::LeaseResponse& response, std::string_view benchmark);
+// Gives every lease of `response` that carries no settings of its own those of its benchmark from
+// shared(), then empties shared(). A lease whose benchmark has no entry is left as it is.
 void TakeSharedSettings(v1::LeaseResponse* response);
 
 }  // namespace noveltygrid

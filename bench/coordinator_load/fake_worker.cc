@@ -127,14 +127,13 @@ void FakeWorker::LeaseLoop() {
       if (response.heartbeat_interval_ms() > 0)
         heartbeat_interval_ = absl::Milliseconds(response.heartbeat_interval_ms());
       if (response.leases_size() < free) ++counters_.short_leases;
-      int shared_max_iterations = 0;  // the plan is AidanBench's alone
-      for (const v1::Lease& shared : response.shared()) shared_max_iterations = shared.aidan().max_iterations();
+      const v1::Lease* shared = SharedSettingsFor(response, kAidanBench);  // the plan is AidanBench's alone
       for (const v1::Lease& lease : response.leases()) {
         Loop& loop = loops_[lease.lease_id()];
         loop.lease_id = lease.lease_id();
         loop.token = lease.fencing_token();
         loop.unit_id = lease.unit().id();
-        loop.max_iterations = lease.has_aidan() ? lease.aidan().max_iterations() : shared_max_iterations;
+        loop.max_iterations = (lease.has_aidan() || shared == nullptr ? lease : *shared).aidan().max_iterations();
         loop.done = lease.checkpoint_size();
         loop.target = std::max(loop.done + 1, TargetSteps(loop.unit_id, options_.iterations));
         loop.next_step = now + options_.step_interval;

@@ -38,7 +38,6 @@ absl::Status CoordinatorCore::Lease(std::string_view token, const v1::LeaseReque
   if (absl::Status authorized = Authorize(token); !authorized.ok()) return authorized;
   std::vector<LeaseGrant> grants = scheduler_->Lease(request.worker_id(), request.max_units());
   size_t bytes = 0;
-  absl::flat_hash_set<std::string> shared;  // benchmarks whose settings are in response->shared()
   for (LeaseGrant& grant : grants) {
     // Checkpoints with embeddings can be large: keep the reply well under the message limit and give
     // back the leases that do not fit (the worker asks again for them).
@@ -55,7 +54,7 @@ absl::Status CoordinatorCore::Lease(std::string_view token, const v1::LeaseReque
     const Benchmark* benchmark = plan_->Find(grant.unit.benchmark);
     if (!request.shared_settings()) {
       benchmark->AttachSettings(*lease);
-    } else if (shared.insert(grant.unit.benchmark).second) {
+    } else if (SharedSettingsFor(*response, grant.unit.benchmark) == nullptr) {
       v1::Lease* settings = response->add_shared();  // once per benchmark: see LeaseResponse.shared
       settings->mutable_unit()->set_benchmark(grant.unit.benchmark);
       benchmark->AttachSettings(*settings);

@@ -91,12 +91,15 @@ TEST(WireTest, NoveltyOutcomeKeepsUnscoredGenerations) {
 
 TEST(WireTest, SharedSettingsGoToTheLeasesOfTheirBenchmarkOnly) {
   v1::LeaseResponse response;
-  for (const char* benchmark : {kAidanBench, kNoveltyBench, kAidanBench, "other"}) {
+  for (const char* benchmark : {kAidanBench, kNoveltyBench, kAidanBench, "other", kAidanBench}) {
     v1::Lease* lease = response.add_leases();
     lease->set_lease_id(absl::StrCat("l", response.leases_size()));
     lease->mutable_unit()->set_benchmark(benchmark);
     lease->mutable_unit()->set_id(absl::StrCat("u", response.leases_size()));
   }
+  // The last lease brings settings of its own (as a coordinator that does not share them sends).
+  response.mutable_leases(4)->mutable_aidan()->set_judge("own");
+  response.mutable_leases(4)->mutable_aidan()->add_endpoints()->set_name("own");
   v1::Lease* aidan = response.add_shared();
   aidan->mutable_unit()->set_benchmark(kAidanBench);
   aidan->mutable_aidan()->set_judge("judge");
@@ -105,12 +108,15 @@ TEST(WireTest, SharedSettingsGoToTheLeasesOfTheirBenchmarkOnly) {
   novelty->mutable_unit()->set_benchmark(kNoveltyBench);
   novelty->mutable_novelty()->set_k(10);
 
+  EXPECT_EQ(SharedSettingsFor(response, kNoveltyBench), &response.shared(1));
+  EXPECT_EQ(SharedSettingsFor(response, "other"), nullptr);
+
   TakeSharedSettings(&response);
   EXPECT_EQ(response.shared_size(), 0);
   for (int i : {0, 2}) {
     const v1::Lease& lease = response.leases(i);
     EXPECT_EQ(lease.aidan().judge(), "judge");
-    EXPECT_EQ(lease.aidan().endpoints_size(), 1);  // merged once, not appended twice
+    EXPECT_EQ(lease.aidan().endpoints_size(), 1);
     EXPECT_FALSE(lease.has_novelty());
     EXPECT_EQ(lease.unit().id(), absl::StrCat("u", i + 1));  // its own unit, untouched
     EXPECT_EQ(lease.unit().benchmark(), kAidanBench);
@@ -119,6 +125,9 @@ TEST(WireTest, SharedSettingsGoToTheLeasesOfTheirBenchmarkOnly) {
   EXPECT_FALSE(response.leases(1).has_aidan());
   EXPECT_FALSE(response.leases(3).has_aidan());  // no entry for its benchmark: left as it was
   EXPECT_FALSE(response.leases(3).has_novelty());
+  EXPECT_EQ(response.leases(4).aidan().judge(), "own");  // kept, not merged over
+  ASSERT_EQ(response.leases(4).aidan().endpoints_size(), 1);
+  EXPECT_EQ(response.leases(4).aidan().endpoints(0).name(), "own");
 
   // A response without shared settings (an older coordinator): nothing changes.
   v1::LeaseResponse plain;

@@ -26,8 +26,11 @@ TEST_F(CoordinatorCoreTest, LeaseCarriesTheUnitItsSettingsAndTheIntervals) {
   ASSERT_EQ(response.leases_size(), 2);
   EXPECT_EQ(response.leases(0).unit().id(), "u0");
   EXPECT_EQ(response.leases(1).unit().id(), "u1");
+  // Asked without shared_settings (a worker from before it): every lease carries its own copy.
   EXPECT_TRUE(response.leases(0).has_aidan());
   EXPECT_EQ(response.leases(0).aidan().judge(), "judge");
+  EXPECT_TRUE(response.leases(1).has_aidan());
+  EXPECT_EQ(response.shared_size(), 0);
   EXPECT_FALSE(response.leases(0).has_novelty());
   EXPECT_GT(response.leases(0).fencing_token(), 0u);
   EXPECT_FALSE(response.sweep_complete());
@@ -58,8 +61,41 @@ TEST_F(CoordinatorCoreTest, AskedForSharedSettingsTheResponseCarriesThemOnceAndT
     EXPECT_EQ(lease.aidan().judge(), "judge") << lease.unit().id();
     EXPECT_EQ(lease.aidan().embedder(), "embedder") << lease.unit().id();
   }
-  // Without the flag (a worker from before it): every lease carries its own copy, as before.
-  EXPECT_EQ(LeaseUpTo(5, "w2").shared_size(), 0);
+}
+
+TEST(CoordinatorCoreMixedTest, SharedSettingsComeOncePerBenchmarkAndReachOnlyItsLeases) {
+  FakeClock clock;
+  TestCoordinator coordinator(/*units=*/5, &clock, SchedulerOptions(), /*mixed=*/true);
+  v1::LeaseRequest request;
+  request.set_worker_id("w1");
+  request.set_max_units(5);
+  request.set_shared_settings(true);
+  v1::LeaseResponse response;
+  ASSERT_TRUE(coordinator.core().Lease(kToken, request, &response).ok());
+  ASSERT_EQ(response.leases_size(), 5);
+  ASSERT_EQ(response.shared_size(), 2);
+  const v1::Lease* aidan = SharedSettingsFor(response, kAidanBench);
+  const v1::Lease* novelty = SharedSettingsFor(response, kNoveltyBench);
+  ASSERT_NE(aidan, nullptr);
+  ASSERT_NE(novelty, nullptr);
+  EXPECT_EQ(aidan->aidan().judge(), "judge");
+  EXPECT_FALSE(aidan->has_novelty());
+  EXPECT_EQ(novelty->novelty().k(), 10);
+  EXPECT_FALSE(novelty->has_aidan());
+
+  TakeSharedSettings(&response);
+  int novelty_leases = 0;
+  for (const v1::Lease& lease : response.leases()) {
+    if (lease.unit().benchmark() == kNoveltyBench) {
+      ++novelty_leases;
+      EXPECT_EQ(lease.novelty().k(), 10) << lease.unit().id();
+      EXPECT_FALSE(lease.has_aidan()) << lease.unit().id();
+    } else {
+      EXPECT_EQ(lease.aidan().judge(), "judge") << lease.unit().id();
+      EXPECT_FALSE(lease.has_novelty()) << lease.unit().id();
+    }
+  }
+  EXPECT_EQ(novelty_leases, 2);
 }
 
 TEST_F(CoordinatorCoreTest, WrongOrMissingTokenIsRefusedAndChangesNothing) {

@@ -21,14 +21,14 @@ namespace noveltygrid::testing {
 
 inline constexpr char kToken[] = "s3cret";
 
-// `n` AidanBench units of model "m", ids "u0", "u1", ...
-inline std::vector<UnitSpec> TestUnits(int n) {
+// `n` units of model "m", ids "u0", "u1", ...: AidanBench's, or with `mixed` the odd ones NoveltyBench's.
+inline std::vector<UnitSpec> TestUnits(int n, bool mixed = false) {
   std::vector<UnitSpec> units;
   for (int i = 0; i < n; ++i) {
     UnitSpec unit;
     unit.id = absl::StrCat("u", i);
     unit.index = i;
-    unit.benchmark = kAidanBench;
+    unit.benchmark = mixed && i % 2 == 1 ? kNoveltyBench : kAidanBench;
     unit.model = "m";
     unit.item_id = absl::StrCat("q", i);
     unit.item_text = absl::StrCat("question ", i);
@@ -55,10 +55,19 @@ class TestBenchmark : public Benchmark {
   }
 };
 
+// The second benchmark of a mixed plan: NoveltyBench units leased with settings k = 10.
+class TestNoveltyBenchmark : public TestBenchmark {
+ public:
+  std::string name() const override { return kNoveltyBench; }
+  std::vector<std::string> HelperModels() const override { return {}; }
+  void AttachSettings(v1::Lease& lease) const override { lease.mutable_novelty()->set_k(10); }
+};
+
 class TestCoordinator {
  public:
-  explicit TestCoordinator(int units, FakeClock* clock, SchedulerOptions scheduler_options = {})
-      : scheduler_(TestUnits(units), {"m"}, scheduler_options, clock) {
+  // `mixed`: the odd units are NoveltyBench's (TestUnits), with TestNoveltyBenchmark in the plan.
+  explicit TestCoordinator(int units, FakeClock* clock, SchedulerOptions scheduler_options = {}, bool mixed = false)
+      : scheduler_(TestUnits(units, mixed), {"m"}, scheduler_options, clock) {
     CoordinatorServiceOptions options;
     options.token = kToken;
     options.sweep_name = "test-sweep";
@@ -70,9 +79,10 @@ class TestCoordinator {
       absl::MutexLock lock(&mu_);
       lost_loops_ended_.push_back(unit_id);
     };
-    plan_.units = TestUnits(units);
+    plan_.units = TestUnits(units, mixed);
     plan_.models = {"m"};
     plan_.benchmarks.push_back(std::make_shared<TestBenchmark>());
+    if (mixed) plan_.benchmarks.push_back(std::make_shared<TestNoveltyBenchmark>());
     core_ = std::make_unique<CoordinatorCore>(
         options, &plan_, &scheduler_, [this](std::vector<JournalEntry> units) { return Persist(std::move(units)); });
   }
