@@ -6,15 +6,10 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "proto/limits.h"
 #include "proto/security.h"
 #include "proto/wire.h"
 
 namespace noveltygrid {
-
-namespace {
-constexpr size_t kLeaseReplyBudgetBytes = kMaxMessageBytes / 4;
-}  // namespace
 
 CoordinatorCore::CoordinatorCore(CoordinatorServiceOptions options, const Plan* plan, UnitScheduler* scheduler,
                                  CommitBatchSink sink)

@@ -29,6 +29,7 @@
 #include "coordinator/state/committed_unit.h"
 #include "coordinator/state/lease_log.h"
 #include "noveltygrid/v1/coordinator.pb.h"
+#include "proto/limits.h"
 
 namespace noveltygrid {
 
@@ -99,6 +100,10 @@ class CommitCall {
   absl::Status status_;
 };
 
+// A lease reply stops taking grants once it is over this size (CoordinatorCore::Lease), well under
+// the message limit.
+inline constexpr size_t kLeaseReplyBudgetBytes = kMaxMessageBytes / 4;
+
 class CoordinatorCore {
  public:
   // `scheduler` is not owned.
@@ -108,6 +113,9 @@ class CoordinatorCore {
   // OK when `token` is the shared token (compared in constant time), else UNAUTHENTICATED.
   absl::Status Authorize(std::string_view token) const;
 
+  // Grants up to request.max_units units. Resumed checkpoints (embeddings included) can be large: once
+  // the reply holds more than kLeaseReplyBudgetBytes, the grants after it are given back at once, for
+  // this or another worker to lease again; the first grant always goes out, however large.
   absl::Status Lease(std::string_view token, const v1::LeaseRequest& request, v1::LeaseResponse* response);
   absl::Status Heartbeat(std::string_view token, const v1::HeartbeatRequest& request, v1::HeartbeatResponse* response);
   absl::Status Report(std::string_view token, const v1::ReportRequest& request, v1::ReportResponse* response);
