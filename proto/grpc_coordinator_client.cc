@@ -1,6 +1,11 @@
 #include "proto/grpc_coordinator_client.h"
 
+#include <utility>
+
 #include "grpcpp/create_channel.h"
+#include "grpcpp/impl/client_unary_call.h"
+#include "grpcpp/support/byte_buffer.h"
+#include "grpcpp/support/slice.h"
 #include "proto/grpc_status.h"
 #include "proto/limits.h"
 
@@ -21,6 +26,12 @@ absl::StatusOr<std::unique_ptr<GrpcCoordinatorClient>> GrpcCoordinatorClient::Cr
   return std::unique_ptr<GrpcCoordinatorClient>(new GrpcCoordinatorClient(options.token, std::move(channel)));
 }
 
+GrpcCoordinatorClient::GrpcCoordinatorClient(std::string token, std::shared_ptr<grpc::Channel> channel)
+    : token_(std::move(token)),
+      channel_(std::move(channel)),
+      stub_(v1::Coordinator::NewStub(channel_)),
+      report_method_("/noveltygrid.v1.Coordinator/Report", grpc::internal::RpcMethod::NORMAL_RPC, channel_) {}
+
 std::unique_ptr<grpc::ClientContext> GrpcCoordinatorClient::Context(absl::Time deadline) const {
   auto context = std::make_unique<grpc::ClientContext>();
   context->set_deadline(absl::ToChronoTime(deadline));
@@ -35,5 +46,19 @@ std::unique_ptr<grpc::ClientContext> GrpcCoordinatorClient::Context(absl::Time d
   }
 NOVELTYGRID_COORDINATOR_CALLS(NOVELTYGRID_GRPC_CALL)
 #undef NOVELTYGRID_GRPC_CALL
+
+absl::Status GrpcCoordinatorClient::ReportSerialized(std::string_view request, v1::ReportResponse* response,
+                                                     absl::Time deadline) {
+  grpc::Slice slice(request.data(), request.size());
+  const grpc::ByteBuffer sent(&slice, 1);
+  grpc::ByteBuffer received;
+  const grpc::Status status = grpc::internal::BlockingUnaryCall<grpc::ByteBuffer, grpc::ByteBuffer>(
+      channel_.get(), report_method_, Context(deadline).get(), sent, &received);
+  if (!status.ok()) return FromGrpcStatus(status);
+  if (!grpc::SerializationTraits<v1::ReportResponse>::Deserialize(&received, response).ok()) {
+    return absl::InternalError("the coordinator's Report reply does not parse");
+  }
+  return absl::OkStatus();
+}
 
 }  // namespace noveltygrid

@@ -1,5 +1,6 @@
 // PackReports: a worker's new steps of every lease as ReportRequests -- one request per round, split
-// only when it grows large -- for the worker's sender and the load generator's fake workers alike.
+// only when it grows large -- for the worker's sender (the load generator frames the same shape from
+// bytes: bench/coordinator_load/report_wire.h).
 #ifndef NOVELTYGRID_PROTO_REPORT_BATCHES_H_
 #define NOVELTYGRID_PROTO_REPORT_BATCHES_H_
 

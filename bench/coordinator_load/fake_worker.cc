@@ -6,10 +6,10 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "bench/coordinator_load/report_wire.h"
 #include "common/hashing.h"
 #include "common/records.h"
 #include "proto/limits.h"
-#include "proto/report_batches.h"
 #include "proto/wire.h"
 
 namespace noveltygrid::load {
@@ -20,6 +20,11 @@ constexpr const char* kWords[] = {"river",  "lantern", "market",  "orbit",   "ha
                                   "quartz", "meadow",  "ledger",  "compass", "furnace", "archive", "canopy",
                                   "tide",   "engine",  "mosaic",  "pilgrim", "thicket", "beacon",  "granary",
                                   "saddle", "vessel",  "horizon", "cipher",  "orchard", "kiln",    "glacier"};
+
+// As the real worker (PackReports): a round's Report is split only when it grows large.
+constexpr size_t kReportBytes = kMaxMessageBytes / 8;
+// What a Report's buffer starts with: a round of 512 loops' steps (~75 KB) fits.
+constexpr size_t kReportReserve = 128 << 10;
 
 // A unit's step count: iterations-2 .. iterations+2, by its id.
 int TargetSteps(const std::string& unit_id, int iterations) {
@@ -46,10 +51,16 @@ StepPool::StepPool(int size, int answer_bytes, int embedding_dim, uint64_t seed)
     }
     for (float& x : e) x = static_cast<float>(x / std::sqrt(norm));
     embeddings.push_back(std::move(e));
+    v1::Step fixed;
+    fixed.set_answer(answers.back());
+    fixed.set_coherence(Coherence(answers.size() - 1));
+    fixed.set_valid(true);
+    fixed.mutable_embedding()->Add(embeddings.back().begin(), embeddings.back().end());
+    fixed_steps.push_back(fixed.SerializeAsString());
   }
 }
 
-FakeWorker::FakeWorker(FakeWorkerOptions options, CoordinatorClient* client, LatencyRecorder* recorder,
+FakeWorker::FakeWorker(FakeWorkerOptions options, GrpcCoordinatorClient* client, LatencyRecorder* recorder,
                        const StepPool* pool)
     : options_(std::move(options)), client_(client), recorder_(recorder), pool_(pool) {}
 
@@ -129,7 +140,9 @@ void FakeWorker::LeaseLoop() {
       if (response.leases_size() < free) ++counters_.short_leases;
       const v1::Lease* shared = SharedSettingsFor(response, kAidanBench);  // the plan is AidanBench's alone
       for (const v1::Lease& lease : response.leases()) {
-        Loop& loop = loops_[lease.lease_id()];
+        const uint64_t number = next_loop_++;
+        loop_of_lease_[lease.lease_id()] = number;
+        Loop& loop = loops_[number];
         loop.lease_id = lease.lease_id();
         loop.token = lease.fencing_token();
         loop.unit_id = lease.unit().id();
@@ -137,7 +150,7 @@ void FakeWorker::LeaseLoop() {
         loop.done = lease.checkpoint_size();
         loop.target = std::max(loop.done + 1, TargetSteps(loop.unit_id, options_.iterations));
         loop.next_step = now + options_.step_interval;
-        due_.push({loop.next_step, loop.lease_id});
+        due_.push({loop.next_step, number});
         ++counters_.units_leased;
       }
     }
@@ -157,9 +170,9 @@ void FakeWorker::HeartbeatLoop() {
       auto stopping = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; };
       if (mu_.AwaitWithTimeout(absl::Condition(&stopping), interval)) return;
       request.set_worker_id(options_.worker_id);
-      for (const auto& [lease_id, loop] : loops_) {
+      for (const auto& [number, loop] : loops_) {
         v1::LeaseProgress* p = request.add_leases();
-        p->set_lease_id(lease_id);
+        p->set_lease_id(loop.lease_id);
         p->set_fencing_token(loop.token);
         p->set_steps_done(loop.done);
       }
@@ -178,8 +191,7 @@ void FakeWorker::HeartbeatLoop() {
     recorder_->Record(Rpc::kHeartbeat, absl::Now() - start, status.ok());
     absl::MutexLock lock(&mu_);
     for (const std::string& lost : response.lost_lease_ids()) {
-      if (loops_.erase(lost) > 0) ++counters_.units_refused;
-      out_steps_.erase(lost);
+      if (EraseLease(lost)) ++counters_.units_refused;
     }
   }
 }
@@ -206,21 +218,22 @@ void FakeWorker::StepDue(absl::Time now) {
     loop.next_step += options_.step_interval;
     if (loop.done < loop.target) {
       const size_t pick = (StableHash(loop.unit_id) + loop.done) % pool_->answers.size();
-      StepRecord step;
-      step.answer_num = loop.done;
-      step.answer = pool_->answers[pick];
-      step.coherence = 70 + static_cast<double>(pick % 25);
-      step.novelty = 1.0 / loop.done;
-      step.valid = true;
-      ToProto(step, &pool_->embeddings[pick], &out_steps_[loop.lease_id].emplace_back());
+      step_bytes_.clear();
+      AppendStep(pool_->fixed_steps[pick], loop.done, 1.0 / loop.done, &step_bytes_);
+      if (out_reports_.empty() || out_reports_.back().bytes.size() >= kReportBytes) {
+        out_reports_.emplace_back().bytes.reserve(kReportReserve);
+      }
+      AppendLeaseSteps(loop.lease_id, loop.token, step_bytes_, &out_reports_.back().bytes);
+      ++out_reports_.back().steps;
       // A loop that fell behind catches up one step a tick, not all at once.
-      due_.push({std::max(loop.next_step, now + absl::Nanoseconds(1)), loop.lease_id});
+      due_.push({std::max(loop.next_step, now + absl::Nanoseconds(1)), it->first});
       continue;
     }
-    // The last step ends the loop: the commit carries every answer (as the real worker's OnDone).
-    out_steps_.erase(loop.lease_id);
+    // The last step ends the loop: the commit carries every answer (as the real worker's OnDone), and
+    // goes after the round's Report, which may still hold the loop's step before it.
     out_completes_.push_back(MakeComplete(loop));
     committing_[loop.lease_id] = loop.token;
+    loop_of_lease_.erase(loop.lease_id);
     loops_.erase(it);
   }
 }
@@ -238,7 +251,7 @@ v1::CompleteRequest FakeWorker::MakeComplete(const Loop& loop) const {
     StepRecord& answer = result.answers.emplace_back();
     answer.answer_num = n;
     answer.answer = pool_->answers[pick];
-    answer.coherence = 70 + static_cast<double>(pick % 25);
+    answer.coherence = StepPool::Coherence(pick);
     answer.novelty = last ? 0.05 : 1.0 / n;
     answer.valid = !last;
     CallCounters& generate = calls["generate:sim:load"];
@@ -263,12 +276,12 @@ v1::CompleteRequest FakeWorker::MakeComplete(const Loop& loop) const {
 void FakeWorker::SendLoop() {
   absl::Time last_round = absl::InfinitePast();
   while (true) {
-    std::map<std::string, std::vector<v1::Step>> steps;
+    std::vector<OutReport> reports;
     std::vector<v1::CompleteRequest> completes;
     {
       absl::MutexLock lock(&mu_);
       auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return stopping_ || !out_steps_.empty() || !out_completes_.empty();
+        return stopping_ || !out_reports_.empty() || !out_completes_.empty();
       };
       mu_.Await(absl::Condition(&ready));
       if (stopping_) return;
@@ -281,10 +294,10 @@ void FakeWorker::SendLoop() {
     {
       absl::MutexLock lock(&mu_);
       if (stopping_) return;
-      std::swap(steps, out_steps_);
+      std::swap(reports, out_reports_);
       std::swap(completes, out_completes_);
     }
-    SendReport(std::move(steps));
+    for (OutReport& report : reports) SendReport(report);
     if (options_.complete_many) {
       SendCompleteMany(std::move(completes));
       continue;
@@ -316,31 +329,18 @@ void FakeWorker::CompleteLoop() {
   }
 }
 
-void FakeWorker::SendReport(std::map<std::string, std::vector<v1::Step>> steps) {
-  // As the real worker: one request for every lease's new steps, split only when it grows large.
-  auto send = [&](v1::ReportRequest& request) {
-    request.set_worker_id(options_.worker_id);
-    v1::ReportResponse response;
-    const absl::Time start = absl::Now();
-    const absl::Status status = client_->Report(request, &response, Deadline());
-    recorder_->Record(Rpc::kReport, absl::Now() - start, status.ok());
-    absl::MutexLock lock(&mu_);
-    if (status.ok()) {
-      for (const v1::LeaseSteps& lease : request.leases()) counters_.steps_reported += lease.steps_size();
-      for (const std::string& rejected : response.rejected_lease_ids()) {
-        if (loops_.erase(rejected) > 0) ++counters_.units_refused;
-      }
-    }
-  };
-  PackReports(
-      steps,
-      [&](const std::string& lease_id) -> std::optional<uint64_t> {
-        absl::MutexLock lock(&mu_);
-        auto it = loops_.find(lease_id);
-        if (it == loops_.end()) return std::nullopt;
-        return it->second.token;
-      },
-      send);
+void FakeWorker::SendReport(OutReport& report) {
+  AppendWorkerId(options_.worker_id, &report.bytes);  // fields parse in any order
+  v1::ReportResponse response;
+  const absl::Time start = absl::Now();
+  const absl::Status status = client_->ReportSerialized(report.bytes, &response, Deadline());
+  recorder_->Record(Rpc::kReport, absl::Now() - start, status.ok());
+  absl::MutexLock lock(&mu_);
+  if (!status.ok()) return;
+  counters_.steps_reported += report.steps;
+  for (const std::string& rejected : response.rejected_lease_ids()) {
+    if (EraseLease(rejected)) ++counters_.units_refused;
+  }
 }
 
 void FakeWorker::SendComplete(const v1::CompleteRequest& request) {
@@ -385,6 +385,14 @@ void FakeWorker::SendCompleteMany(std::vector<v1::CompleteRequest> completes) {
     }
     if (!Pause(absl::Milliseconds(100))) return;
   }
+}
+
+bool FakeWorker::EraseLease(const std::string& lease_id) {
+  const auto it = loop_of_lease_.find(lease_id);
+  if (it == loop_of_lease_.end()) return false;
+  loops_.erase(it->second);
+  loop_of_lease_.erase(it);
+  return true;
 }
 
 void FakeWorker::Settle(const std::string& lease_id, bool accepted) {

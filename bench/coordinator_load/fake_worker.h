@@ -1,5 +1,6 @@
 // FakeWorker: one worker of the load generator (bench/coordinator_load). It speaks the worker protocol
-// to a real coordinator as `noveltygrid worker` does (worker/lease_loop.h) but calls no model: each of
+// to a real coordinator as `noveltygrid worker` does (worker/lease_loop.h), its Reports framed around
+// steps serialized once (report_wire.h), but calls no model: each of
 // its loops leases a unit, makes one AidanBench step every `step_interval` (answer text and embedding
 // from a shared pool, so the coordinator keeps real checkpoints), and after `iterations` +- 2 steps
 // (by the unit id) completes the unit with a plausible result, then the slot leases the next unit.
@@ -29,15 +30,19 @@
 #include "bench/coordinator_load/latency_recorder.h"
 #include "common/embedding.h"
 #include "noveltygrid/v1/coordinator.pb.h"
-#include "proto/coordinator_client.h"
+#include "proto/grpc_coordinator_client.h"
 
 namespace noveltygrid::load {
 
 // Answer texts and embeddings the steps are drawn from (built once, shared by every worker).
 struct StepPool {
   StepPool(int size, int answer_bytes, int embedding_dim, uint64_t seed);
+  // The coherence of a step drawn from entry `pick`.
+  static double Coherence(size_t pick) { return 70 + static_cast<double>(pick % 25); }
   std::vector<std::string> answers;
   std::vector<Embedding> embeddings;
+  // Entry i as a serialized v1::Step without answer_num and novelty (report_wire.h's AppendStep).
+  std::vector<std::string> fixed_steps;
 };
 
 struct FakeWorkerOptions {
@@ -71,7 +76,7 @@ struct WorkerCounters {
 class FakeWorker {
  public:
   // `client`, `recorder` and `pool` are not owned and must outlive the worker.
-  FakeWorker(FakeWorkerOptions options, CoordinatorClient* client, LatencyRecorder* recorder, const StepPool* pool);
+  FakeWorker(FakeWorkerOptions options, GrpcCoordinatorClient* client, LatencyRecorder* recorder, const StepPool* pool);
   ~FakeWorker();
 
   void Start();
@@ -98,10 +103,19 @@ class FakeWorker {
   // Makes the due steps; a loop that reaches its target becomes a Complete.
   void StepDue(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   v1::CompleteRequest MakeComplete(const Loop& loop) const;
-  void SendReport(std::map<std::string, std::vector<v1::Step>> steps);
+  // A Report being made, as wire bytes (report_wire.h). Each step is a LeaseSteps entry of its own:
+  // the real worker's one entry per lease, as a lease makes one step per round (steps 200 ms apart,
+  // rounds 20 ms); when it makes two, the second entry extends the checkpoint all the same.
+  struct OutReport {
+    std::string bytes;
+    int steps = 0;
+  };
+  void SendReport(OutReport& report);
   void SendComplete(const v1::CompleteRequest& request);
   // One CompleteMany for `completes`, sent again (those not settled) until each is settled.
   void SendCompleteMany(std::vector<v1::CompleteRequest> completes);
+  // Forgets the loop of `lease_id` (lost or refused); false when there is none.
+  bool EraseLease(const std::string& lease_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A unit's commit answered for good: `accepted` or refused.
   void Settle(const std::string& lease_id, bool accepted) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool Stopping() const;
@@ -111,20 +125,25 @@ class FakeWorker {
 
   // Constant after construction.
   const FakeWorkerOptions options_;
-  CoordinatorClient* const client_;
+  GrpcCoordinatorClient* const client_;
   LatencyRecorder* const recorder_;
   const StepPool* const pool_;
 
   mutable absl::Mutex mu_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   absl::Duration heartbeat_interval_ ABSL_GUARDED_BY(mu_) = absl::Seconds(2);
-  absl::flat_hash_map<std::string, Loop> loops_ ABSL_GUARDED_BY(mu_);  // by lease id
-  // Each running loop's next step (time, lease id), earliest on top; entries of ended loops linger
+  // The running loops by a number of this worker's (their steps look them up thousands of times a
+  // second: no string hashing or comparing there), and that number by lease id.
+  absl::flat_hash_map<uint64_t, Loop> loops_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, uint64_t> loop_of_lease_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_loop_ ABSL_GUARDED_BY(mu_) = 0;
+  // Each running loop's next step (time, loop number), earliest on top; entries of ended loops linger
   // until they come up.
-  using DueStep = std::pair<absl::Time, std::string>;
+  using DueStep = std::pair<absl::Time, uint64_t>;
   std::priority_queue<DueStep, std::vector<DueStep>, std::greater<DueStep>> due_ ABSL_GUARDED_BY(mu_);
-  std::map<std::string, uint64_t> committing_ ABSL_GUARDED_BY(mu_);              // finished, commit not answered: token
-  std::map<std::string, std::vector<v1::Step>> out_steps_ ABSL_GUARDED_BY(mu_);  // by lease id
+  std::map<std::string, uint64_t> committing_ ABSL_GUARDED_BY(mu_);  // finished, commit not answered: token
+  std::vector<OutReport> out_reports_ ABSL_GUARDED_BY(mu_);          // the last one filling, those before it full
+  std::string step_bytes_ ABSL_GUARDED_BY(mu_);                      // StepDue's scratch
   std::vector<v1::CompleteRequest> out_completes_ ABSL_GUARDED_BY(mu_);
   std::deque<v1::CompleteRequest> complete_queue_ ABSL_GUARDED_BY(mu_);  // for the complete_senders
   WorkerCounters counters_ ABSL_GUARDED_BY(mu_);

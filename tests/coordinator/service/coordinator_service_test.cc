@@ -1,6 +1,6 @@
 // CoordinatorService over real gRPC on loopback: commits sent from several threads at once, each over
 // its own channel, are committed by the service's committer (in groups of whatever is queued when it
-// wakes) and each call gets its own answers.
+// wakes) and each call gets its own answers; a Report sent as bytes is the same call.
 #include "coordinator/service/coordinator_service.h"
 
 #include <memory>
@@ -140,6 +140,31 @@ TEST_F(CoordinatorServiceTest, CompleteManyCallsInFlightAtOnceEachGetTheirOwnAns
   EXPECT_LE(coordinator_.persist_attempts(), kSenders + 1);  // the second round: duplicates only
   EXPECT_EQ(StatusNow().units_done(), kUnits);
   EXPECT_EQ(core().Commits().duplicates, kSenders * kUnitsPerCall);
+}
+
+// ReportSerialized (the load generator's Report) is the same call on the wire: a serialized request's
+// steps come back as the unit's checkpoint, a lease no longer held is named, a wrong token is refused.
+TEST_F(CoordinatorServiceTest, AReportSentAsBytesIsTheSameCall) {
+  ASSERT_NE(server_, nullptr);
+  const v1::Lease lease = LeaseOne();
+  std::unique_ptr<GrpcCoordinatorClient> client = Client();
+  ASSERT_NE(client, nullptr);
+  v1::ReportRequest request = ReportOf(lease, 1, 2);
+  v1::LeaseSteps* gone = request.add_leases();
+  gone->set_lease_id("no-such-lease");
+  gone->set_fencing_token(1);
+  v1::ReportResponse response;
+  ASSERT_TRUE(client->ReportSerialized(request.SerializeAsString(), &response, Deadline()).ok());
+  EXPECT_THAT(response.rejected_lease_ids(), ::testing::ElementsAre("no-such-lease"));
+  std::unique_ptr<GrpcCoordinatorClient> intruder = Client("guess");
+  ASSERT_NE(intruder, nullptr);
+  v1::ReportResponse refused;
+  EXPECT_TRUE(absl::IsUnauthenticated(intruder->ReportSerialized(request.SerializeAsString(), &refused, Deadline())));
+
+  ASSERT_TRUE(ReleaseLease(lease).ok());
+  const v1::Lease again = LeaseOne("w2");
+  ASSERT_EQ(again.checkpoint_size(), 2);
+  EXPECT_EQ(again.checkpoint(1).answer(), "answer 2");
 }
 
 }  // namespace
