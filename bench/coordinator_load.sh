@@ -10,7 +10,7 @@
 #
 # Knobs (environment): WORKERS LOOPS STEP_MS ITERATIONS WARMUP_S DURATION_S QUESTIONS TEMPERATURES,
 # COORDINATOR_CPUS (taskset list for the coordinator, default 0; empty: not pinned), LOAD_CPUS (the
-# generator and Redis, default 1), EXTRA="--flag ..." (more coordinator_load flags), KEEP_DIR=DIR
+# generator and Redis, default 1), EXTRA="--flag ..." (more coordinator_load flags, e.g. --ramp-ms), KEEP_DIR=DIR
 # (keep the files), PERF=1 (perf record -g the coordinator over the window into KEEP_DIR or the work dir),
 # COORDINATOR_ENV="VAR=VALUE ..." (the coordinator's environment, e.g. LD_PRELOAD of another malloc),
 # LOAD_NICE (the generator's nice, default 10, so that Redis on the same cpu is not kept waiting).

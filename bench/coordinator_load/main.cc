@@ -4,7 +4,7 @@
 //
 //   coordinator_load --coordinator HOST:PORT [--workers 50] [--loops 512] [--step-ms 200] [--iterations 15]
 //                    [--one-complete-per-rpc [--complete-senders N]] [--report-interval-ms 20]
-//                    [--warmup-s 15] [--duration-s 60]
+//                    [--ramp-ms N] [--warmup-s 15] [--duration-s 60]
 //                    [--coordinator-pid PID]
 //                    [--redis-pid PID] [--json FILE]
 //
@@ -80,6 +80,9 @@ int Main(int argc, char** argv) {
       {"report-interval-ms", "MS",
        "a worker's rounds (Report, then CompleteMany) at most every MS, as noveltygrid worker's "
        "--report-interval-ms (default 20; 0: back to back)"},
+      {"ramp-ms", "MS",
+       "the workers join one after another over MS (default: one unit's length, iterations x step-ms, so "
+       "that their units complete spread over time, as in a cluster running for a while)"},
       {"warmup-s", "S", "seconds before the measured window (default 15)"},
       {"duration-s", "S", "the measured window at most (default 60)"},
       {"coordinator-pid", "PID", "measure this process's CPU as the coordinator's"},
@@ -129,6 +132,11 @@ int Main(int argc, char** argv) {
   const absl::Duration round_interval = absl::Milliseconds(round_ms);
   const bool complete_many = !parsed->Has("one-complete-per-rpc");
   const absl::Duration warmup = absl::Seconds(get_int("warmup-s", 15));
+  const absl::Duration ramp = absl::Milliseconds(get_int("ramp-ms", iterations * step_ms));
+  if (ramp < absl::ZeroDuration() || ramp >= warmup) {
+    std::fprintf(stderr, "coordinator_load: --ramp-ms must be >= 0 and shorter than --warmup-s\n");
+    return 2;
+  }
   const absl::Duration duration = absl::Seconds(get_int("duration-s", 60));
   std::vector<Watched> watched;
   auto watch = [&watched](const char* name, int pid) {
@@ -166,11 +174,14 @@ int Main(int argc, char** argv) {
                         .complete_senders = complete_senders};
     workers.push_back(std::make_unique<FakeWorker>(o, clients[i % n_channels].get(), &recorder, &pool));
   }
-  // Workers join over one step interval, as a cluster's would not all start in the same millisecond.
+  // Workers join one after another over the ramp. All at once (or within one step interval, as until
+  // 2026-12-06), every loop starts in the same 200 ms and their units complete in waves: tens of
+  // thousands of commits in the same second, again every unit's length, until the units' different
+  // lengths spread them out, many units later.
   const absl::Time started = absl::Now();
   for (int i = 0; i < n_workers; ++i) {
     workers[i]->Start();
-    absl::SleepFor(step / n_workers);
+    absl::SleepFor(ramp / n_workers);
   }
   absl::SleepFor(warmup - (absl::Now() - started));
 
