@@ -47,6 +47,9 @@ std::unique_ptr<grpc::ClientContext> GrpcCoordinatorClient::Context(absl::Time d
 NOVELTYGRID_COORDINATOR_CALLS(NOVELTYGRID_GRPC_CALL)
 #undef NOVELTYGRID_GRPC_CALL
 
+// gRPC's own blocking unary call (what the generated stub calls, grpcpp/impl/client_unary_call.h as of
+// Debian's gRPC 1.51) with byte buffers for messages; the method name is the stub's, which the
+// loopback test in tests/coordinator/service/coordinator_service_test.cc holds to.
 absl::Status GrpcCoordinatorClient::ReportSerialized(std::string_view request, v1::ReportResponse* response,
                                                      absl::Time deadline) {
   grpc::Slice slice(request.data(), request.size());

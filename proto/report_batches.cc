@@ -2,14 +2,11 @@
 
 #include <utility>
 
-#include "proto/limits.h"
-
 namespace noveltygrid {
 
 void PackReports(std::map<std::string, std::vector<v1::Step>>& steps,
                  absl::FunctionRef<std::optional<uint64_t>(const std::string& lease_id)> token_of,
                  absl::FunctionRef<void(v1::ReportRequest& request)> send) {
-  constexpr size_t kReportBytes = kMaxMessageBytes / 8;
   v1::ReportRequest request;
   size_t bytes = 0;
   auto flush = [&] {

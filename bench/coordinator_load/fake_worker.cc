@@ -2,14 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "bench/coordinator_load/report_wire.h"
 #include "common/hashing.h"
 #include "common/records.h"
-#include "proto/limits.h"
+#include "proto/report_batches.h"
 #include "proto/wire.h"
 
 namespace noveltygrid::load {
@@ -21,10 +20,8 @@ constexpr const char* kWords[] = {"river",  "lantern", "market",  "orbit",   "ha
                                   "tide",   "engine",  "mosaic",  "pilgrim", "thicket", "beacon",  "granary",
                                   "saddle", "vessel",  "horizon", "cipher",  "orchard", "kiln",    "glacier"};
 
-// As the real worker (PackReports): a round's Report is split only when it grows large.
-constexpr size_t kReportBytes = kMaxMessageBytes / 8;
-// What a Report's buffer starts with: a round of 512 loops' steps (~75 KB) fits.
-constexpr size_t kReportReserve = 128 << 10;
+// What a loop's steps of a round start with: one step (~1.45 KB) and a second.
+constexpr size_t kStepsReserve = 3 << 10;
 
 // A unit's step count: iterations-2 .. iterations+2, by its id.
 int TargetSteps(const std::string& unit_id, int iterations) {
@@ -218,19 +215,16 @@ void FakeWorker::StepDue(absl::Time now) {
     loop.next_step += options_.step_interval;
     if (loop.done < loop.target) {
       const size_t pick = (StableHash(loop.unit_id) + loop.done) % pool_->answers.size();
-      step_bytes_.clear();
-      AppendStep(pool_->fixed_steps[pick], loop.done, 1.0 / loop.done, &step_bytes_);
-      if (out_reports_.empty() || out_reports_.back().bytes.size() >= kReportBytes) {
-        out_reports_.emplace_back().bytes.reserve(kReportReserve);
-      }
-      AppendLeaseSteps(loop.lease_id, loop.token, step_bytes_, &out_reports_.back().bytes);
-      ++out_reports_.back().steps;
+      OutSteps& out = out_steps_[it->first];
+      if (out.bytes.empty()) out.bytes.reserve(kStepsReserve);
+      AppendStep(pool_->fixed_steps[pick], loop.done, 1.0 / loop.done, &out.bytes);
+      ++out.count;
       // A loop that fell behind catches up one step a tick, not all at once.
       due_.push({std::max(loop.next_step, now + absl::Nanoseconds(1)), it->first});
       continue;
     }
-    // The last step ends the loop: the commit carries every answer (as the real worker's OnDone), and
-    // goes after the round's Report, which may still hold the loop's step before it.
+    // The last step ends the loop: the commit carries every answer (as the real worker's OnDone).
+    out_steps_.erase(it->first);
     out_completes_.push_back(MakeComplete(loop));
     committing_[loop.lease_id] = loop.token;
     loop_of_lease_.erase(loop.lease_id);
@@ -276,12 +270,12 @@ v1::CompleteRequest FakeWorker::MakeComplete(const Loop& loop) const {
 void FakeWorker::SendLoop() {
   absl::Time last_round = absl::InfinitePast();
   while (true) {
-    std::vector<OutReport> reports;
+    absl::flat_hash_map<uint64_t, OutSteps> steps;
     std::vector<v1::CompleteRequest> completes;
     {
       absl::MutexLock lock(&mu_);
       auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return stopping_ || !out_reports_.empty() || !out_completes_.empty();
+        return stopping_ || !out_steps_.empty() || !out_completes_.empty();
       };
       mu_.Await(absl::Condition(&ready));
       if (stopping_) return;
@@ -294,10 +288,10 @@ void FakeWorker::SendLoop() {
     {
       absl::MutexLock lock(&mu_);
       if (stopping_) return;
-      std::swap(reports, out_reports_);
+      std::swap(steps, out_steps_);
       std::swap(completes, out_completes_);
     }
-    for (OutReport& report : reports) SendReport(report);
+    SendReport(std::move(steps));
     if (options_.complete_many) {
       SendCompleteMany(std::move(completes));
       continue;
@@ -329,18 +323,49 @@ void FakeWorker::CompleteLoop() {
   }
 }
 
-void FakeWorker::SendReport(OutReport& report) {
-  AppendWorkerId(options_.worker_id, &report.bytes);  // fields parse in any order
-  v1::ReportResponse response;
-  const absl::Time start = absl::Now();
-  const absl::Status status = client_->ReportSerialized(report.bytes, &response, Deadline());
-  recorder_->Record(Rpc::kReport, absl::Now() - start, status.ok());
-  absl::MutexLock lock(&mu_);
-  if (!status.ok()) return;
-  counters_.steps_reported += report.steps;
-  for (const std::string& rejected : response.rejected_lease_ids()) {
-    if (EraseLease(rejected)) ++counters_.units_refused;
+void FakeWorker::SendReport(absl::flat_hash_map<uint64_t, OutSteps> steps) {
+  struct Held {
+    const OutSteps* steps;
+    std::string lease_id;
+    uint64_t token;
+  };
+  std::vector<Held> held;
+  size_t bytes = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [number, out] : steps) {
+      const auto it = loops_.find(number);
+      if (it == loops_.end()) continue;  // ended or lost since
+      held.push_back({&out, it->second.lease_id, it->second.token});
+      bytes += out.bytes.size() + it->second.lease_id.size() + 32;
+    }
   }
+  std::string request;
+  request.reserve(std::min(bytes, kReportBytes) + 64);
+  int request_steps = 0;
+  auto send = [&] {
+    if (request_steps == 0) return;
+    AppendWorkerId(options_.worker_id, &request);  // fields parse in any order
+    v1::ReportResponse response;
+    const absl::Time start = absl::Now();
+    const absl::Status status = client_->ReportSerialized(request, &response, Deadline());
+    recorder_->Record(Rpc::kReport, absl::Now() - start, status.ok());
+    absl::MutexLock lock(&mu_);
+    if (status.ok()) {
+      counters_.steps_reported += request_steps;
+      for (const std::string& rejected : response.rejected_lease_ids()) {
+        if (EraseLease(rejected)) ++counters_.units_refused;
+      }
+    }
+    request.clear();
+    request_steps = 0;
+  };
+  for (const Held& h : held) {
+    AppendLeaseSteps(h.lease_id, h.token, h.steps->bytes, &request);
+    request_steps += h.steps->count;
+    if (request.size() >= kReportBytes) send();
+  }
+  send();
 }
 
 void FakeWorker::SendComplete(const v1::CompleteRequest& request) {
@@ -390,6 +415,7 @@ void FakeWorker::SendCompleteMany(std::vector<v1::CompleteRequest> completes) {
 bool FakeWorker::EraseLease(const std::string& lease_id) {
   const auto it = loop_of_lease_.find(lease_id);
   if (it == loop_of_lease_.end()) return false;
+  out_steps_.erase(it->second);
   loops_.erase(it->second);
   loop_of_lease_.erase(it);
   return true;

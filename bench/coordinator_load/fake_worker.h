@@ -6,8 +6,8 @@
 // (by the unit id) completes the unit with a plausible result, then the slot leases the next unit.
 //
 // Threads, as the real lease loop: a leasing thread (asks for every free slot), a heartbeat thread
-// (every interval the coordinator names, listing every lease held), a sender thread that owns the
-// outgoing Report (one per round, every lease's new steps) and the round's commits (one CompleteMany;
+// (every interval the coordinator names, listing every lease held), a sender thread that sends each
+// round's Report (every lease's new steps) and the round's commits (one CompleteMany;
 // or Completes, one at a time), and a stepping thread in place of the model calls. Every RPC's latency goes to the
 // shared LatencyRecorder. Thread-safe; Stop() before destruction.
 #ifndef NOVELTYGRID_BENCH_COORDINATOR_LOAD_FAKE_WORKER_H_
@@ -103,14 +103,14 @@ class FakeWorker {
   // Makes the due steps; a loop that reaches its target becomes a Complete.
   void StepDue(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   v1::CompleteRequest MakeComplete(const Loop& loop) const;
-  // A Report being made, as wire bytes (report_wire.h). Each step is a LeaseSteps entry of its own:
-  // the real worker's one entry per lease, as a lease makes one step per round (steps 200 ms apart,
-  // rounds 20 ms); when it makes two, the second entry extends the checkpoint all the same.
-  struct OutReport {
+  // A loop's steps made since the last round, as wire bytes (report_wire.h's AppendStep).
+  struct OutSteps {
     std::string bytes;
-    int steps = 0;
+    int count = 0;
   };
-  void SendReport(OutReport& report);
+  // Sends the round's steps of the loops still held, one LeaseSteps per lease (as PackReports does for
+  // the real worker), in Reports split only when they grow large.
+  void SendReport(absl::flat_hash_map<uint64_t, OutSteps> steps);
   void SendComplete(const v1::CompleteRequest& request);
   // One CompleteMany for `completes`, sent again (those not settled) until each is settled.
   void SendCompleteMany(std::vector<v1::CompleteRequest> completes);
@@ -142,8 +142,8 @@ class FakeWorker {
   using DueStep = std::pair<absl::Time, uint64_t>;
   std::priority_queue<DueStep, std::vector<DueStep>, std::greater<DueStep>> due_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, uint64_t> committing_ ABSL_GUARDED_BY(mu_);  // finished, commit not answered: token
-  std::vector<OutReport> out_reports_ ABSL_GUARDED_BY(mu_);          // the last one filling, those before it full
-  std::string step_bytes_ ABSL_GUARDED_BY(mu_);                      // StepDue's scratch
+  // By loop number; a loop that ends or is lost drops its entry, as the real worker drops its steps.
+  absl::flat_hash_map<uint64_t, OutSteps> out_steps_ ABSL_GUARDED_BY(mu_);
   std::vector<v1::CompleteRequest> out_completes_ ABSL_GUARDED_BY(mu_);
   std::deque<v1::CompleteRequest> complete_queue_ ABSL_GUARDED_BY(mu_);  // for the complete_senders
   WorkerCounters counters_ ABSL_GUARDED_BY(mu_);

@@ -13,6 +13,7 @@
 // latency per call kind (p50 / p99 / max), and the CPU of the coordinator, Redis and this generator.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -81,8 +82,9 @@ int Main(int argc, char** argv) {
        "a worker's rounds (Report, then CompleteMany) at most every MS, as noveltygrid worker's "
        "--report-interval-ms (default 20; 0: back to back)"},
       {"ramp-ms", "MS",
-       "the workers join one after another over MS (default: one unit's length, iterations x step-ms, so "
-       "that their units complete spread over time, as in a cluster running for a while)"},
+       "the workers join one after another over MS (default: one unit's length, iterations x step-ms, "
+       "at most half the warm-up, so that their units complete spread over time, as in a cluster "
+       "running for a while)"},
       {"warmup-s", "S", "seconds before the measured window (default 15)"},
       {"duration-s", "S", "the measured window at most (default 60)"},
       {"coordinator-pid", "PID", "measure this process's CPU as the coordinator's"},
@@ -132,7 +134,9 @@ int Main(int argc, char** argv) {
   const absl::Duration round_interval = absl::Milliseconds(round_ms);
   const bool complete_many = !parsed->Has("one-complete-per-rpc");
   const absl::Duration warmup = absl::Seconds(get_int("warmup-s", 15));
-  const absl::Duration ramp = absl::Milliseconds(get_int("ramp-ms", iterations * step_ms));
+  // By default one unit's length, and at most half the warm-up.
+  const absl::Duration ramp = parsed->Has("ramp-ms") ? absl::Milliseconds(get_int("ramp-ms", 0))
+                                                     : std::min(absl::Milliseconds(iterations * step_ms), warmup / 2);
   if (ramp < absl::ZeroDuration() || ramp >= warmup) {
     std::fprintf(stderr, "coordinator_load: --ramp-ms must be >= 0 and shorter than --warmup-s\n");
     return 2;

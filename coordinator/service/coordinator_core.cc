@@ -35,7 +35,7 @@ absl::Status CoordinatorCore::Lease(std::string_view token, const v1::LeaseReque
   size_t bytes = 0;
   for (LeaseGrant& grant : grants) {
     // Checkpoints with embeddings can be large: keep the reply well under the message limit and give
-    // back the leases that do not fit (the worker asks again for them).
+    // back the leases that do not fit, for this or another worker's next Lease.
     if (response->leases_size() > 0 && bytes > kLeaseReplyBudgetBytes) {
       scheduler_->Release(grant.lease_id, grant.fencing_token);
       continue;
