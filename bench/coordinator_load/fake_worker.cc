@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "bench/coordinator_load/report_wire.h"
+#include "common/embedding.h"
 #include "common/hashing.h"
 #include "common/records.h"
 #include "proto/report_batches.h"
@@ -47,12 +48,11 @@ StepPool::StepPool(int size, int answer_bytes, int embedding_dim, uint64_t seed)
       norm += x * x;
     }
     for (float& x : e) x = static_cast<float>(x / std::sqrt(norm));
-    embeddings.push_back(std::move(e));
     v1::Step fixed;
     fixed.set_answer(answers.back());
     fixed.set_coherence(Coherence(answers.size() - 1));
     fixed.set_valid(true);
-    fixed.mutable_embedding()->Add(embeddings.back().begin(), embeddings.back().end());
+    fixed.mutable_embedding()->Add(e.begin(), e.end());
     fixed_steps.push_back(fixed.SerializeAsString());
   }
 }

@@ -28,19 +28,18 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "bench/coordinator_load/latency_recorder.h"
-#include "common/embedding.h"
 #include "noveltygrid/v1/coordinator.pb.h"
 #include "proto/grpc_coordinator_client.h"
 
 namespace noveltygrid::load {
 
-// Answer texts and embeddings the steps are drawn from (built once, shared by every worker).
+// Answer texts the steps are drawn from, and each with an embedding as a serialized step (built once,
+// shared by every worker).
 struct StepPool {
   StepPool(int size, int answer_bytes, int embedding_dim, uint64_t seed);
   // The coherence of a step drawn from entry `pick`.
   static double Coherence(size_t pick) { return 70 + static_cast<double>(pick % 25); }
   std::vector<std::string> answers;
-  std::vector<Embedding> embeddings;
   // Entry i as a serialized v1::Step without answer_num and novelty (report_wire.h's AppendStep).
   std::vector<std::string> fixed_steps;
 };
