@@ -1,7 +1,7 @@
 // The coordinator's unary calls (proto/noveltygrid/v1/coordinator.proto), X(Name) each: the method Name
 // takes a v1::NameRequest and fills a v1::NameResponse. The clients (proto/coordinator_client.h and its
-// implementations) and the gRPC service (coordinator/service/coordinator_service.h) forward each call the
-// same way, so they are written once over this list.
+// implementations) forward each call the same way, so they are written once over this list. (The gRPC
+// service, coordinator/service/coordinator_service.h, lists its calls itself: it reads Report raw.)
 #ifndef NOVELTYGRID_PROTO_COORDINATOR_CALLS_H_
 #define NOVELTYGRID_PROTO_COORDINATOR_CALLS_H_
 

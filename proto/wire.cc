@@ -1,5 +1,8 @@
 #include "proto/wire.h"
 
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/wire_format_lite.h"
+
 namespace noveltygrid {
 
 void ToProto(const UnitSpec& u, v1::Unit* out) {
@@ -79,6 +82,25 @@ StepRecord FromProto(const v1::Step& a) {
 Embedding EmbeddingFromProto(const v1::Step& a) {
   const float* data = a.embedding().data();  // contiguous: copied as one block, not float by float
   return Embedding(data, data + a.embedding_size());
+}
+
+std::optional<int> StepAnswerNum(std::string_view step) {
+  using google::protobuf::internal::WireFormatLite;
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(step.data()),
+                                            static_cast<int>(step.size()));
+  constexpr uint32_t kAnswerNumTag =
+      WireFormatLite::MakeTag(v1::Step::kAnswerNumFieldNumber, WireFormatLite::WIRETYPE_VARINT);
+  uint32_t answer_num = 0;  // int32: a negative one travels as ten bytes, and reads back as its low 32 bits
+  while (const uint32_t tag = in.ReadTag()) {
+    if (tag == kAnswerNumTag) {
+      if (!in.ReadVarint32(&answer_num)) return std::nullopt;
+    } else if (!WireFormatLite::SkipField(&in, tag)) {
+      return std::nullopt;
+    }
+  }
+  // ReadTag also gives 0 for a truncated tag: only a walk that used every byte is well formed.
+  if (!in.ConsumedEntireMessage() || in.CurrentPosition() != static_cast<int>(step.size())) return std::nullopt;
+  return static_cast<int>(answer_num);
 }
 
 void ToProto(const CallStats& calls, google::protobuf::RepeatedPtrField<v1::CallCounter>* out) {

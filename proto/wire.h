@@ -3,6 +3,7 @@
 #ifndef NOVELTYGRID_PROTO_WIRE_H_
 #define NOVELTYGRID_PROTO_WIRE_H_
 
+#include <optional>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -25,6 +26,10 @@ NoveltyOutcome FromProto(const v1::NoveltyOutcome& outcome);
 void ToProto(const StepRecord& answer, const Embedding* embedding, v1::Step* out);
 StepRecord FromProto(const v1::Step& answer);
 Embedding EmbeddingFromProto(const v1::Step& answer);
+
+// The answer_num of a serialized v1::Step, without parsing it: its fields are walked to the end, so a
+// step that is not well formed gives nullopt; no field is copied. (A step with no answer_num is 0.)
+std::optional<int> StepAnswerNum(std::string_view step);
 
 void ToProto(const CallStats& calls, google::protobuf::RepeatedPtrField<v1::CallCounter>* out);
 CallStats FromProto(const google::protobuf::RepeatedPtrField<v1::CallCounter>& calls);

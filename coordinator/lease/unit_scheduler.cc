@@ -133,25 +133,42 @@ std::vector<std::string> UnitScheduler::Heartbeat(const std::string& worker_id, 
 
 // Gap rule: the checkpoint is always a prefix 1..n of the unit's answers. Steps are taken in the order
 // given; one whose answer_num is <= n is already there and skipped; one equal to n + 1 is appended;
-// the first one beyond n + 1 (an earlier report got lost) ends the call and it and the rest are
-// dropped. That is not an error -- the lease is still valid (true), the checkpoint is just shorter, and
-// a resumed unit recomputes the missing steps deterministically.
-bool UnitScheduler::Report(const std::string& lease_id, uint64_t fencing_token, std::vector<CheckpointStep> steps) {
+// the first one beyond n + 1 (an earlier report got lost) ends that lease's steps: it and the rest of
+// them are dropped. That is not an error -- the lease is still valid (not rejected), the checkpoint is
+// just shorter, and a resumed unit recomputes the missing steps deterministically.
+std::vector<size_t> UnitScheduler::Report(std::vector<LeaseReport>* reports) {
+  std::vector<size_t> rejected;
   absl::MutexLock lock(&mu_);
-  const std::optional<size_t> slot = CurrentSlot(lease_id, fencing_token);
-  if (!slot) return false;
-  UnitEntry& unit = units_[*slot];
-  // A report proves the lease and its worker alive, like a heartbeat.
   const absl::Time now = clock_->Now();
-  unit.deadline = now + options_.lease_ttl;
-  Touch(unit.worker_id, now);
-  for (CheckpointStep& step : steps) {
-    const int next = static_cast<int>(unit.checkpoint.size()) + 1;
-    if (step.answer_num() < next) continue;
-    if (step.answer_num() > next) break;
-    unit.checkpoint.push_back(std::move(step));
+  const std::string* touched = nullptr;  // the worker last marked alive (a Report is usually one worker's)
+  for (size_t i = 0; i < reports->size(); ++i) {
+    LeaseReport& report = (*reports)[i];
+    const std::optional<size_t> slot = CurrentSlot(report.lease_id, report.fencing_token);
+    if (!slot) {
+      rejected.push_back(i);
+      continue;
+    }
+    UnitEntry& unit = units_[*slot];
+    // A report proves the lease and its worker alive, like a heartbeat.
+    unit.deadline = now + options_.lease_ttl;
+    if (touched == nullptr || *touched != unit.worker_id) {
+      Touch(unit.worker_id, now);
+      touched = &unit.worker_id;
+    }
+    for (CheckpointStep& step : report.steps) {
+      const int next = static_cast<int>(unit.checkpoint.size()) + 1;
+      if (step.answer_num < next) continue;
+      if (step.answer_num > next) break;
+      unit.checkpoint.push_back(std::move(step));
+    }
   }
-  return true;
+  return rejected;
+}
+
+bool UnitScheduler::Report(const std::string& lease_id, uint64_t fencing_token, std::vector<CheckpointStep> steps) {
+  std::vector<LeaseReport> reports;
+  reports.push_back({lease_id, fencing_token, std::move(steps)});
+  return Report(&reports).empty();
 }
 
 CommitCheck UnitScheduler::CheckCommit(const std::string& lease_id, uint64_t fencing_token,

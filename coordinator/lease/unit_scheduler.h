@@ -49,10 +49,20 @@ struct SchedulerOptions {
   LeasePolicy* policy = nullptr;
 };
 
-// A completed step as the scheduler keeps it for resumption: the message the worker reported, moved
-// out of its Report (no conversion, and no copy on the way in; a re-lease gets a copy of the
-// checkpoint, sent as it is).
-using CheckpointStep = v1::Step;
+// A completed step as the scheduler keeps it for resumption: its answer number and the serialized
+// v1::Step it was reported as. The bytes are moved out of the Report as they arrived (one allocation,
+// never parsed here); a re-lease sends a copy of them back.
+struct CheckpointStep {
+  int answer_num = 0;
+  std::string bytes;  // a serialized v1::Step
+};
+
+// The steps one Report lists for one lease, in order.
+struct LeaseReport {
+  std::string lease_id;
+  uint64_t fencing_token = 0;
+  std::vector<CheckpointStep> steps;
+};
 
 struct LeaseGrant {
   std::string lease_id;
@@ -140,8 +150,11 @@ class UnitScheduler {
   std::vector<std::string> Heartbeat(const std::string& worker_id, const std::vector<HeldLease>& leases,
                                      const WorkerInfo& info);
 
-  // Appends reported steps to the unit's checkpoint (steps whose answer_num is already there are
-  // ignored). False when the lease is not the unit's current one.
+  // Appends each lease's reported steps to its unit's checkpoint (steps whose answer_num is already
+  // there are ignored), all under one hold of the lock; the steps kept are moved out of *reports.
+  // Returns the indices into *reports of the leases that are not their unit's current one.
+  std::vector<size_t> Report(std::vector<LeaseReport>* reports);
+  // The same for one lease: false when it is not the unit's current one.
   bool Report(const std::string& lease_id, uint64_t fencing_token, std::vector<CheckpointStep> steps);
 
   // Validates a commit of `unit_id` under the lease. On kAccepted the caller persists the result and

@@ -119,9 +119,10 @@ class CoordinatorCore {
   absl::Status Lease(std::string_view token, const v1::LeaseRequest& request, v1::LeaseResponse* response);
   absl::Status Heartbeat(std::string_view token, const v1::HeartbeatRequest& request, v1::HeartbeatResponse* response);
   absl::Status Report(std::string_view token, const v1::ReportRequest& request, v1::ReportResponse* response);
-  // The same, keeping the reported steps by moving them out of *request (no copy of their answers and
-  // embeddings): for a caller that owns the request and has no further use for it.
-  absl::Status Report(std::string_view token, v1::ReportRequest* request, v1::ReportResponse* response);
+  // The same for a Report read as v1::ReceivedReport (its steps still serialized, as the gRPC service
+  // reads it): the steps' bytes are moved out of *request into the checkpoints, neither parsed nor
+  // copied. INVALID_ARGUMENT, and nothing kept, when a step is not a well-formed Step.
+  absl::Status Report(std::string_view token, v1::ReceivedReport* request, v1::ReportResponse* response);
   // OK: the result is durable and the unit done (accepted), or a duplicate (accepted, duplicate), or
   // refused for a stale fencing token (not accepted). NOT_FOUND for an unknown lease; UNAVAILABLE when
   // the result cannot be persisted (the worker retries).

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "grpcpp/support/proto_buffer_reader.h"
 #include "proto/grpc_status.h"
 #include "proto/security.h"
 
@@ -38,10 +39,20 @@ NOVELTYGRID_SERVICE_CALL(Status)
 #undef NOVELTYGRID_SERVICE_CALL
 
 grpc::ServerUnaryReactor* CoordinatorService::Report(grpc::CallbackServerContext* context,
-                                                     const v1::ReportRequest* request, v1::ReportResponse* response) {
-  // gRPC made this request for this call alone and destroys it after the call, which is answered
-  // before returning: the steps are moved out of it into the checkpoints instead of copied.
-  return Finish(context, core_->Report(PresentedToken(*context), const_cast<v1::ReportRequest*>(request), response));
+                                                     const grpc::ByteBuffer* request, grpc::ByteBuffer* response) {
+  // The steps are moved out of `received` into the checkpoints; the reader only reads the buffer.
+  v1::ReceivedReport received;
+  grpc::ProtoBufferReader reader(const_cast<grpc::ByteBuffer*>(request));
+  if (!received.ParseFromZeroCopyStream(&reader)) {
+    return Finish(context, absl::InvalidArgumentError("the Report request does not parse"));
+  }
+  v1::ReportResponse reply;
+  const absl::Status status = core_->Report(PresentedToken(*context), &received, &reply);
+  bool own_buffer = false;
+  if (status.ok() && !grpc::SerializationTraits<v1::ReportResponse>::Serialize(reply, response, &own_buffer).ok()) {
+    return Finish(context, absl::InternalError("the Report reply does not serialize"));
+  }
+  return Finish(context, status);
 }
 
 grpc::ServerUnaryReactor* CoordinatorService::Complete(grpc::CallbackServerContext* context,

@@ -18,11 +18,13 @@
 #include "absl/synchronization/mutex.h"
 #include "coordinator/service/coordinator_core.h"
 #include "noveltygrid/v1/coordinator.grpc.pb.h"
-#include "proto/coordinator_calls.h"
 
 namespace noveltygrid {
 
-class CoordinatorService final : public v1::Coordinator::CallbackService {
+// Report is registered raw (WithRawCallbackMethod_Report): its request is read as v1::ReceivedReport,
+// the same wire form with each step left as bytes (coordinator_core.h).
+class CoordinatorService final
+    : public v1::Coordinator::WithRawCallbackMethod_Report<v1::Coordinator::CallbackService> {
  public:
   // `core` is not owned and must outlive the service.
   explicit CoordinatorService(CoordinatorCore* core);
@@ -33,8 +35,15 @@ class CoordinatorService final : public v1::Coordinator::CallbackService {
 #define NOVELTYGRID_SERVICE_CALL(Name)                                                                   \
   grpc::ServerUnaryReactor* Name(grpc::CallbackServerContext* context, const v1::Name##Request* request, \
                                  v1::Name##Response* response) override;
-  NOVELTYGRID_COORDINATOR_CALLS(NOVELTYGRID_SERVICE_CALL)
+  NOVELTYGRID_SERVICE_CALL(Lease)
+  NOVELTYGRID_SERVICE_CALL(Heartbeat)
+  NOVELTYGRID_SERVICE_CALL(Complete)
+  NOVELTYGRID_SERVICE_CALL(CompleteMany)
+  NOVELTYGRID_SERVICE_CALL(Release)
+  NOVELTYGRID_SERVICE_CALL(Status)
 #undef NOVELTYGRID_SERVICE_CALL
+  grpc::ServerUnaryReactor* Report(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+                                   grpc::ByteBuffer* response) override;
 
  private:
   struct PendingCommit {

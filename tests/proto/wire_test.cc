@@ -2,6 +2,7 @@
 // (proto/wire.h) and the journal's JSON (common/records_json.h) round-trip every field.
 #include "proto/wire.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -212,6 +213,58 @@ TEST(RecordsJsonTest, CallStatsReadOddEntriesWithoutThrowing) {
   EXPECT_EQ(c.errors, INT64_MAX);
   EXPECT_EQ(c.completion_tokens, -2);
   EXPECT_TRUE(CallStatsFromJson(Json("not an object")).empty());
+}
+
+// The coordinator reads a reported step's answer_num from its bytes (StepAnswerNum), not from a parse.
+TEST(StepAnswerNumTest, ReadsTheAnswerNumberOfAWellFormedStepOnly) {
+  v1::Step step;
+  step.set_answer(std::string(300, 'a'));  // a two-byte length
+  step.set_coherence(80);
+  step.add_embedding(0.5f);
+  step.set_error("e");
+  EXPECT_EQ(StepAnswerNum(step.SerializeAsString()), 0);  // proto3: an unset answer_num is 0
+  step.set_answer_num(12345);
+  const std::string bytes = step.SerializeAsString();
+  EXPECT_EQ(StepAnswerNum(bytes), 12345);
+  step.set_answer_num(-3);  // ten bytes on the wire
+  EXPECT_EQ(StepAnswerNum(step.SerializeAsString()), -3);
+  EXPECT_EQ(StepAnswerNum(""), 0);
+
+  // Cut anywhere inside, the step is not well formed, whatever field the cut falls in.
+  int refused = 0;
+  for (size_t cut = 1; cut < bytes.size(); ++cut) refused += StepAnswerNum(bytes.substr(0, cut)) ? 0 : 1;
+  EXPECT_GE(refused, static_cast<int>(bytes.size()) - 5);  // a cut between two whole fields still scans
+  EXPECT_EQ(StepAnswerNum(bytes.substr(0, bytes.size() - 1)), std::nullopt);
+  EXPECT_EQ(StepAnswerNum(bytes + "\x0c"), std::nullopt);  // a group's end with no start
+  EXPECT_EQ(StepAnswerNum(bytes + "\x80"), std::nullopt);  // a tag cut short
+}
+
+// The coordinator's reading of a Report (v1::ReceivedReport) sees each step as the bytes the worker
+// serialized: the two messages share their wire form.
+TEST(StepAnswerNumTest, AReportReadAsReceivedKeepsEachStepsBytes) {
+  v1::ReportRequest report;
+  report.set_worker_id("w");
+  v1::LeaseSteps* lease = report.add_leases();
+  lease->set_lease_id("l1");
+  lease->set_fencing_token(uint64_t{1} << 40);
+  for (int i = 1; i <= 3; ++i) {
+    v1::Step* step = lease->add_steps();
+    step->set_answer_num(i);
+    step->set_answer(absl::StrCat("answer ", i));
+    step->add_embedding(static_cast<float>(i));
+  }
+  v1::ReceivedReport received;
+  ASSERT_TRUE(received.ParseFromString(report.SerializeAsString()));
+  EXPECT_EQ(received.worker_id(), "w");
+  ASSERT_EQ(received.leases_size(), 1);
+  EXPECT_EQ(received.leases(0).lease_id(), "l1");
+  EXPECT_EQ(received.leases(0).fencing_token(), uint64_t{1} << 40);
+  ASSERT_EQ(received.leases(0).steps_size(), 3);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(received.leases(0).steps(i), lease->steps(i).SerializeAsString()) << i;
+    EXPECT_EQ(StepAnswerNum(received.leases(0).steps(i)), i + 1);
+  }
+  EXPECT_EQ(received.SerializeAsString(), report.SerializeAsString());
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "coordinator/lease/unit_scheduler.h"
 
 #include <atomic>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -42,16 +43,22 @@ std::vector<UnitSpec> Units(const std::vector<std::string>& models, int per_mode
 }
 
 CheckpointStep Step(int answer_num) {
-  CheckpointStep step;
+  v1::Step step;
   step.set_answer_num(answer_num);
   step.set_answer(absl::StrCat("answer ", answer_num));
   step.add_embedding(static_cast<float>(answer_num));
-  return step;
+  return {answer_num, step.SerializeAsString()};
+}
+
+v1::Step Parsed(const CheckpointStep& step) {
+  v1::Step parsed;
+  EXPECT_TRUE(parsed.ParseFromString(step.bytes));
+  return parsed;
 }
 
 std::vector<int> AnswerNums(const std::vector<CheckpointStep>& steps) {
   std::vector<int> nums;
-  for (const CheckpointStep& step : steps) nums.push_back(step.answer_num());
+  for (const CheckpointStep& step : steps) nums.push_back(step.answer_num);
   return nums;
 }
 
@@ -297,13 +304,39 @@ TEST(UnitSchedulerTest, ReportBuildsTheCheckpointTheNextLeaseReceives) {
   clock.Advance(absl::Seconds(11));
   const LeaseGrant second = scheduler.Lease("w2", 1).at(0);
   EXPECT_THAT(AnswerNums(second.checkpoint), ElementsAre(1, 2, 3, 4));
-  EXPECT_EQ(second.checkpoint[3].answer(), "answer 4");
-  EXPECT_THAT(second.checkpoint[3].embedding(), ElementsAre(4.0f));
+  EXPECT_EQ(Parsed(second.checkpoint[3]).answer(), "answer 4");
+  EXPECT_THAT(Parsed(second.checkpoint[3]).embedding(), ElementsAre(4.0f));
 
   // The old holder's reports no longer count.
   EXPECT_FALSE(scheduler.Report(first.lease_id, first.fencing_token, {Step(5)}));
   scheduler.Release(second.lease_id, second.fencing_token);
   EXPECT_THAT(AnswerNums(scheduler.Lease("w3", 1).at(0).checkpoint), ElementsAre(1, 2, 3, 4));
+}
+
+// One Report call for several leases (as a worker sends a round): each lease's steps go to its own
+// unit, the leases not held are named by their index, and only the steps kept are taken.
+TEST(UnitSchedulerTest, OneReportCoversEveryLeaseOfTheRound) {
+  FakeClock clock;
+  UnitScheduler scheduler(Units({"m"}, 3), {"m"}, Options(absl::Seconds(30), absl::Minutes(5)), &clock);
+  const std::vector<LeaseGrant> held = scheduler.Lease("w1", 3);
+  ASSERT_EQ(held.size(), 3u);
+  std::vector<LeaseReport> reports;
+  reports.push_back({held[0].lease_id, held[0].fencing_token, {Step(1), Step(2)}});
+  reports.push_back({"no-such-lease", 1, {Step(1)}});
+  reports.push_back({held[2].lease_id, held[2].fencing_token + 1, {Step(1)}});       // a token not issued
+  reports.push_back({held[1].lease_id, held[1].fencing_token, {Step(1), Step(3)}});  // 3: a gap
+  EXPECT_THAT(scheduler.Report(&reports), ElementsAre(1u, 2u));
+  EXPECT_TRUE(reports[0].steps[1].bytes.empty());   // kept: moved out
+  EXPECT_FALSE(reports[1].steps[0].bytes.empty());  // refused: left where it was
+  EXPECT_FALSE(reports[3].steps[1].bytes.empty());  // past the gap: left too
+
+  clock.Advance(absl::Minutes(6));  // every lease expires; each unit's next lease shows its checkpoint
+  scheduler.ExpireOverdue();
+  std::map<std::string, std::vector<int>> checkpoints;
+  for (const LeaseGrant& grant : scheduler.Lease("w2", 3)) checkpoints[grant.unit.id] = AnswerNums(grant.checkpoint);
+  EXPECT_THAT(checkpoints[held[0].unit.id], ElementsAre(1, 2));
+  EXPECT_THAT(checkpoints[held[1].unit.id], ElementsAre(1));
+  EXPECT_THAT(checkpoints[held[2].unit.id], IsEmpty());
 }
 
 TEST(UnitSchedulerTest, UnitDoneBeforeLeasingIsNeverLeased) {

@@ -177,12 +177,13 @@ TEST_F(CoordinatorCoreTest, ReportedStepsComeBackWithTheNextLeaseOfTheUnit) {
   EXPECT_THAT(stale.rejected_lease_ids(), ElementsAre(first.lease_id()));
 }
 
-// The gRPC service hands its request over (Report with a pointer): the steps are moved into the
-// checkpoint, and the next lease carries exactly what was reported, every field and the embedding.
+// The gRPC service reads a Report as v1::ReceivedReport (each step still its bytes) and hands it over:
+// the bytes are moved into the checkpoint, and the next lease carries exactly what was reported, every
+// field and the embedding.
 TEST_F(CoordinatorCoreTest, StepsMovedOutOfAReportComeBackAsReported) {
   const v1::Lease first = LeaseOne();
-  v1::ReportRequest request = ReportOf(first, 1, 2);
-  for (v1::Step& step : *request.mutable_leases(0)->mutable_steps()) {
+  v1::ReportRequest sent = ReportOf(first, 1, 2);
+  for (v1::Step& step : *sent.mutable_leases(0)->mutable_steps()) {
     step.set_coherence(85.5);
     step.set_novelty(0.25 * step.answer_num());
     step.set_llm_novelty(0.5);
@@ -190,12 +191,13 @@ TEST_F(CoordinatorCoreTest, StepsMovedOutOfAReportComeBackAsReported) {
     step.set_reasoning_tokens(7);
     for (int i = 0; i < 256; ++i) step.add_embedding(0.001f * static_cast<float>(i * step.answer_num()));
   }
-  const v1::ReportRequest sent = request;
+  v1::ReceivedReport received;
+  ASSERT_TRUE(received.ParseFromString(sent.SerializeAsString()));
+  ASSERT_EQ(received.leases(0).steps(1), sent.leases(0).steps(1).SerializeAsString());  // the same wire form
   v1::ReportResponse report;
-  ASSERT_TRUE(core().Report(kToken, &request, &report).ok());
+  ASSERT_TRUE(core().Report(kToken, &received, &report).ok());
   EXPECT_THAT(report.rejected_lease_ids(), IsEmpty());
-  // Moved, not copied: a message moved from without an arena (as gRPC's requests are) is left empty.
-  EXPECT_EQ(request.leases(0).steps(0).embedding_size(), 0);
+  EXPECT_TRUE(received.leases(0).steps(0).empty());  // moved, not copied
   ASSERT_TRUE(ReleaseLease(first).ok());
 
   const v1::Lease second = LeaseOne("w2");
@@ -208,6 +210,35 @@ TEST_F(CoordinatorCoreTest, StepsMovedOutOfAReportComeBackAsReported) {
   const v1::Lease third = LeaseOne("w3");
   ASSERT_EQ(third.checkpoint_size(), 2);
   EXPECT_EQ(third.checkpoint(1).SerializeAsString(), sent.leases(0).steps(1).SerializeAsString());
+}
+
+// A step that is not a well-formed Step refuses the whole Report (nothing is kept, of any lease).
+TEST_F(CoordinatorCoreTest, AReportWithAMalformedStepIsRefusedWhole) {
+  const v1::Lease first = LeaseOne();
+  v1::ReceivedReport received;
+  ASSERT_TRUE(received.ParseFromString(ReportOf(first, 1, 2).SerializeAsString()));
+  std::string* second_step = received.mutable_leases(0)->mutable_steps(1);
+  second_step->resize(second_step->size() - 1);  // the answer's length now runs past the end
+  v1::ReportResponse report;
+  const absl::Status status = core().Report(kToken, &received, &report);
+  EXPECT_TRUE(absl::IsInvalidArgument(status)) << status;
+  EXPECT_THAT(std::string(status.message()), HasSubstr("step 2 reported for lease " + first.lease_id()));
+  ASSERT_TRUE(ReleaseLease(first).ok());
+  EXPECT_EQ(LeaseOne("w2").checkpoint_size(), 0);
+}
+
+// A kept step that does not parse when a lease sends it back (its `error` is not UTF-8, which a
+// string field refuses) ends the checkpoint there: the unit recomputes the rest.
+TEST_F(CoordinatorCoreTest, ACheckpointStepThatDoesNotParseEndsTheCheckpoint) {
+  const v1::Lease first = LeaseOne();
+  v1::ReportRequest sent = ReportOf(first, 1, 3);
+  sent.mutable_leases(0)->mutable_steps(1)->set_error("\xff\xfe not UTF-8");
+  v1::ReportResponse report;
+  ASSERT_TRUE(core().Report(kToken, sent, &report).ok());
+  ASSERT_TRUE(ReleaseLease(first).ok());
+  const v1::Lease second = LeaseOne("w2");
+  ASSERT_EQ(second.checkpoint_size(), 1);
+  EXPECT_EQ(second.checkpoint(0).answer(), "answer 1");
 }
 
 TEST_F(CoordinatorCoreTest, CompleteIsDurableOnceAndADuplicateIsAcknowledgedAndIgnored) {

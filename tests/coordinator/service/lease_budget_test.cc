@@ -33,7 +33,7 @@ class LeaseReplyBudgetTest : public CoordinatorCoreTest {
       v1::ReportRequest report = ReportOf(first.leases(i), 1, 1);
       report.mutable_leases(0)->mutable_steps(0)->set_answer(std::string(answer_bytes[i], 'a' + i));
       v1::ReportResponse response;
-      ASSERT_TRUE(core().Report(kToken, &report, &response).ok());
+      ASSERT_TRUE(core().Report(kToken, report, &response).ok());
       ASSERT_THAT(response.rejected_lease_ids(), IsEmpty());
       ASSERT_TRUE(ReleaseLease(first.leases(i)).ok());
     }
