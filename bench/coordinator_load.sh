@@ -11,7 +11,8 @@
 # Knobs (environment): WORKERS LOOPS STEP_MS ITERATIONS WARMUP_S DURATION_S QUESTIONS TEMPERATURES,
 # COORDINATOR_CPUS (taskset list for the coordinator, default 0; empty: not pinned), LOAD_CPUS (the
 # generator and Redis, default 1), EXTRA="--flag ..." (more coordinator_load flags, e.g. --ramp-ms), KEEP_DIR=DIR
-# (keep the files), PERF=1 (perf record -g the coordinator over the window into KEEP_DIR or the work dir),
+# (keep the files), PERF=1 (perf record the coordinator over the window into KEEP_DIR or the work dir;
+# PERF_CALLGRAPH=dwarf for callers inside libraries built without frame pointers, default fp),
 # COORDINATOR_ENV="VAR=VALUE ..." (the coordinator's environment, e.g. LD_PRELOAD of another malloc),
 # LOAD_NICE (the generator's nice, default 10, so that Redis on the same cpu is not kept waiting).
 # Needs build/noveltygrid and build/coordinator_load (cmake --build build --target noveltygrid coordinator_load).
@@ -88,7 +89,7 @@ units=$((QUESTIONS * TEMPERATURES * 4))
 echo "coordinator_load: $units-unit plan, coordinator on cpu(s) ${COORDINATOR_CPUS:-any}, generator and redis on ${LOAD_CPUS:-any};" \
   "$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
 if [ -n "${PERF:-}" ]; then
-  (sleep "$WARMUP_S"; perf record -g -F 499 -p "$coordinator_pid" -o "$work/perf.data" -- sleep "$DURATION_S" \
+  (sleep "$WARMUP_S"; perf record --call-graph "${PERF_CALLGRAPH:-fp}" -F 499 -p "$coordinator_pid" -o "$work/perf.data" -- sleep "$DURATION_S" \
     > "$work/perf.log" 2>&1) &
   perf_pid=$!
 fi

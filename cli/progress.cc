@@ -14,6 +14,7 @@ namespace {
 
 constexpr absl::Duration kTtyTick = absl::Milliseconds(250);
 constexpr absl::Duration kPlainTick = absl::Seconds(1);
+constexpr absl::Duration kMinSampleGap = absl::Milliseconds(100);
 constexpr absl::Duration kPlainEvery = absl::Minutes(1);  // a plain line at least this often
 
 double PerSecond(int64_t n, absl::Duration elapsed) {
@@ -104,15 +105,21 @@ void Progress::Poke() {
 }
 
 void Progress::Loop() {
+  absl::Time sampled = absl::InfinitePast();
   while (true) {
     {
       absl::MutexLock lock(&mu_);
       auto woken = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || poked_; };
       mu_.AwaitWithTimeout(absl::Condition(&woken), tty_ ? kTtyTick : kPlainTick);
+      // Pokes come with every commit (thousands a second on a cluster) and a sample reads the whole
+      // scheduler's status: at most one sample per kMinSampleGap, however often it is poked.
+      auto stopping = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; };
+      mu_.AwaitWithTimeout(absl::Condition(&stopping), sampled + kMinSampleGap - absl::Now());
       if (stopping_) return;
       poked_ = false;
     }
     const ProgressFigures f = sample_();  // outside the lock: it asks the coordinator
+    sampled = absl::Now();
     absl::MutexLock lock(&mu_);
     if (stopping_) return;
     Draw(f, /*final=*/false);

@@ -257,20 +257,21 @@ void SweepCoordinator::Shutdown() {
 }
 
 absl::StatusOr<int> SweepCoordinator::Wait() {
-  // Taking back overdue leases scans every lease held, so it runs at most this often rather than after
-  // every commit: a cluster commits thousands of units a second (bench/coordinator_load.sh).
-  constexpr absl::Duration kExpireEvery = UnitScheduler::kLeaseExpiryEvery;
-  absl::Time last_expired = absl::InfinitePast();
+  // Taking back overdue leases scans every lease held, so it runs at most every expiry_every() (here
+  // or in a Lease call) rather than after every commit: a cluster commits thousands of units a second
+  // (bench/coordinator_load.sh). Checkpoints of committed units are deleted in batches as often.
+  const absl::Duration drop_every = scheduler_->expiry_every();
+  absl::Time last_dropped = absl::InfinitePast();
   while (true) {
     int64_t seen;
     {
       absl::MutexLock lock(&mu_);
       seen = commits_;  // read before AllDone(): a unit marked done after this wakes the wait below
     }
-    if (const absl::Time now = clock_.Now(); now - last_expired >= kExpireEvery || now < last_expired) {
-      scheduler_->ExpireOverdue();
+    scheduler_->ExpireIfDue();
+    if (const absl::Time now = clock_.Now(); now - last_dropped >= drop_every || now < last_dropped) {
       DropCheckpoints();
-      last_expired = now;
+      last_dropped = now;
     }
     if (scheduler_->AllDone()) {
       DropCheckpoints();

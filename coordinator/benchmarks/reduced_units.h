@@ -13,13 +13,13 @@
 #define NOVELTYGRID_COORDINATOR_BENCHMARKS_REDUCED_UNITS_H_
 
 #include <algorithm>
-#include <map>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "common/json_util.h"
 #include "common/records.h"
@@ -105,7 +105,8 @@ class ReducedUnits : public BenchmarkReducer {
   const UnitSource* source() const { return source_; }
 
   // A copy of everything kept, the entries ordered by model, then temperature (each by its rank in the
-  // sweep's list, then by value), then by `key(entry)` (a tuple compared with <).
+  // sweep's list, then by value), then by `key(entry)` (a tuple compared with <, that must end in
+  // something unique to the unit, such as its id: the entries are kept in no order).
   template <typename Key>
   Contents Sorted(Key key) const {
     Contents contents;
@@ -133,7 +134,9 @@ class ReducedUnits : public BenchmarkReducer {
   const std::vector<double> temperatures_;
   const UnitSource* const source_;
   mutable absl::Mutex mu_;
-  std::map<std::string, Entry> entries_ ABSL_GUARDED_BY(mu_);  // by unit id
+  // By unit id. Unordered (Sorted orders a copy, its keys ending in the unit id); node-based, so that
+  // growing past hundreds of thousands of entries moves pointers, not entries, while a commit waits.
+  absl::node_hash_map<std::string, Entry> entries_ ABSL_GUARDED_BY(mu_);
   CallStats calls_ ABSL_GUARDED_BY(mu_);
   Json run_ ABSL_GUARDED_BY(mu_) = Json::object();
 };

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "common/hashing.h"
 
 namespace noveltygrid {
@@ -20,6 +22,8 @@ UnitScheduler::UnitScheduler(const std::vector<UnitSpec>* kept, std::vector<std:
     : options_(options),
       clock_(clock),
       lease_salt_(StableHasher().Add("lease").Add(static_cast<uint64_t>(absl::ToUnixNanos(clock->Now()))).Finish()),
+      expiry_every_(std::clamp(std::min(options.lease_ttl, options.worker_timeout) / 20, absl::Milliseconds(1),
+                               absl::Seconds(1))),
       owned_units_(std::move(owned)),
       order_(0) {
   const std::vector<UnitSpec>& units = kept != nullptr ? *kept : owned_units_;
@@ -68,11 +72,7 @@ UnitScheduler::UnitScheduler(const std::vector<UnitSpec>* kept, std::vector<std:
 std::vector<LeaseGrant> UnitScheduler::Lease(const std::string& worker_id, int max_units) {
   absl::MutexLock lock(&mu_);
   const absl::Time now = clock_->Now();
-  // (A clock stepped back by more than the interval looks again too, rather than not until it catches up.)
-  if (now >= next_lease_expiry_ || now + kLeaseExpiryEvery < next_lease_expiry_) {
-    ExpireLocked(now);
-    next_lease_expiry_ = now + kLeaseExpiryEvery;
-  }
+  ExpireIfDueLocked(now);
   WorkerEntry& worker = Touch(worker_id, now);
   std::vector<LeaseGrant> grants;
   std::vector<bool> refused(models_.size(), false);  // by the lease policy, for this call
@@ -92,15 +92,14 @@ std::vector<LeaseGrant> UnitScheduler::Lease(const std::string& worker_id, int m
 
     SetState(unit, UnitState::kLeased);
     ++unit.token;
-    unit.lease_id = NewLeaseId();
+    unit.lease_id = NewLeaseId(slot);
     unit.worker_id = worker_id;
     unit.deadline = now + options_.lease_ttl;
-    leases_.emplace(unit.lease_id, slot);
     worker.leases.insert(slot);
     grants.push_back(LeaseGrant{.lease_id = unit.lease_id,
                                 .fencing_token = unit.token,
                                 .deadline = unit.deadline,
-                                .unit = *unit.spec,
+                                .unit = unit.spec,
                                 .checkpoint = unit.checkpoint});
   }
   return grants;
@@ -211,7 +210,7 @@ std::vector<RestoredLease> UnitScheduler::Restore(const std::vector<RestoredLeas
   std::vector<RestoredLease> restored;
   for (const RestoredLease& lease : leases) {
     const auto it = unit_slot_.find(lease.unit_id);
-    if (it == unit_slot_.end() || lease.lease_id.empty() || leases_.contains(lease.lease_id)) continue;
+    if (it == unit_slot_.end() || lease.lease_id.empty() || LeaseSlot(lease.lease_id)) continue;
     const size_t slot = it->second;
     UnitEntry& unit = units_[slot];
     if (unit.state != UnitState::kPending || lease.fencing_token < unit.token) continue;
@@ -224,7 +223,8 @@ std::vector<RestoredLease> UnitScheduler::Restore(const std::vector<RestoredLeas
     unit.lease_id = lease.lease_id;
     unit.worker_id = lease.worker_id;
     unit.deadline = now + options_.lease_ttl;
-    leases_.emplace(unit.lease_id, slot);
+    // An earlier coordinator's id names the unit's slot in that coordinator's plan, which may not be this one's.
+    if (SlotNamedBy(unit.lease_id) != slot) foreign_leases_.emplace(unit.lease_id, slot);
     WorkerEntry& worker = Touch(lease.worker_id, now);
     worker.leases.insert(slot);
     worker.restored.insert(slot);
@@ -245,6 +245,18 @@ void UnitScheduler::Leave(const std::string& worker_id) {
   const std::set<size_t> held = it->second.leases;  // ReturnToPending edits the worker's set
   for (size_t slot : held) ReturnToPending(slot);
   workers_.erase(worker_id);
+}
+
+int UnitScheduler::ExpireIfDue() {
+  absl::MutexLock lock(&mu_);
+  return ExpireIfDueLocked(clock_->Now());
+}
+
+int UnitScheduler::ExpireIfDueLocked(absl::Time now) {
+  // (A clock stepped back by more than the interval looks again too, rather than not until it catches up.)
+  if (now < next_lease_expiry_ && now + expiry_every_ >= next_lease_expiry_) return 0;
+  next_lease_expiry_ = now + expiry_every_;
+  return ExpireLocked(now);
 }
 
 int UnitScheduler::ExpireOverdue() {
@@ -304,9 +316,32 @@ bool UnitScheduler::IsDone(const std::string& unit_id) const {
 }
 
 std::optional<size_t> UnitScheduler::CurrentSlot(const std::string& lease_id, uint64_t token) const {
-  const auto it = leases_.find(lease_id);
-  if (it == leases_.end() || units_[it->second].token != token) return std::nullopt;
+  const std::optional<size_t> slot = LeaseSlot(lease_id);
+  if (!slot || units_[*slot].token != token) return std::nullopt;
+  return slot;
+}
+
+std::optional<size_t> UnitScheduler::LeaseSlot(const std::string& lease_id) const {
+  // The id names the slot; it is current when that unit's lease has this id (leased units only: the
+  // others have no lease id). No index of the ids: a lookup is one visit to the unit.
+  if (const std::optional<size_t> slot = SlotNamedBy(lease_id);
+      slot && *slot < units_.size() && units_[*slot].lease_id == lease_id) {
+    return slot;
+  }
+  if (foreign_leases_.empty()) return std::nullopt;
+  const auto it = foreign_leases_.find(lease_id);
+  if (it == foreign_leases_.end()) return std::nullopt;
   return it->second;
+}
+
+std::optional<size_t> UnitScheduler::SlotNamedBy(std::string_view lease_id) {
+  const size_t dash = lease_id.find('-');
+  uint64_t slot = 0;
+  // (Debian's Abseil has a string_view of its own.)
+  if (dash == std::string_view::npos || !absl::SimpleHexAtoi(absl::string_view(lease_id.data(), dash), &slot)) {
+    return std::nullopt;
+  }
+  return static_cast<size_t>(slot);
 }
 
 bool UnitScheduler::Blocked() const {
@@ -353,9 +388,19 @@ void UnitScheduler::SetState(UnitEntry& unit, UnitState to, bool failed) {
   unit.state = to;
 }
 
-// Mix64 is a bijection, so distinct sequence numbers give distinct ids for the scheduler's whole life;
-// the salt from the start time keeps them apart from ids a previous coordinator handed out.
-std::string UnitScheduler::NewLeaseId() { return HexId(Mix64(lease_salt_ + ++lease_seq_)); }
+// The slot (so that a lease is found without an index of the ids), then 32 bits of a mix of the
+// sequence number and the salt from the start time (so that a unit's successive leases, and those a
+// previous coordinator handed out, have different ids). Should two leases of one unit still share an
+// id, their fencing tokens tell them apart. An id a restored lease still holds is never handed out
+// again: it would name its slot. 15 characters or fewer below 16.7 M units: no allocation.
+std::string UnitScheduler::NewLeaseId(size_t slot) {
+  std::string id;
+  do {
+    id = absl::StrCat(absl::Hex(slot), "-",
+                      absl::Hex(static_cast<uint32_t>(Mix64(lease_salt_ + ++lease_seq_)), absl::kZeroPad8));
+  } while (!foreign_leases_.empty() && foreign_leases_.contains(id));
+  return id;
+}
 
 UnitScheduler::WorkerEntry& UnitScheduler::Touch(const std::string& worker_id, absl::Time now) {
   WorkerEntry& worker = workers_[worker_id];
@@ -365,7 +410,7 @@ UnitScheduler::WorkerEntry& UnitScheduler::Touch(const std::string& worker_id, a
 
 void UnitScheduler::DropLease(size_t slot) {
   UnitEntry& unit = units_[slot];
-  leases_.erase(unit.lease_id);
+  if (!foreign_leases_.empty()) foreign_leases_.erase(unit.lease_id);
   if (auto worker = workers_.find(unit.worker_id); worker != workers_.end()) {
     worker->second.leases.erase(slot);
     worker->second.restored.erase(slot);
@@ -384,17 +429,18 @@ void UnitScheduler::ReturnToPending(size_t slot) {
 }
 
 int UnitScheduler::ExpireLocked(absl::Time now) {
+  // Every leased unit is in its worker's set.
   std::vector<size_t> overdue;
-  for (const auto& [lease_id, slot] : leases_) {
-    if (units_[slot].deadline < now) overdue.push_back(slot);
-  }
   for (auto it = workers_.begin(); it != workers_.end();) {
     if (now - it->second.last_seen > options_.worker_timeout) {
       overdue.insert(overdue.end(), it->second.leases.begin(), it->second.leases.end());
       it = workers_.erase(it);
-    } else {
-      ++it;
+      continue;
     }
+    for (size_t slot : it->second.leases) {
+      if (units_[slot].deadline < now) overdue.push_back(slot);
+    }
+    ++it;
   }
   // A lease can be both past its deadline and held by a silent worker: return it once.
   std::sort(overdue.begin(), overdue.end());

@@ -25,6 +25,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -68,7 +69,7 @@ struct LeaseGrant {
   std::string lease_id;
   uint64_t fencing_token = 0;
   absl::Time deadline;
-  UnitSpec unit;
+  const UnitSpec* unit = nullptr;          // the plan's (valid as long as the scheduler)
   std::vector<CheckpointStep> checkpoint;  // steps reported under earlier leases of this unit
 };
 
@@ -127,8 +128,6 @@ struct SchedulerStatus {
 
 class UnitScheduler {
  public:
-  static constexpr absl::Duration kLeaseExpiryEvery = absl::Milliseconds(100);
-
   // `units` in plan order; `models` fixes the fairness tie-break and the status order.
   UnitScheduler(std::vector<UnitSpec> units, std::vector<std::string> models, SchedulerOptions options,
                 const Clock* clock);
@@ -140,9 +139,13 @@ class UnitScheduler {
   UnitScheduler(const UnitScheduler&) = delete;
   UnitScheduler& operator=(const UnitScheduler&) = delete;
 
+  // How often at most Lease and ExpireIfDue look for overdue leases (a look visits every lease held, and
+  // a busy cluster leases thousands of times a second): a twentieth of the shorter of lease_ttl and
+  // worker_timeout, so that a lease comes back at most 5% late, and at most a second (1.5 s by default).
+  absl::Duration expiry_every() const { return expiry_every_; }
+
   // Up to `max_units` new leases for `worker_id` (also records the worker as alive). Expires overdue
-  // leases first -- at most once per kLeaseExpiryEvery, as that looks at every lease held (a busy
-  // cluster leases thousands of times a second); ExpireOverdue() always does.
+  // leases first -- at most once per expiry_every(); ExpireOverdue() always does.
   std::vector<LeaseGrant> Lease(const std::string& worker_id, int max_units);
 
   // Records the worker as alive and extends the deadlines of the leases it still holds; returns the
@@ -184,6 +187,8 @@ class UnitScheduler {
   // Takes back leases past their deadline and leases of workers silent for worker_timeout.
   // Returns how many leases came back.
   int ExpireOverdue();
+  // The same, unless leases were looked at (here or by Lease) less than expiry_every() ago: 0 then.
+  int ExpireIfDue();
 
   bool AllDone() const;
   // Nothing is leased and the lease policy refuses the next pending unit of every model: the sweep
@@ -231,9 +236,13 @@ class UnitScheduler {
   // The slot of the unit whose current lease is (lease_id, token), if any.
   std::optional<size_t> CurrentSlot(const std::string& lease_id, uint64_t token) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The slot of the unit whose current lease has this id, whatever its token.
+  std::optional<size_t> LeaseSlot(const std::string& lease_id) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The slot a lease id names (NewLeaseId), if it names one: not checked against anything.
+  static std::optional<size_t> SlotNamedBy(std::string_view lease_id);
   // The model the next lease goes to, or -1 when none may get one (`refused` ones are skipped).
   int PickModel(const std::vector<bool>& refused) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  std::string NewLeaseId() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::string NewLeaseId(size_t slot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Moves the unit's count in its cell from its current state to `to` (failed: counted as failed too).
   void SetState(UnitEntry& unit, UnitState to, bool failed = false) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   WorkerEntry& Touch(const std::string& worker_id, absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -241,21 +250,24 @@ class UnitScheduler {
   void DropLease(size_t slot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReturnToPending(size_t slot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   int ExpireLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  int ExpireIfDueLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // Constant after construction.
   const SchedulerOptions options_;
   const Clock* const clock_;
-  const uint64_t lease_salt_;                           // see NewLeaseId
+  const uint64_t lease_salt_;  // see NewLeaseId
+  const absl::Duration expiry_every_;
   const std::vector<UnitSpec> owned_units_;             // when constructed with units by value
   absl::flat_hash_map<std::string, size_t> unit_slot_;  // unit id -> index into units_
 
   mutable absl::Mutex mu_;
-  std::vector<UnitEntry> units_ ABSL_GUARDED_BY(mu_);                     // plan order
-  std::vector<ModelState> models_ ABSL_GUARDED_BY(mu_);                   // config order, then the others by name
-  PendingOrder order_ ABSL_GUARDED_BY(mu_);                               // each model's pending units
-  absl::flat_hash_map<std::string, size_t> leases_ ABSL_GUARDED_BY(mu_);  // current lease id -> slot
-  std::map<std::string, WorkerEntry> workers_ ABSL_GUARDED_BY(mu_);       // by id, for Status
-  std::vector<CellCounts> cells_ ABSL_GUARDED_BY(mu_);                    // by model index, then benchmark name
+  std::vector<UnitEntry> units_ ABSL_GUARDED_BY(mu_);    // plan order
+  std::vector<ModelState> models_ ABSL_GUARDED_BY(mu_);  // config order, then the others by name
+  PendingOrder order_ ABSL_GUARDED_BY(mu_);              // each model's pending units
+  // Current leases restored from an earlier coordinator whose ids do not name their slot -> slot.
+  absl::flat_hash_map<std::string, size_t> foreign_leases_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, WorkerEntry> workers_ ABSL_GUARDED_BY(mu_);  // by id, for Status
+  std::vector<CellCounts> cells_ ABSL_GUARDED_BY(mu_);               // by model index, then benchmark name
   int64_t leases_expired_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t lease_seq_ ABSL_GUARDED_BY(mu_) = 0;
   absl::Time next_lease_expiry_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();  // see Lease

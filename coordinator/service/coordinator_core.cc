@@ -44,14 +44,14 @@ absl::Status CoordinatorCore::Lease(std::string_view token, const v1::LeaseReque
     lease->set_lease_id(grant.lease_id);
     lease->set_fencing_token(grant.fencing_token);
     lease->set_deadline_unix_ms(absl::ToUnixMillis(grant.deadline));
-    ToProto(grant.unit, lease->mutable_unit());
+    ToProto(*grant.unit, lease->mutable_unit());
     // The scheduler hands out planned units only, and each planned unit's benchmark is in the plan.
-    const Benchmark* benchmark = plan_->Find(grant.unit.benchmark);
+    const Benchmark* benchmark = plan_->Find(grant.unit->benchmark);
     if (!request.shared_settings()) {
       benchmark->AttachSettings(*lease);
-    } else if (SharedSettingsFor(*response, grant.unit.benchmark) == nullptr) {
+    } else if (SharedSettingsFor(*response, grant.unit->benchmark) == nullptr) {
       v1::Lease* settings = response->add_shared();  // once per benchmark: see LeaseResponse.shared
-      settings->mutable_unit()->set_benchmark(grant.unit.benchmark);
+      settings->mutable_unit()->set_benchmark(grant.unit->benchmark);
       benchmark->AttachSettings(*settings);
       bytes += settings->ByteSizeLong();
     }

@@ -71,11 +71,11 @@ TEST(BudgetPolicyTest, LeasesStopWhenSpentPlusInFlightPlusTheNextUnitWouldPassTh
   const std::vector<LeaseGrant> grants = f.scheduler->Lease("w", 10);
   ASSERT_EQ(grants.size(), 3u);          // $1 each: a fourth would make $4 > $3.50
   EXPECT_FALSE(f.scheduler->Blocked());  // units are in flight
-  Commit(f.policy, *f.scheduler, grants[0].unit, 1.0);
+  Commit(f.policy, *f.scheduler, *grants[0].unit, 1.0);
   EXPECT_TRUE(f.scheduler->Lease("w", 10).empty());  // $1 spent + $2 in flight + $1 next
   EXPECT_FALSE(f.scheduler->Blocked());
-  Commit(f.policy, *f.scheduler, grants[1].unit, 1.0);
-  Commit(f.policy, *f.scheduler, grants[2].unit, 1.0);
+  Commit(f.policy, *f.scheduler, *grants[1].unit, 1.0);
+  Commit(f.policy, *f.scheduler, *grants[2].unit, 1.0);
   EXPECT_TRUE(f.scheduler->Lease("w", 10).empty());
   EXPECT_TRUE(f.scheduler->Blocked());  // nothing in flight, the next unit does not fit
   EXPECT_DOUBLE_EQ(f.policy.spent(), 3.0);
@@ -89,8 +89,8 @@ TEST(BudgetPolicyTest, AnExpiredLeaseGivesItsEstimateBackAndBlockedEndsTheSweep)
   f.clock.Advance(absl::Seconds(31));  // the first worker's leases expire
   const std::vector<LeaseGrant> again = f.scheduler->Lease("w2", 10);
   ASSERT_EQ(again.size(), 2u);
-  Commit(f.policy, *f.scheduler, again[0].unit, 1.2);
-  Commit(f.policy, *f.scheduler, again[1].unit, 1.2);
+  Commit(f.policy, *f.scheduler, *again[0].unit, 1.2);
+  Commit(f.policy, *f.scheduler, *again[1].unit, 1.2);
   EXPECT_TRUE(f.scheduler->Lease("w2", 10).empty());
   EXPECT_TRUE(f.scheduler->Blocked());  // nothing in flight, nothing fits: $2.40 of $2.50 spent
   EXPECT_NE(f.policy.Describe().find("spent $2.40 of the $2.50 budget_usd"), std::string::npos) << f.policy.Describe();
@@ -102,7 +102,7 @@ TEST(BudgetPolicyTest, APerModelBudgetStopsThatModelOnly) {
   Fixture f(config, 3);
   const std::vector<LeaseGrant> grants = f.scheduler->Lease("w", 10);
   int a = 0, b = 0;
-  for (const LeaseGrant& g : grants) (g.unit.model == "a" ? a : b)++;
+  for (const LeaseGrant& g : grants) (g.unit->model == "a" ? a : b)++;
   EXPECT_EQ(a, 1);
   EXPECT_EQ(b, 3);
   EXPECT_FALSE(f.scheduler->Blocked());

@@ -108,15 +108,15 @@ int64_t Makespan(const std::vector<UnitSpec>& units, const std::vector<int>& len
     while (static_cast<int>(running.size()) < slots) {
       std::vector<LeaseGrant> grants = scheduler.Lease("w", 1);
       if (grants.empty()) break;
-      const int steps = length.at(std::stoi(grants[0].unit.item_id.substr(1)));
+      const int steps = length.at(std::stoi(grants[0].unit->item_id.substr(1)));
       running.emplace(now + steps, std::move(grants[0]));
     }
     if (running.empty()) break;
     Running next = running.top();
     running.pop();
     now = next.first;
-    const int steps = length.at(std::stoi(next.second.unit.item_id.substr(1)));
-    scheduler.MarkDone(next.second.unit.id, false, teach ? steps : -1);
+    const int steps = length.at(std::stoi(next.second.unit->item_id.substr(1)));
+    scheduler.MarkDone(next.second.unit->id, false, teach ? steps : -1);
   }
   EXPECT_TRUE(scheduler.AllDone());
   return now;

@@ -82,10 +82,10 @@ TEST(SchedulerMetricsTest, CellsFollowEveryUnitThroughLeasesExpiriesAndCommits) 
   EXPECT_EQ(status.leased, 5);
 
   // One commit, one failed commit, then the rest of the leases expire.
-  ASSERT_EQ(scheduler.CheckCommit(grants[0].lease_id, grants[0].fencing_token, grants[0].unit.id),
+  ASSERT_EQ(scheduler.CheckCommit(grants[0].lease_id, grants[0].fencing_token, grants[0].unit->id),
             CommitCheck::kAccepted);
-  scheduler.MarkDone(grants[0].unit.id);
-  scheduler.MarkDone(grants[1].unit.id, /*failed=*/true);
+  scheduler.MarkDone(grants[0].unit->id);
+  scheduler.MarkDone(grants[1].unit->id, /*failed=*/true);
   clock.Advance(absl::Seconds(11));
   EXPECT_EQ(scheduler.ExpireOverdue(), 3);
   status = scheduler.Status();
@@ -93,7 +93,7 @@ TEST(SchedulerMetricsTest, CellsFollowEveryUnitThroughLeasesExpiriesAndCommits) 
   EXPECT_EQ(status.leases_expired, 3);
   EXPECT_EQ(status.leased, 0);
   EXPECT_EQ(status.done, 2);
-  const CellCounts& first = Cell(status, grants[1].unit.model, grants[1].unit.benchmark);
+  const CellCounts& first = Cell(status, grants[1].unit->model, grants[1].unit->benchmark);
   EXPECT_EQ(first.failed, 1);
 
   // Handed back one by one (Release), or all at once by a worker leaving (Leave); restored leases.
@@ -106,11 +106,11 @@ TEST(SchedulerMetricsTest, CellsFollowEveryUnitThroughLeasesExpiriesAndCommits) 
   ExpectCellsAddUp(status);
   EXPECT_EQ(status.leased, 0);
   const std::vector<RestoredLease> restored = scheduler.Restore(
-      {RestoredLease{.unit_id = more[1].unit.id, .lease_id = "old", .fencing_token = 99, .worker_id = "w3"}});
+      {RestoredLease{.unit_id = more[1].unit->id, .lease_id = "old", .fencing_token = 99, .worker_id = "w3"}});
   ASSERT_EQ(restored.size(), 1u);
   status = scheduler.Status();
   ExpectCellsAddUp(status);
-  EXPECT_EQ(Cell(status, more[1].unit.model, more[1].unit.benchmark).leased, 1);
+  EXPECT_EQ(Cell(status, more[1].unit->model, more[1].unit->benchmark).leased, 1);
   // w3's first heartbeat does not list it: back to pending.
   scheduler.Heartbeat("w3", {}, WorkerInfo{});
   status = scheduler.Status();

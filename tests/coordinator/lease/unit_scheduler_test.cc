@@ -17,6 +17,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
+using ::testing::UnorderedElementsAre;
 
 // `per_model` units for each model, model-major plan order; ids "model#i", items "model/qi" (no item is
 // shared between models, so each model leases in plan order: pending_order_test.cc covers shared items).
@@ -64,13 +65,13 @@ std::vector<int> AnswerNums(const std::vector<CheckpointStep>& steps) {
 
 std::vector<std::string> ModelsOf(const std::vector<LeaseGrant>& grants) {
   std::vector<std::string> models;
-  for (const LeaseGrant& grant : grants) models.push_back(grant.unit.model);
+  for (const LeaseGrant& grant : grants) models.push_back(grant.unit->model);
   return models;
 }
 
 std::vector<std::string> IdsOf(const std::vector<LeaseGrant>& grants) {
   std::vector<std::string> ids;
-  for (const LeaseGrant& grant : grants) ids.push_back(grant.unit.id);
+  for (const LeaseGrant& grant : grants) ids.push_back(grant.unit->id);
   return ids;
 }
 
@@ -87,7 +88,7 @@ TEST(UnitSchedulerTest, LeasesEveryUnitExactlyOnceThenNothing) {
   std::set<std::string> unit_ids, lease_ids;
   for (int i = 0; i < 4; ++i) {
     for (const LeaseGrant& grant : scheduler.Lease("w", 3)) {
-      EXPECT_TRUE(unit_ids.insert(grant.unit.id).second) << grant.unit.id;
+      EXPECT_TRUE(unit_ids.insert(grant.unit->id).second) << grant.unit->id;
       EXPECT_TRUE(lease_ids.insert(grant.lease_id).second) << grant.lease_id;
       EXPECT_EQ(grant.fencing_token, 1u);
       EXPECT_EQ(grant.deadline, clock.Now() + SchedulerOptions().lease_ttl);
@@ -145,14 +146,14 @@ TEST(UnitSchedulerTest, ExpiredLeaseReturnsWithLargerToken) {
   clock.Advance(absl::Seconds(1));
   const std::vector<LeaseGrant> again = scheduler.Lease("w2", 1);
   ASSERT_EQ(again.size(), 1u);
-  EXPECT_EQ(again[0].unit.id, first.unit.id);
+  EXPECT_EQ(again[0].unit->id, first.unit->id);
   EXPECT_GT(again[0].fencing_token, first.fencing_token);
   EXPECT_NE(again[0].lease_id, first.lease_id);
 }
 
-// Lease looks for overdue leases at most every kLeaseExpiryEvery (it scans every lease held);
+// Lease looks for overdue leases at most every expiry_every() (it scans every lease held);
 // ExpireOverdue always looks.
-TEST(UnitSchedulerTest, LeaseLooksForOverdueLeasesAtMostEveryHundredMilliseconds) {
+TEST(UnitSchedulerTest, LeaseLooksForOverdueLeasesAtMostOncePerInterval) {
   FakeClock clock;
   UnitScheduler scheduler(Units({"m"}, 1), {"m"}, Options(absl::Seconds(30), absl::Minutes(5)), &clock);
   ASSERT_EQ(scheduler.Lease("w1", 1).size(), 1u);
@@ -160,11 +161,37 @@ TEST(UnitSchedulerTest, LeaseLooksForOverdueLeasesAtMostEveryHundredMilliseconds
   EXPECT_THAT(scheduler.Lease("w2", 1), IsEmpty());  // looked: nothing overdue yet
   clock.Advance(absl::Milliseconds(60));             // overdue by 10 ms, 60 ms after the last look
   EXPECT_THAT(scheduler.Lease("w2", 1), IsEmpty());
-  clock.Advance(UnitScheduler::kLeaseExpiryEvery);
+  clock.Advance(scheduler.expiry_every());
   EXPECT_EQ(scheduler.Lease("w2", 1).size(), 1u);
   // ExpireOverdue does not wait for the interval.
   clock.Advance(absl::Seconds(31));
   EXPECT_EQ(scheduler.ExpireOverdue(), 1);
+}
+
+TEST(UnitSchedulerTest, TheExpiryIntervalIsATwentiethOfTheShorterTimeout) {
+  FakeClock clock;
+  const auto every = [&clock](absl::Duration ttl, absl::Duration worker_timeout) {
+    return UnitScheduler(Units({"m"}, 1), {"m"}, Options(ttl, worker_timeout), &clock).expiry_every();
+  };
+  EXPECT_EQ(every(absl::Seconds(30), absl::Seconds(15)), absl::Milliseconds(750));
+  EXPECT_EQ(every(absl::Seconds(2), absl::Seconds(8)), absl::Milliseconds(100));
+  EXPECT_EQ(every(absl::Minutes(10), absl::Minutes(5)), absl::Seconds(1));            // at most a second
+  EXPECT_EQ(every(absl::Milliseconds(10), absl::Seconds(1)), absl::Milliseconds(1));  // at least 1 ms
+}
+
+// ExpireIfDue (the coordinator's wait loop) and Lease share the interval: one scan per interval in all.
+TEST(UnitSchedulerTest, ExpireIfDueSharesLeasesInterval) {
+  FakeClock clock;
+  UnitScheduler scheduler(Units({"m"}, 2), {"m"}, Options(absl::Seconds(30), absl::Minutes(5)), &clock);
+  ASSERT_EQ(scheduler.Lease("w1", 1).size(), 1u);
+  clock.Advance(absl::Seconds(30) - absl::Milliseconds(50));
+  ASSERT_EQ(scheduler.Lease("w2", 1).size(), 1u);  // looked: nothing overdue yet
+  clock.Advance(absl::Milliseconds(60));           // w1's lease is overdue by 10 ms, 60 ms after Lease looked
+  EXPECT_EQ(scheduler.ExpireIfDue(), 0);
+  clock.Advance(scheduler.expiry_every());
+  EXPECT_EQ(scheduler.ExpireIfDue(), 1);
+  EXPECT_EQ(scheduler.ExpireIfDue(), 0);
+  EXPECT_EQ(scheduler.Status().leased, 1);
 }
 
 TEST(UnitSchedulerTest, ExpireOverdueCountsReturnedLeases) {
@@ -242,9 +269,9 @@ TEST(UnitSchedulerTest, ALeavingWorkerIsForgottenAndItsLeasesReturnAtOnce) {
   EXPECT_EQ(status.leased, 1);
   ASSERT_EQ(status.workers.size(), 1u);
   EXPECT_EQ(status.workers[0].worker_id, "staying");
-  EXPECT_EQ(scheduler.CheckCommit(held[0].lease_id, held[0].fencing_token, held[0].unit.id), CommitCheck::kStaleToken);
+  EXPECT_EQ(scheduler.CheckCommit(held[0].lease_id, held[0].fencing_token, held[0].unit->id), CommitCheck::kStaleToken);
   const std::vector<LeaseGrant> again = scheduler.Lease("staying", 5);
-  EXPECT_THAT(IdsOf(again), ElementsAre(held[0].unit.id, held[1].unit.id));
+  EXPECT_THAT(IdsOf(again), ElementsAre(held[0].unit->id, held[1].unit->id));
 }
 
 TEST(UnitSchedulerTest, CommitChecksHolderTokenAndUnit) {
@@ -256,8 +283,8 @@ TEST(UnitSchedulerTest, CommitChecksHolderTokenAndUnit) {
   ASSERT_EQ(grants.size(), 2u);
   const LeaseGrant& current = grants[0];
   const LeaseGrant& other = grants[1];
-  ASSERT_EQ(current.unit.id, old.unit.id);
-  const std::string unit = current.unit.id;
+  ASSERT_EQ(current.unit->id, old.unit->id);
+  const std::string unit = current.unit->id;
 
   EXPECT_EQ(scheduler.CheckCommit(old.lease_id, old.fencing_token, unit), CommitCheck::kStaleToken);
   EXPECT_EQ(scheduler.CheckCommit(current.lease_id, old.fencing_token, unit), CommitCheck::kStaleToken);
@@ -279,7 +306,7 @@ TEST(UnitSchedulerTest, ReleasePutsTheUnitBack) {
   EXPECT_EQ(scheduler.Status().leased, 1);
   scheduler.Release(grant.lease_id, grant.fencing_token);
   EXPECT_EQ(scheduler.Status().pending, 1);
-  EXPECT_EQ(scheduler.CheckCommit(grant.lease_id, grant.fencing_token, grant.unit.id), CommitCheck::kStaleToken);
+  EXPECT_EQ(scheduler.CheckCommit(grant.lease_id, grant.fencing_token, grant.unit->id), CommitCheck::kStaleToken);
   const std::vector<LeaseGrant> again = scheduler.Lease("w2", 1);
   ASSERT_EQ(again.size(), 1u);
   EXPECT_EQ(again[0].fencing_token, 2u);
@@ -333,10 +360,10 @@ TEST(UnitSchedulerTest, OneReportCoversEveryLeaseOfTheRound) {
   clock.Advance(absl::Minutes(6));  // every lease expires; each unit's next lease shows its checkpoint
   scheduler.ExpireOverdue();
   std::map<std::string, std::vector<int>> checkpoints;
-  for (const LeaseGrant& grant : scheduler.Lease("w2", 3)) checkpoints[grant.unit.id] = AnswerNums(grant.checkpoint);
-  EXPECT_THAT(checkpoints[held[0].unit.id], ElementsAre(1, 2));
-  EXPECT_THAT(checkpoints[held[1].unit.id], ElementsAre(1));
-  EXPECT_THAT(checkpoints[held[2].unit.id], IsEmpty());
+  for (const LeaseGrant& grant : scheduler.Lease("w2", 3)) checkpoints[grant.unit->id] = AnswerNums(grant.checkpoint);
+  EXPECT_THAT(checkpoints[held[0].unit->id], ElementsAre(1, 2));
+  EXPECT_THAT(checkpoints[held[1].unit->id], ElementsAre(1));
+  EXPECT_THAT(checkpoints[held[2].unit->id], IsEmpty());
 }
 
 TEST(UnitSchedulerTest, UnitDoneBeforeLeasingIsNeverLeased) {
@@ -435,10 +462,10 @@ TEST(UnitSchedulerTest, ConcurrentWorkersFinishEveryUnitExactlyOnce) {
             continue;
           }
           EXPECT_TRUE(scheduler.Report(grant.lease_id, grant.fencing_token, {Step(1)}));
-          const CommitCheck check = scheduler.CheckCommit(grant.lease_id, grant.fencing_token, grant.unit.id);
-          EXPECT_EQ(check, CommitCheck::kAccepted) << grant.unit.id;
-          if (check == CommitCheck::kAccepted) ++accepted[grant.unit.index];
-          scheduler.MarkDone(grant.unit.id);  // even on failure, so the other threads can finish
+          const CommitCheck check = scheduler.CheckCommit(grant.lease_id, grant.fencing_token, grant.unit->id);
+          EXPECT_EQ(check, CommitCheck::kAccepted) << grant.unit->id;
+          if (check == CommitCheck::kAccepted) ++accepted[grant.unit->index];
+          scheduler.MarkDone(grant.unit->id);  // even on failure, so the other threads can finish
         }
         if (grants.empty()) std::this_thread::yield();
         (void)scheduler.Status();
@@ -458,7 +485,7 @@ TEST(UnitSchedulerTest, ConcurrentWorkersFinishEveryUnitExactlyOnce) {
 // What the first coordinator granted, as its lease log keeps it.
 std::vector<RestoredLease> AsRestored(const std::vector<LeaseGrant>& grants, const std::string& worker) {
   std::vector<RestoredLease> out;
-  for (const LeaseGrant& g : grants) out.push_back({g.unit.id, g.lease_id, g.fencing_token, worker});
+  for (const LeaseGrant& g : grants) out.push_back({g.unit->id, g.lease_id, g.fencing_token, worker});
   return out;
 }
 
@@ -529,6 +556,47 @@ TEST(UnitSchedulerTest, RestoreSkipsUnknownDoneAndRepeatedLeases) {
   ASSERT_EQ(restored.size(), 1u);
   EXPECT_EQ(restored[0].lease_id, "L1");
   EXPECT_EQ(after.CheckCommit("L1", 4, "m#1"), CommitCheck::kAccepted);
+}
+
+// A lease id names its unit's slot in the plan of the coordinator that granted it. A plan that grew
+// in front of the unit moves it to another slot: its restored lease is still found, also while the
+// lease its id names now is someone else's, and only until it ends. (One clock gives both schedulers
+// the same salt: the new units' leases would get the old ids, were those not kept from reuse.)
+TEST(UnitSchedulerTest, ARestoredLeaseIsFoundWhenThePlanMovedItsUnit) {
+  FakeClock clock;
+  const std::vector<UnitSpec> old_plan = Units({"m"}, 2);
+  UnitScheduler before(&old_plan, {"m"}, SchedulerOptions(), &clock);
+  const std::vector<LeaseGrant> granted = before.Lease("w", 2);
+  ASSERT_EQ(granted.size(), 2u);
+
+  std::vector<UnitSpec> grown = Units({"a"}, 2);  // two new units planned first: m#0 and m#1 move by two
+  for (const UnitSpec& unit : old_plan) grown.push_back(unit);
+  UnitScheduler after(&grown, {"a", "m"}, SchedulerOptions(), &clock);
+  ASSERT_EQ(after.Restore(AsRestored(granted, "w")).size(), 2u);
+  const std::vector<LeaseGrant> fresh = after.Lease("v", 2);  // the new units, in the slots the old ids name
+  ASSERT_THAT(IdsOf(fresh), UnorderedElementsAre("a#0", "a#1"));
+  for (const LeaseGrant& lease : granted) {
+    EXPECT_EQ(after.CheckCommit(lease.lease_id, lease.fencing_token, lease.unit->id), CommitCheck::kAccepted);
+  }
+  for (const LeaseGrant& lease : fresh) {
+    EXPECT_EQ(after.CheckCommit(lease.lease_id, lease.fencing_token, lease.unit->id), CommitCheck::kAccepted);
+  }
+  after.Release(granted[0].lease_id, granted[0].fencing_token);
+  EXPECT_FALSE(after.Report(granted[0].lease_id, granted[0].fencing_token, {Step(1)}));
+  EXPECT_TRUE(after.Report(granted[1].lease_id, granted[1].fencing_token, {Step(1)}));
+  EXPECT_EQ(after.Status().leased, 3);
+}
+
+// Lease ids are short enough to sit inside a std::string (no allocation) for plans below 16.7 M units.
+TEST(UnitSchedulerTest, LeaseIdsAreShort) {
+  FakeClock clock;
+  UnitScheduler scheduler(Units({"m"}, 3), {"m"}, SchedulerOptions(), &clock);
+  std::set<std::string> ids;
+  for (const LeaseGrant& grant : scheduler.Lease("w", 3)) {
+    EXPECT_LE(grant.lease_id.size(), 15u) << grant.lease_id;
+    ids.insert(grant.lease_id);
+  }
+  EXPECT_EQ(ids.size(), 3u);
 }
 
 }  // namespace
