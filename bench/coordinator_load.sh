@@ -9,8 +9,13 @@
 #   WORKERS=10 LOOPS=512 DURATION_S=30 bash bench/coordinator_load.sh
 #
 # Knobs (environment): WORKERS LOOPS STEP_MS ITERATIONS WARMUP_S DURATION_S QUESTIONS TEMPERATURES,
-# COORDINATOR_CPUS (taskset list for the coordinator, default 0; empty: not pinned), LOAD_CPUS (the
-# generator and Redis, default 1), EXTRA="--flag ..." (more coordinator_load flags, e.g. --ramp-ms), KEEP_DIR=DIR
+# COORDINATOR_CPUS (taskset list for the coordinator, default 0; empty: not pinned), REDIS_CPUS (default 1),
+# LOAD_CPUS (the generator, default empty: any cpu, at LOAD_NICE -- at 50 x 512 the generator and Redis
+# need ~1.05 cores, and pinned beside Redis the generator queued its own calls; niced, what spills onto
+# the coordinator's cpu yields to it), COORDINATOR_QUOTA=CORES (a CFS quota of CORES cores on the
+# coordinator, as Kubernetes' limits.cpu enforces it -- its threads may run on any cpu, CORES x 100 ms of
+# CPU per 100 ms period; needs the cgroup v1 cpu controller at /sys/fs/cgroup/cpu; with
+# COORDINATOR_CPUS= for no pinning), EXTRA="--flag ..." (more coordinator_load flags, e.g. --ramp-ms), KEEP_DIR=DIR
 # (keep the files), PERF=1 (perf record the coordinator over the window into KEEP_DIR or the work dir;
 # PERF_CALLGRAPH=dwarf for callers inside libraries built without frame pointers, default fp),
 # COORDINATOR_ENV="VAR=VALUE ..." (the coordinator's environment, e.g. LD_PRELOAD of another malloc),
@@ -29,29 +34,34 @@ DURATION_S=${DURATION_S:-60}
 QUESTIONS=${QUESTIONS:-1000}
 TEMPERATURES=${TEMPERATURES:-25}
 COORDINATOR_CPUS=${COORDINATOR_CPUS-0}
-LOAD_CPUS=${LOAD_CPUS-1}
+REDIS_CPUS=${REDIS_CPUS-1}
+LOAD_CPUS=${LOAD_CPUS-}
 work=${KEEP_DIR:-$(mktemp -d)}
 mkdir -p "$work"
 pids=()
+quota_group=
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  [ -z "$quota_group" ] || rmdir "$quota_group" 2>/dev/null || true
   [ -n "${KEEP_DIR:-}" ] || rm -rf "$work"
 }
 trap cleanup EXIT
 # taskset prefixes (taskset execs the command, so $! is the pinned process itself).
 pin_coordinator=()
 pin_load=()
+pin_redis=()
 if command -v taskset > /dev/null; then
   [ -z "$COORDINATOR_CPUS" ] || pin_coordinator=(taskset -c "$COORDINATOR_CPUS")
   [ -z "$LOAD_CPUS" ] || pin_load=(taskset -c "$LOAD_CPUS")
+  [ -z "$REDIS_CPUS" ] || pin_redis=(taskset -c "$REDIS_CPUS")
 fi
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # Redis: loopback only, no snapshots or AOF (the store's durability is the deployment's choice; a fork
 # every minute would measure the machine, not the coordinator).
 redis_port=$(free_port)
-"${pin_load[@]}" redis-server --bind 127.0.0.1 --port "$redis_port" --save '' --appendonly no \
+"${pin_redis[@]}" redis-server --bind 127.0.0.1 --port "$redis_port" --save '' --appendonly no \
   > "$work/redis.log" 2>&1 &
 redis_pid=$!
 pids+=("$redis_pid")
@@ -76,6 +86,14 @@ export NOVELTYGRID_TOKEN=bench-coordinator-load-token
   --redis "redis://127.0.0.1:$redis_port" > "$work/coordinator.log" 2>&1 &
 coordinator_pid=$!
 pids+=("$coordinator_pid")
+if [ -n "${COORDINATOR_QUOTA:-}" ]; then
+  quota_group=/sys/fs/cgroup/cpu/noveltygrid-coordinator-load-$$
+  mkdir "$quota_group" || { echo "COORDINATOR_QUOTA needs the cgroup v1 cpu controller at /sys/fs/cgroup/cpu"; exit 1; }
+  period=$(cat "$quota_group/cpu.cfs_period_us")
+  quota=$(awk -v cores="$COORDINATOR_QUOTA" -v period="$period" 'BEGIN { printf "%d", cores * period }')
+  echo "$quota" > "$quota_group/cpu.cfs_quota_us"  # one write (the file refuses python's)
+  echo "$coordinator_pid" > "$quota_group/cgroup.procs"  # the whole process, and the threads it starts
+fi
 addr=
 for _ in $(seq 600); do
   addr=$(grep -o 'listening on [0-9.:]*' "$work/coordinator.log" | awk '{print $3}' || true)
@@ -86,7 +104,7 @@ done
 [ -n "$addr" ] || { echo "the coordinator did not start listening"; exit 1; }
 
 units=$((QUESTIONS * TEMPERATURES * 4))
-echo "coordinator_load: $units-unit plan, coordinator on cpu(s) ${COORDINATOR_CPUS:-any}, generator and redis on ${LOAD_CPUS:-any};" \
+echo "coordinator_load: $units-unit plan, coordinator on cpu(s) ${COORDINATOR_CPUS:-any}${COORDINATOR_QUOTA:+ with a quota of $COORDINATOR_QUOTA core(s)}, redis on ${REDIS_CPUS:-any}, generator on ${LOAD_CPUS:-any};" \
   "$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
 if [ -n "${PERF:-}" ]; then
   (sleep "$WARMUP_S"; perf record --call-graph "${PERF_CALLGRAPH:-fp}" -F 499 -p "$coordinator_pid" -o "$work/perf.data" -- sleep "$DURATION_S" \
@@ -100,3 +118,7 @@ fi
 echo "coordinator RSS at the end: $(( $(awk '/VmRSS/ {print $2}' "/proc/$coordinator_pid/status") / 1024 )) MiB;" \
   "peak $(( $(awk '/VmHWM/ {print $2}' "/proc/$coordinator_pid/status") / 1024 )) MiB"
 if [ -n "${perf_pid:-}" ]; then wait "$perf_pid" || true; echo "perf data: $work/perf.data"; fi
+if [ -n "$quota_group" ]; then
+  echo "coordinator quota, since its start: $(awk '/^nr_periods/ {p=$2} /^nr_throttled/ {t=$2} /^throttled_time/ {ms=$2/1e6}
+    END {printf "%d of %d periods throttled, %.0f ms in all", t, p, ms}' "$quota_group/cpu.stat")"
+fi
