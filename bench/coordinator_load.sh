@@ -19,7 +19,7 @@
 # (keep the files), PERF=1 (perf record the coordinator over the window into KEEP_DIR or the work dir;
 # PERF_CALLGRAPH=dwarf for callers inside libraries built without frame pointers, default fp),
 # COORDINATOR_ENV="VAR=VALUE ..." (the coordinator's environment, e.g. LD_PRELOAD of another malloc),
-# LOAD_NICE (the generator's nice, default 10, so that Redis on the same cpu is not kept waiting).
+# LOAD_NICE (the generator's nice, default 10, so that Redis and the coordinator are not kept waiting).
 # Needs build/noveltygrid and build/coordinator_load (cmake --build build --target noveltygrid coordinator_load).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -258,9 +258,9 @@ void SweepCoordinator::Shutdown() {
 
 absl::StatusOr<int> SweepCoordinator::Wait() {
   // Taking back overdue leases scans every lease held, so it runs at most every expiry_every() (here
-  // or in a Lease call) rather than after every commit: a cluster commits thousands of units a second
-  // (bench/coordinator_load.sh). Checkpoints of committed units are deleted in batches as often.
-  const absl::Duration drop_every = scheduler_->expiry_every();
+  // or in a Lease call: ExpireIfDue) rather than after every commit: a cluster commits thousands of
+  // units a second (bench/coordinator_load.sh). Checkpoints of committed units are deleted in batches.
+  constexpr absl::Duration kDropEvery = absl::Milliseconds(100);
   absl::Time last_dropped = absl::InfinitePast();
   while (true) {
     int64_t seen;
@@ -269,7 +269,7 @@ absl::StatusOr<int> SweepCoordinator::Wait() {
       seen = commits_;  // read before AllDone(): a unit marked done after this wakes the wait below
     }
     scheduler_->ExpireIfDue();
-    if (const absl::Time now = clock_.Now(); now - last_dropped >= drop_every || now < last_dropped) {
+    if (const absl::Time now = clock_.Now(); now - last_dropped >= kDropEvery || now < last_dropped) {
       DropCheckpoints();
       last_dropped = now;
     }

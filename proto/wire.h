@@ -28,7 +28,7 @@ StepRecord FromProto(const v1::Step& answer);
 Embedding EmbeddingFromProto(const v1::Step& answer);
 
 // The answer_num of a serialized v1::Step, without parsing it: its fields are walked to the end, so a
-// step that is not well formed gives nullopt; no field is copied. (A step with no answer_num is 0.)
+// step that would not parse gives nullopt; no field is copied. (A step with no answer_num is 0.)
 std::optional<int> StepAnswerNum(std::string_view step);
 
 void ToProto(const CallStats& calls, google::protobuf::RepeatedPtrField<v1::CallCounter>* out);

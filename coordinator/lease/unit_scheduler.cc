@@ -388,16 +388,32 @@ void UnitScheduler::SetState(UnitEntry& unit, UnitState to, bool failed) {
   unit.state = to;
 }
 
-// The slot (so that a lease is found without an index of the ids), then 32 bits of a mix of the
-// sequence number and the salt from the start time (so that a unit's successive leases, and those a
-// previous coordinator handed out, have different ids). Should two leases of one unit still share an
-// id, their fencing tokens tell them apart. An id a restored lease still holds is never handed out
-// again: it would name its slot. 15 characters or fewer below 16.7 M units: no allocation.
+namespace {
+
+// MurmurHash3's 32-bit finalizer: a bijection, so distinct counters give distinct suffixes.
+uint32_t Mix32(uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x85ebca6bU;
+  x ^= x >> 13;
+  x *= 0xc2b2ae35U;
+  x ^= x >> 16;
+  return x;
+}
+
+}  // namespace
+
+std::string UnitScheduler::LeaseIdOf(size_t slot, uint32_t suffix) {
+  return absl::StrCat(absl::Hex(slot), "-", absl::Hex(suffix, absl::kZeroPad8));
+}
+
+// The suffix mixes the salt from the start time with a 32-bit sequence number, one to one: no two
+// leases of this coordinator share an id (below 2^32 leases), and ids a previous coordinator handed out
+// are other ids but by chance. An id a restored lease still holds is never handed out again: it would
+// name its slot.
 std::string UnitScheduler::NewLeaseId(size_t slot) {
   std::string id;
   do {
-    id = absl::StrCat(absl::Hex(slot), "-",
-                      absl::Hex(static_cast<uint32_t>(Mix64(lease_salt_ + ++lease_seq_)), absl::kZeroPad8));
+    id = LeaseIdOf(slot, Mix32(static_cast<uint32_t>(lease_salt_) + static_cast<uint32_t>(++lease_seq_)));
   } while (!foreign_leases_.empty() && foreign_leases_.contains(id));
   return id;
 }

@@ -56,8 +56,8 @@ absl::Status CoordinatorCore::Lease(std::string_view token, const v1::LeaseReque
       bytes += settings->ByteSizeLong();
     }
     for (const CheckpointStep& step : grant.checkpoint) {
-      // A step whose fields do not parse (an invalid UTF-8 error string) ends the checkpoint there: the
-      // unit recomputes the rest, as after a lost report.
+      // Report kept only steps that parse (StepAnswerNum); should one still not, the checkpoint ends
+      // there and the unit recomputes the rest, as after a lost report.
       if (!lease->add_checkpoint()->ParseFromString(step.bytes)) {
         lease->mutable_checkpoint()->RemoveLast();
         break;
@@ -133,11 +133,11 @@ absl::Status CoordinatorCore::Report(std::string_view token, v1::ReceivedReport*
     report.fencing_token = lease.fencing_token();
     report.steps.reserve(lease.steps_size());
     for (std::string& step : *lease.mutable_steps()) {
+      // A step that does not parse is a gap (UnitScheduler::Report): it and the lease's later steps are
+      // not kept, and the unit recomputes them if it is resumed. Refusing the Report would make the
+      // worker send it again and again.
       const std::optional<int> answer_num = StepAnswerNum(step);
-      if (!answer_num) {
-        return absl::InvalidArgumentError(absl::StrCat("step ", report.steps.size() + 1, " reported for lease ",
-                                                       report.lease_id, " is not a well-formed Step"));
-      }
+      if (!answer_num) break;
       report.steps.push_back({*answer_num, std::move(step)});
     }
   }

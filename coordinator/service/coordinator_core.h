@@ -121,7 +121,7 @@ class CoordinatorCore {
   absl::Status Report(std::string_view token, const v1::ReportRequest& request, v1::ReportResponse* response);
   // The same for a Report read as v1::ReceivedReport (its steps still serialized, as the gRPC service
   // reads it): the steps' bytes are moved out of *request into the checkpoints, neither parsed nor
-  // copied. INVALID_ARGUMENT, and nothing kept, when a step is not a well-formed Step.
+  // copied. A step that would not parse ends its lease's steps, as a gap does.
   absl::Status Report(std::string_view token, v1::ReceivedReport* request, v1::ReportResponse* response);
   // OK: the result is durable and the unit done (accepted), or a duplicate (accepted, duplicate), or
   // refused for a stale fencing token (not accepted). NOT_FOUND for an unknown lease; UNAVAILABLE when

@@ -43,7 +43,7 @@ grpc::ServerUnaryReactor* CoordinatorService::Report(grpc::CallbackServerContext
   // The steps are moved out of `received` into the checkpoints; the reader only reads the buffer.
   v1::ReceivedReport received;
   grpc::ProtoBufferReader reader(const_cast<grpc::ByteBuffer*>(request));
-  if (!received.ParseFromZeroCopyStream(&reader)) {
+  if (!reader.status().ok() || !received.ParseFromZeroCopyStream(&reader)) {
     return Finish(context, absl::InvalidArgumentError("the Report request does not parse"));
   }
   v1::ReportResponse reply;

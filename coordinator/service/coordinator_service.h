@@ -18,6 +18,7 @@
 #include "absl/synchronization/mutex.h"
 #include "coordinator/service/coordinator_core.h"
 #include "noveltygrid/v1/coordinator.grpc.pb.h"
+#include "proto/coordinator_calls.h"
 
 namespace noveltygrid {
 
@@ -35,12 +36,7 @@ class CoordinatorService final
 #define NOVELTYGRID_SERVICE_CALL(Name)                                                                   \
   grpc::ServerUnaryReactor* Name(grpc::CallbackServerContext* context, const v1::Name##Request* request, \
                                  v1::Name##Response* response) override;
-  NOVELTYGRID_SERVICE_CALL(Lease)
-  NOVELTYGRID_SERVICE_CALL(Heartbeat)
-  NOVELTYGRID_SERVICE_CALL(Complete)
-  NOVELTYGRID_SERVICE_CALL(CompleteMany)
-  NOVELTYGRID_SERVICE_CALL(Release)
-  NOVELTYGRID_SERVICE_CALL(Status)
+  NOVELTYGRID_COORDINATOR_TYPED_CALLS(NOVELTYGRID_SERVICE_CALL)
 #undef NOVELTYGRID_SERVICE_CALL
   grpc::ServerUnaryReactor* Report(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
                                    grpc::ByteBuffer* response) override;

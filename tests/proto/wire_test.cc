@@ -235,8 +235,11 @@ TEST(StepAnswerNumTest, ReadsTheAnswerNumberOfAWellFormedStepOnly) {
   for (size_t cut = 1; cut < bytes.size(); ++cut) refused += StepAnswerNum(bytes.substr(0, cut)) ? 0 : 1;
   EXPECT_GE(refused, static_cast<int>(bytes.size()) - 5);  // a cut between two whole fields still scans
   EXPECT_EQ(StepAnswerNum(bytes.substr(0, bytes.size() - 1)), std::nullopt);
-  EXPECT_EQ(StepAnswerNum(bytes + "\x0c"), std::nullopt);  // a group's end with no start
-  EXPECT_EQ(StepAnswerNum(bytes + "\x80"), std::nullopt);  // a tag cut short
+  EXPECT_EQ(StepAnswerNum(bytes + "\x0c"), std::nullopt);      // a group's end with no start
+  EXPECT_EQ(StepAnswerNum(bytes + "\x80"), std::nullopt);      // a tag cut short
+  EXPECT_EQ(StepAnswerNum(bytes + "\x02\x00"), std::nullopt);  // field number 0
+  step.set_error("\xff not UTF-8");                            // walks well, but a string field must be UTF-8 to parse
+  EXPECT_EQ(StepAnswerNum(step.SerializeAsString()), std::nullopt);
 }
 
 // The coordinator's reading of a Report (v1::ReceivedReport) sees each step as the bytes the worker

@@ -587,16 +587,27 @@ TEST(UnitSchedulerTest, ARestoredLeaseIsFoundWhenThePlanMovedItsUnit) {
   EXPECT_EQ(after.Status().leased, 3);
 }
 
-// Lease ids are short enough to sit inside a std::string (no allocation) for plans below 16.7 M units.
-TEST(UnitSchedulerTest, LeaseIdsAreShort) {
+// A lease id names its slot, and is short enough to sit inside a std::string (no allocation) for plans
+// below 16.7 M units; the leases of one scheduler all have different ids.
+TEST(UnitSchedulerTest, LeaseIdsNameTheirSlotAndAreShort) {
+  EXPECT_EQ(UnitScheduler::LeaseIdOf(0x1e240, 0x0badf00d), "1e240-0badf00d");
+  EXPECT_EQ(UnitScheduler::LeaseIdOf(0xffffff, 0xffffffff).size(), 15u);
+  EXPECT_EQ(UnitScheduler::SlotNamedBy(UnitScheduler::LeaseIdOf(0xffffff, 7)), 0xffffffu);
+  EXPECT_EQ(UnitScheduler::SlotNamedBy("a1b2c3d4e5f60718"), std::nullopt);  // an id of the earlier form
+  EXPECT_EQ(UnitScheduler::SlotNamedBy("lease-1"), std::nullopt);
+
   FakeClock clock;
-  UnitScheduler scheduler(Units({"m"}, 3), {"m"}, SchedulerOptions(), &clock);
+  UnitScheduler scheduler(Units({"m"}, 3), {"m"}, Options(absl::Seconds(30), absl::Minutes(5)), &clock);
   std::set<std::string> ids;
-  for (const LeaseGrant& grant : scheduler.Lease("w", 3)) {
-    EXPECT_LE(grant.lease_id.size(), 15u) << grant.lease_id;
-    ids.insert(grant.lease_id);
+  for (int round = 0; round < 100; ++round) {  // each unit leased 100 times
+    for (const LeaseGrant& grant : scheduler.Lease("w", 3)) {
+      EXPECT_LE(grant.lease_id.size(), 15u) << grant.lease_id;
+      EXPECT_EQ(UnitScheduler::SlotNamedBy(grant.lease_id), static_cast<size_t>(grant.unit->index));
+      ids.insert(grant.lease_id);
+      scheduler.Release(grant.lease_id, grant.fencing_token);
+    }
   }
-  EXPECT_EQ(ids.size(), 3u);
+  EXPECT_EQ(ids.size(), 300u);
 }
 
 }  // namespace

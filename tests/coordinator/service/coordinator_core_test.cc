@@ -3,6 +3,7 @@
 // in-process client over it.
 #include "coordinator/service/coordinator_core.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -212,24 +213,31 @@ TEST_F(CoordinatorCoreTest, StepsMovedOutOfAReportComeBackAsReported) {
   EXPECT_EQ(third.checkpoint(1).SerializeAsString(), sent.leases(0).steps(1).SerializeAsString());
 }
 
-// A step that is not a well-formed Step refuses the whole Report (nothing is kept, of any lease).
-TEST_F(CoordinatorCoreTest, AReportWithAMalformedStepIsRefusedWhole) {
-  const v1::Lease first = LeaseOne();
+// A step that would not parse is a gap: it and its lease's later steps are not kept; the Report is
+// answered OK (refused, the worker would send it again and again) and the other leases' steps are kept.
+TEST_F(CoordinatorCoreTest, AStepThatWouldNotParseEndsItsLeasesSteps) {
+  const v1::LeaseResponse leased = LeaseUpTo(2, "w1");
+  ASSERT_EQ(leased.leases_size(), 2);
+  v1::ReportRequest sent = ReportOf(leased.leases(0), 1, 3);
+  *sent.add_leases() = ReportOf(leased.leases(1), 1, 2).leases(0);
   v1::ReceivedReport received;
-  ASSERT_TRUE(received.ParseFromString(ReportOf(first, 1, 2).SerializeAsString()));
-  std::string* second_step = received.mutable_leases(0)->mutable_steps(1);
-  second_step->resize(second_step->size() - 1);  // the answer's length now runs past the end
+  ASSERT_TRUE(received.ParseFromString(sent.SerializeAsString()));
+  std::string* cut = received.mutable_leases(0)->mutable_steps(1);
+  cut->resize(cut->size() - 1);  // step 2's answer now runs past its end
   v1::ReportResponse report;
-  const absl::Status status = core().Report(kToken, &received, &report);
-  EXPECT_TRUE(absl::IsInvalidArgument(status)) << status;
-  EXPECT_THAT(std::string(status.message()), HasSubstr("step 2 reported for lease " + first.lease_id()));
-  ASSERT_TRUE(ReleaseLease(first).ok());
-  EXPECT_EQ(LeaseOne("w2").checkpoint_size(), 0);
+  ASSERT_TRUE(core().Report(kToken, &received, &report).ok());
+  EXPECT_THAT(report.rejected_lease_ids(), IsEmpty());
+  for (const v1::Lease& lease : leased.leases()) ASSERT_TRUE(ReleaseLease(lease).ok());
+  std::map<std::string, int> kept;  // unit -> checkpoint steps
+  const v1::LeaseResponse again = LeaseUpTo(2, "w2");
+  for (const v1::Lease& lease : again.leases()) kept[lease.unit().id()] = lease.checkpoint_size();
+  EXPECT_EQ(kept[leased.leases(0).unit().id()], 1);
+  EXPECT_EQ(kept[leased.leases(1).unit().id()], 2);
 }
 
-// A kept step that does not parse when a lease sends it back (its `error` is not UTF-8, which a
-// string field refuses) ends the checkpoint there: the unit recomputes the rest.
-TEST_F(CoordinatorCoreTest, ACheckpointStepThatDoesNotParseEndsTheCheckpoint) {
+// A step whose `error` is not UTF-8 (which a string field refuses) would not parse when a lease sent it
+// back: it is a gap from the start, and the next lease's checkpoint ends before it.
+TEST_F(CoordinatorCoreTest, AStepWithAnErrorThatIsNotUtf8IsAGap) {
   const v1::Lease first = LeaseOne();
   v1::ReportRequest sent = ReportOf(first, 1, 3);
   sent.mutable_leases(0)->mutable_steps(1)->set_error("\xff\xfe not UTF-8");
