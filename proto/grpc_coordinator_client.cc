@@ -50,10 +50,17 @@ NOVELTYGRID_COORDINATOR_CALLS(NOVELTYGRID_GRPC_CALL)
 // gRPC's own blocking unary call (what the generated stub calls, grpcpp/impl/client_unary_call.h as of
 // Debian's gRPC 1.51) with byte buffers for messages; the method name is the stub's, which the
 // loopback test in tests/coordinator/service/coordinator_service_test.cc holds to.
-absl::Status GrpcCoordinatorClient::ReportSerialized(std::string_view request, v1::ReportResponse* response,
+absl::Status GrpcCoordinatorClient::ReportSerialized(std::vector<std::string> pieces, v1::ReportResponse* response,
                                                      absl::Time deadline) {
-  grpc::Slice slice(request.data(), request.size());
-  const grpc::ByteBuffer sent(&slice, 1);
+  std::vector<grpc::Slice> slices;
+  slices.reserve(pieces.size());
+  for (std::string& piece : pieces) {
+    // The slice owns the piece (moved, so its bytes stay where they are) and frees it when gRPC is done.
+    auto* owned = new std::string(std::move(piece));
+    slices.emplace_back(
+        owned->data(), owned->size(), [](void* p) { delete static_cast<std::string*>(p); }, owned);
+  }
+  const grpc::ByteBuffer sent(slices.data(), slices.size());
   grpc::ByteBuffer received;
   const grpc::Status status = grpc::internal::BlockingUnaryCall<grpc::ByteBuffer, grpc::ByteBuffer>(
       channel_.get(), report_method_, Context(deadline).get(), sent, &received);

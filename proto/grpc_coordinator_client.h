@@ -9,7 +9,7 @@
 
 #include <memory>
 #include <string>
-#include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "grpcpp/impl/rpc_method.h"
@@ -37,10 +37,11 @@ class GrpcCoordinatorClient final : public CoordinatorClient {
   NOVELTYGRID_COORDINATOR_CALLS(NOVELTYGRID_GRPC_CALL)
 #undef NOVELTYGRID_GRPC_CALL
 
-  // Report with the request already serialized (a ReportRequest's wire bytes), the same call on the
-  // wire. For the load generator (bench/coordinator_load), which frames its reports from steps
-  // serialized once, so that fifty fake workers cost less CPU than the coordinator they load.
-  absl::Status ReportSerialized(std::string_view request, v1::ReportResponse* response, absl::Time deadline);
+  // Report with the request already serialized: a ReportRequest's wire bytes, in `pieces` that are
+  // sent one after another as they are (each handed to gRPC, none copied). The same call on the wire.
+  // For the load generator (bench/coordinator_load), which frames its reports around steps serialized
+  // once, so that fifty fake workers cost less CPU than the coordinator they load.
+  absl::Status ReportSerialized(std::vector<std::string> pieces, v1::ReportResponse* response, absl::Time deadline);
 
  private:
   GrpcCoordinatorClient(std::string token, std::shared_ptr<grpc::Channel> channel);

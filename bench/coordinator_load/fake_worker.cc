@@ -24,6 +24,9 @@ constexpr const char* kWords[] = {"river",  "lantern", "market",  "orbit",   "ha
 // What a loop's steps of a round start with: one step (~1.45 KB) and a second.
 constexpr size_t kStepsReserve = 3 << 10;
 
+// With rounds back to back (round_interval zero), steps are made this often.
+constexpr absl::Duration kMinTick = absl::Milliseconds(10);
+
 // A unit's step count: iterations-2 .. iterations+2, by its id.
 int TargetSteps(const std::string& unit_id, int iterations) {
   return std::max(1, iterations - 2 + static_cast<int>(StableHash(unit_id) % 5));
@@ -66,7 +69,6 @@ FakeWorker::~FakeWorker() { Stop(); }
 void FakeWorker::Start() {
   threads_.emplace_back([this] { LeaseLoop(); });
   threads_.emplace_back([this] { HeartbeatLoop(); });
-  threads_.emplace_back([this] { StepLoop(); });
   threads_.emplace_back([this] { SendLoop(); });
   for (int i = 0; i < options_.complete_senders; ++i) threads_.emplace_back([this] { CompleteLoop(); });
 }
@@ -193,15 +195,6 @@ void FakeWorker::HeartbeatLoop() {
   }
 }
 
-void FakeWorker::StepLoop() {
-  // Steps are made on a 10 ms tick: a loop's step is at most that late, as a model reply would be.
-  constexpr absl::Duration kTick = absl::Milliseconds(10);
-  while (Pause(kTick)) {
-    absl::MutexLock lock(&mu_);
-    StepDue(absl::Now());
-  }
-}
-
 void FakeWorker::StepDue(absl::Time now) {
   // Only the loops whose step is due, earliest first (a scan of every loop at every tick was a tenth
   // of the generator's CPU). An entry of a loop that has ended since it was queued is dropped.
@@ -268,26 +261,22 @@ v1::CompleteRequest FakeWorker::MakeComplete(const Loop& loop) const {
 }
 
 void FakeWorker::SendLoop() {
+  // Each round first makes the steps that came due since the last one -- in place of the model replies
+  // a real worker's loops would have queued for it -- so one wake-up a round does both. A step is then
+  // at most one round late, as it waits that long for its Report in a real worker too.
+  const absl::Duration tick = options_.round_interval > absl::ZeroDuration() ? options_.round_interval : kMinTick;
   absl::Time last_round = absl::InfinitePast();
   while (true) {
+    if (const absl::Duration wait = last_round + tick - absl::Now(); wait > absl::ZeroDuration()) {
+      if (!Pause(wait)) return;
+    }
+    last_round = absl::Now();
     absl::flat_hash_map<uint64_t, OutSteps> steps;
     std::vector<v1::CompleteRequest> completes;
     {
       absl::MutexLock lock(&mu_);
-      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return stopping_ || !out_steps_.empty() || !out_completes_.empty();
-      };
-      mu_.Await(absl::Condition(&ready));
       if (stopping_) return;
-    }
-    // As the real worker: the round fills until the interval since the last one has passed.
-    if (const absl::Duration wait = last_round + options_.round_interval - absl::Now(); wait > absl::ZeroDuration()) {
-      if (!Pause(wait)) return;
-    }
-    last_round = absl::Now();
-    {
-      absl::MutexLock lock(&mu_);
-      if (stopping_) return;
+      StepDue(last_round);
       std::swap(steps, out_steps_);
       std::swap(completes, out_completes_);
     }
@@ -325,30 +314,29 @@ void FakeWorker::CompleteLoop() {
 
 void FakeWorker::SendReport(absl::flat_hash_map<uint64_t, OutSteps> steps) {
   struct Held {
-    const OutSteps* steps;
+    OutSteps* steps;
     std::string lease_id;
     uint64_t token;
   };
   std::vector<Held> held;
-  size_t bytes = 0;
   {
     absl::MutexLock lock(&mu_);
-    for (const auto& [number, out] : steps) {
+    for (auto& [number, out] : steps) {
       const auto it = loops_.find(number);
       if (it == loops_.end()) continue;  // ended or lost since
       held.push_back({&out, it->second.lease_id, it->second.token});
-      bytes += out.bytes.size() + it->second.lease_id.size() + 32;
     }
   }
-  std::string request;
-  request.reserve(std::min(bytes, kReportBytes) + 64);
+  // The request in pieces: each lease's head, then its steps as they were made (moved, not copied).
+  std::vector<std::string> request;
+  size_t request_bytes = 0;
   int request_steps = 0;
   auto send = [&] {
     if (request_steps == 0) return;
-    AppendWorkerId(options_.worker_id, &request);  // fields parse in any order
+    AppendWorkerId(options_.worker_id, &request.emplace_back());  // fields parse in any order
     v1::ReportResponse response;
     const absl::Time start = absl::Now();
-    const absl::Status status = client_->ReportSerialized(request, &response, Deadline());
+    const absl::Status status = client_->ReportSerialized(std::move(request), &response, Deadline());
     recorder_->Record(Rpc::kReport, absl::Now() - start, status.ok());
     absl::MutexLock lock(&mu_);
     if (status.ok()) {
@@ -358,12 +346,16 @@ void FakeWorker::SendReport(absl::flat_hash_map<uint64_t, OutSteps> steps) {
       }
     }
     request.clear();
+    request_bytes = 0;
     request_steps = 0;
   };
   for (const Held& h : held) {
-    AppendLeaseSteps(h.lease_id, h.token, h.steps->bytes, &request);
+    std::string& head = request.emplace_back();
+    AppendLeaseStepsHead(h.lease_id, h.token, h.steps->bytes.size(), &head);
+    request_bytes += head.size() + h.steps->bytes.size();
+    request.push_back(std::move(h.steps->bytes));
     request_steps += h.steps->count;
-    if (request.size() >= kReportBytes) send();
+    if (request_bytes >= kReportBytes) send();
   }
   send();
 }

@@ -6,10 +6,10 @@
 // (by the unit id) completes the unit with a plausible result, then the slot leases the next unit.
 //
 // Threads, as the real lease loop: a leasing thread (asks for every free slot), a heartbeat thread
-// (every interval the coordinator names, listing every lease held), a sender thread that sends each
-// round's Report (every lease's new steps) and the round's commits (one CompleteMany;
-// or Completes, one at a time), and a stepping thread in place of the model calls. Every RPC's latency goes to the
-// shared LatencyRecorder. Thread-safe; Stop() before destruction.
+// (every interval the coordinator names, listing every lease held), and a sender thread whose rounds
+// make the steps due since the last (in place of the model calls), then send the round's Report (every
+// lease's new steps) and its commits (one CompleteMany; or Completes, one at a time). Every RPC's
+// latency goes to the shared LatencyRecorder. Thread-safe; Stop() before destruction.
 #ifndef NOVELTYGRID_BENCH_COORDINATOR_LOAD_FAKE_WORKER_H_
 #define NOVELTYGRID_BENCH_COORDINATOR_LOAD_FAKE_WORKER_H_
 
@@ -50,7 +50,8 @@ struct FakeWorkerOptions {
   absl::Duration step_interval = absl::Milliseconds(200);
   int iterations = 15;  // a unit completes after iterations-2 .. iterations+2 steps
   absl::Duration rpc_timeout = absl::Seconds(10);
-  // The sender's rounds start at most this often (WorkerOptions::min_round_interval).
+  // The sender's rounds start this often, or as soon as the last one is sent when that took longer
+  // (WorkerOptions::min_round_interval); zero: every 10 ms.
   absl::Duration round_interval = absl::Milliseconds(20);
   // true: the sender thread commits each round's finished units in one CompleteMany after the round's
   // Report, as the real worker does. false: one Complete per unit (a worker from before CompleteMany),
@@ -96,10 +97,9 @@ class FakeWorker {
 
   void LeaseLoop();
   void HeartbeatLoop();
-  void StepLoop();
   void SendLoop();
   void CompleteLoop();  // one of the complete_senders
-  // Makes the due steps; a loop that reaches its target becomes a Complete.
+  // Makes the due steps (the sender, at each round); a loop that reaches its target becomes a Complete.
   void StepDue(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   v1::CompleteRequest MakeComplete(const Loop& loop) const;
   // A loop's steps made since the last round, as wire bytes (report_wire.h's AppendStep).

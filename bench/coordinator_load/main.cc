@@ -80,7 +80,7 @@ int Main(int argc, char** argv) {
        "Report; N: N threads per worker send them, up to N in flight"},
       {"report-interval-ms", "MS",
        "a worker's rounds (Report, then CompleteMany) at most every MS, as noveltygrid worker's "
-       "--report-interval-ms (default 20; 0: back to back)"},
+       "--report-interval-ms (default 20; 0: every 10 ms, the steps' tick)"},
       {"ramp-ms", "MS",
        "the workers join one after another over MS (default: one unit's length, iterations x step-ms, "
        "at most half the warm-up, so that their units complete spread over time, as in a cluster "

@@ -47,15 +47,14 @@ void AppendWorkerId(std::string_view worker_id, std::string* out) {
   AppendBytes(v1::ReportRequest::kWorkerIdFieldNumber, worker_id, out);
 }
 
-void AppendLeaseSteps(std::string_view lease_id, uint64_t fencing_token, std::string_view steps, std::string* out) {
+void AppendLeaseStepsHead(std::string_view lease_id, uint64_t fencing_token, size_t steps_bytes, std::string* out) {
   std::string head;
   AppendBytes(v1::LeaseSteps::kLeaseIdFieldNumber, lease_id, &head);
   AppendTag(v1::LeaseSteps::kFencingTokenFieldNumber, WireFormatLite::WIRETYPE_VARINT, &head);
   AppendVarint(fencing_token, &head);
   AppendTag(v1::ReportRequest::kLeasesFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED, out);
-  AppendVarint(head.size() + steps.size(), out);
+  AppendVarint(head.size() + steps_bytes, out);
   out->append(head);
-  out->append(steps);
 }
 
 }  // namespace noveltygrid::load

@@ -19,9 +19,11 @@ void AppendStep(std::string_view fixed, int answer_num, double novelty, std::str
 // Appends a ReportRequest's `worker_id`.
 void AppendWorkerId(std::string_view worker_id, std::string* out);
 
-// Appends a ReportRequest's `leases` entry: the lease id, its fencing token and `steps` (AppendStep's
-// output for this lease).
-void AppendLeaseSteps(std::string_view lease_id, uint64_t fencing_token, std::string_view steps, std::string* out);
+// Appends the head of a ReportRequest's `leases` entry -- the lease id and its fencing token -- whose
+// `steps_bytes` of steps (AppendStep's output for this lease) follow it. A request is sent as pieces,
+// each lease's head and then its steps where they were made, so the steps are never copied
+// (GrpcCoordinatorClient::ReportSerialized).
+void AppendLeaseStepsHead(std::string_view lease_id, uint64_t fencing_token, size_t steps_bytes, std::string* out);
 
 }  // namespace noveltygrid::load
 

@@ -45,7 +45,8 @@ TEST(ReportWireTest, FramedReportParsesToTheReportBuiltAsMessages) {
       step->set_novelty(m.novelty);
       AppendStep(m.fixed->SerializeAsString(), m.answer_num, m.novelty, &steps);
     }
-    AppendLeaseSteps(lease_id, token, steps, &framed);
+    AppendLeaseStepsHead(lease_id, token, steps.size(), &framed);
+    framed += steps;
   };
   add_lease("lease-1", 3, first);
   add_lease("lease-2", (uint64_t{1} << 40) + 5, second);

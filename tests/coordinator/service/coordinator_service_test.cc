@@ -153,13 +153,18 @@ TEST_F(CoordinatorServiceTest, AReportSentAsBytesIsTheSameCall) {
   v1::LeaseSteps* gone = request.add_leases();
   gone->set_lease_id("no-such-lease");
   gone->set_fencing_token(1);
+  // In pieces cut anywhere, as they come: mid-field and empty ones too.
+  const std::string bytes = request.SerializeAsString();
+  ASSERT_GT(bytes.size(), 40u);
   v1::ReportResponse response;
-  ASSERT_TRUE(client->ReportSerialized(request.SerializeAsString(), &response, Deadline()).ok());
+  ASSERT_TRUE(
+      client->ReportSerialized({bytes.substr(0, 7), "", bytes.substr(7, 30), bytes.substr(37)}, &response, Deadline())
+          .ok());
   EXPECT_THAT(response.rejected_lease_ids(), ::testing::ElementsAre("no-such-lease"));
   std::unique_ptr<GrpcCoordinatorClient> intruder = Client("guess");
   ASSERT_NE(intruder, nullptr);
   v1::ReportResponse refused;
-  EXPECT_TRUE(absl::IsUnauthenticated(intruder->ReportSerialized(request.SerializeAsString(), &refused, Deadline())));
+  EXPECT_TRUE(absl::IsUnauthenticated(intruder->ReportSerialized({bytes}, &refused, Deadline())));
 
   ASSERT_TRUE(ReleaseLease(lease).ok());
   const v1::Lease again = LeaseOne("w2");
