@@ -14,26 +14,31 @@ int PendingOrder::Register(const std::string& benchmark, const std::string& item
   return it->second;
 }
 
+// An unknown item's keys hold its started count, so a unit of it added or removed in one model moves
+// it in every model; a known item's keys hold nothing of another model's queue, so only that model's
+// key moves (a lease is a Remove: one model's set, not every model's).
 void PendingOrder::Add(int model, int item, int plan_index, size_t slot) {
-  Unkey(item);
   ModelQueue& queue = models_[model];
+  const bool everywhere = !items_[item].known();
+  everywhere ? Unkey(item) : UnkeyIn(queue, item);
   if (queue.units[item].emplace(plan_index, slot).second) {
     ++queue.size;
     ++items_[item].pending;
   }
-  Rekey(item);
+  everywhere ? Rekey(item) : RekeyIn(queue, item);
 }
 
 void PendingOrder::Remove(int model, int item, int plan_index, size_t slot) {
   ModelQueue& queue = models_[model];
   const auto it = queue.units.find(item);
   if (it == queue.units.end() || !it->second.contains({plan_index, slot})) return;
-  Unkey(item);
+  const bool everywhere = !items_[item].known();  // as in Add
+  everywhere ? Unkey(item) : UnkeyIn(queue, item);
   it->second.erase({plan_index, slot});
   if (it->second.empty()) queue.units.erase(it);
   --queue.size;
   --items_[item].pending;
-  Rekey(item);
+  everywhere ? Rekey(item) : RekeyIn(queue, item);
 }
 
 void PendingOrder::Learn(int item, int steps) {

@@ -242,7 +242,7 @@ void UnitScheduler::Leave(const std::string& worker_id) {
   absl::MutexLock lock(&mu_);
   auto it = workers_.find(worker_id);
   if (it == workers_.end()) return;
-  const std::set<size_t> held = it->second.leases;  // ReturnToPending edits the worker's set
+  const absl::flat_hash_set<size_t> held = it->second.leases;  // ReturnToPending edits the worker's set
   for (size_t slot : held) ReturnToPending(slot);
   workers_.erase(worker_id);
 }
@@ -301,11 +301,11 @@ SchedulerStatus UnitScheduler::Status() const {
   return status;
 }
 
-std::optional<UnitSpec> UnitScheduler::UnitById(const std::string& unit_id) const {
+const UnitSpec* UnitScheduler::UnitById(const std::string& unit_id) const {
   const auto it = unit_slot_.find(unit_id);
-  if (it == unit_slot_.end()) return std::nullopt;
+  if (it == unit_slot_.end()) return nullptr;
   absl::MutexLock lock(&mu_);
-  return *units_[it->second].spec;
+  return units_[it->second].spec;
 }
 
 bool UnitScheduler::IsDone(const std::string& unit_id) const {

@@ -31,6 +31,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/call_cost.h"
@@ -203,8 +204,9 @@ class UnitScheduler {
   bool Blocked() const;
   SchedulerStatus Status() const;
 
-  // The plan's copy of a unit (the coordinator trusts it over what a worker sends back).
-  std::optional<UnitSpec> UnitById(const std::string& unit_id) const;
+  // The plan's copy of a unit (the coordinator trusts it over what a worker sends back); null when the
+  // unit is not planned. It lives as long as the plan.
+  const UnitSpec* UnitById(const std::string& unit_id) const;
   // Whether the unit is planned and done (committed, or failed for this run).
   bool IsDone(const std::string& unit_id) const;
 
@@ -236,8 +238,8 @@ class UnitScheduler {
   struct WorkerEntry {
     absl::Time last_seen;
     WorkerInfo info;
-    std::set<size_t> leases;    // slots of the units it holds
-    std::set<size_t> restored;  // of those, leases Restore() gave it that its heartbeat has not confirmed
+    absl::flat_hash_set<size_t> leases;  // slots of the units it holds (visited in no order)
+    std::set<size_t> restored;           // of those, leases Restore() gave it that its heartbeat has not confirmed
   };
 
   // The slot of the unit whose current lease is (lease_id, token), if any.

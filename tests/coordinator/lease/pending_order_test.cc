@@ -167,5 +167,91 @@ TEST(PendingOrderTest, LearnedOrderComesWithinThreePercentOfLongestFirst) {
   EXPECT_LE(learned, lpt * 103 / 100);
 }
 
+// Any mix of adds, removes and lessons across models picks what the rule in pending_order.h says, as
+// worked out from scratch after every operation (the order keeps its keys up to date incrementally).
+TEST(PendingOrderTest, FrontFollowsTheRuleAfterAnyOperations) {
+  constexpr int kModels = 3, kItems = 6, kUnitsPerItem = 4;
+  PendingOrder order(kModels);
+  struct Unit {
+    int model, item, index;
+    bool pending = true;
+  };
+  std::vector<Unit> units;  // by slot, which is also the plan index
+  std::vector<int64_t> learned_units(kItems, 0);
+  std::vector<double> learned_steps(kItems, 0);
+  for (int m = 0; m < kModels; ++m) {
+    for (int i = 0; i < kItems; ++i) {
+      for (int u = 0; u < kUnitsPerItem; ++u) {
+        const int item = order.Register("aidanbench", absl::StrCat("q", i));
+        ASSERT_EQ(item, i);
+        const int index = static_cast<int>(units.size());
+        units.push_back({m, item, index});
+        order.Add(m, item, index, static_cast<size_t>(index));
+      }
+    }
+  }
+  auto expected_front = [&](int model) -> std::optional<size_t> {
+    double total_steps = 0;
+    int64_t total_units = 0;
+    for (int i = 0; i < kItems; ++i) {
+      total_steps += learned_steps[i];
+      total_units += learned_units[i];
+    }
+    std::optional<std::tuple<double, int, int>> best_known, best_unknown;
+    for (int i = 0; i < kItems; ++i) {
+      int first = -1, started = 0;
+      for (const Unit& u : units) {
+        if (u.item != i) continue;
+        if (!u.pending) ++started;
+        if (u.model == model && u.pending && first < 0) first = u.index;
+      }
+      if (first < 0) continue;  // nothing of it pending for this model
+      if (learned_units[i] > 0) {
+        const std::tuple<double, int, int> key{-learned_steps[i] / static_cast<double>(learned_units[i]), first, i};
+        if (!best_known || key < *best_known) best_known = key;
+      } else {
+        const std::tuple<double, int, int> key{static_cast<double>(started), first, i};
+        if (!best_unknown || key < *best_unknown) best_unknown = key;
+      }
+    }
+    std::optional<std::tuple<double, int, int>> next;
+    if (!best_known) {
+      next = best_unknown;
+    } else if (!best_unknown) {
+      next = best_known;
+    } else {
+      next = -std::get<0>(*best_known) >= total_steps / static_cast<double>(total_units) ? best_known : best_unknown;
+    }
+    if (!next) return std::nullopt;
+    return static_cast<size_t>(std::get<1>(*next));
+  };
+  uint64_t state = 42;
+  for (int op = 0; op < 2000; ++op) {
+    state = Mix64(state);
+    const size_t slot = state % units.size();
+    Unit& unit = units[slot];
+    // Lessons are rare, so that items stay unknown (ordered by how many of their units started) for a
+    // while before they are known (ordered by expected length).
+    switch (const uint64_t pick = (state >> 20) % 64; pick < 32 ? 0 : pick < 63 ? 1 : 2) {
+      case 0:  // leased, or done
+        order.Remove(unit.model, unit.item, unit.index, slot);
+        unit.pending = false;
+        break;
+      case 1:  // back to pending
+        order.Add(unit.model, unit.item, unit.index, slot);
+        unit.pending = true;
+        break;
+      case 2: {  // a unit of the item completed
+        const int steps = 3 + static_cast<int>((state >> 32) % 12);
+        order.Learn(unit.item, steps);
+        ++learned_units[unit.item];
+        learned_steps[unit.item] += steps;
+        break;
+      }
+    }
+    for (int m = 0; m < kModels; ++m) ASSERT_EQ(order.Front(m), expected_front(m)) << "after operation " << op;
+  }
+}
+
 }  // namespace
 }  // namespace noveltygrid

@@ -382,11 +382,11 @@ TEST(UnitSchedulerTest, UnitDoneBeforeLeasingIsNeverLeased) {
 TEST(UnitSchedulerTest, UnitByIdReturnsThePlansCopy) {
   FakeClock clock;
   UnitScheduler scheduler(Units({"m"}, 2), {"m"}, SchedulerOptions(), &clock);
-  const std::optional<UnitSpec> unit = scheduler.UnitById("m#1");
-  ASSERT_TRUE(unit.has_value());
+  const UnitSpec* unit = scheduler.UnitById("m#1");
+  ASSERT_NE(unit, nullptr);
   EXPECT_EQ(unit->index, 1);
   EXPECT_EQ(unit->item_id, "m/q1");
-  EXPECT_FALSE(scheduler.UnitById("m#9").has_value());
+  EXPECT_EQ(scheduler.UnitById("m#9"), nullptr);
 }
 
 TEST(UnitSchedulerTest, StatusCountsModelsAndWorkers) {
