@@ -55,7 +55,8 @@ absl::Status GrpcCoordinatorClient::ReportSerialized(std::vector<std::string> pi
   std::vector<grpc::Slice> slices;
   slices.reserve(pieces.size());
   for (std::string& piece : pieces) {
-    // The slice owns the piece (moved, so its bytes stay where they are) and frees it when gRPC is done.
+    // The slice points into the piece, moved to the heap (a long one's bytes stay where they are), and
+    // frees it when gRPC is done with it.
     auto* owned = new std::string(std::move(piece));
     slices.emplace_back(
         owned->data(), owned->size(), [](void* p) { delete static_cast<std::string*>(p); }, owned);

@@ -212,8 +212,9 @@ void FakeWorker::StepDue(absl::Time now) {
       if (out.bytes.empty()) out.bytes.reserve(kStepsReserve);
       AppendStep(pool_->fixed_steps[pick], loop.done, 1.0 / loop.done, &out.bytes);
       ++out.count;
-      // A loop that fell behind catches up one step a tick, not all at once.
-      due_.push({std::max(loop.next_step, now + absl::Nanoseconds(1)), it->first});
+      // A loop behind (its round came late) makes every step due by now, as a real worker's loops go on
+      // while its sender waits: the offered load does not bend to the coordinator's latency.
+      due_.push({loop.next_step, it->first});
       continue;
     }
     // The last step ends the loop: the commit carries every answer (as the real worker's OnDone).
@@ -262,8 +263,8 @@ v1::CompleteRequest FakeWorker::MakeComplete(const Loop& loop) const {
 
 void FakeWorker::SendLoop() {
   // Each round first makes the steps that came due since the last one -- in place of the model replies
-  // a real worker's loops would have queued for it -- so one wake-up a round does both. A step is then
-  // at most one round late, as it waits that long for its Report in a real worker too.
+  // a real worker's loops would have queued for it -- so one wake-up a round does both. A step then
+  // waits for the next round, as it waits for its Report in a real worker.
   const absl::Duration tick = options_.round_interval > absl::ZeroDuration() ? options_.round_interval : kMinTick;
   absl::Time last_round = absl::InfinitePast();
   while (true) {
@@ -329,6 +330,7 @@ void FakeWorker::SendReport(absl::flat_hash_map<uint64_t, OutSteps> steps) {
   }
   // The request in pieces: each lease's head, then its steps as they were made (moved, not copied).
   std::vector<std::string> request;
+  request.reserve(2 * held.size() + 1);
   size_t request_bytes = 0;
   int request_steps = 0;
   auto send = [&] {

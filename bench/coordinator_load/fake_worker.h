@@ -51,7 +51,8 @@ struct FakeWorkerOptions {
   int iterations = 15;  // a unit completes after iterations-2 .. iterations+2 steps
   absl::Duration rpc_timeout = absl::Seconds(10);
   // The sender's rounds start this often, or as soon as the last one is sent when that took longer
-  // (WorkerOptions::min_round_interval); zero: every 10 ms.
+  // (WorkerOptions::min_round_interval). Zero: every 10 ms, the tick on which steps were made before
+  // rounds made them -- rounds go as soon as steps are waiting, as the real worker's do with zero.
   absl::Duration round_interval = absl::Milliseconds(20);
   // true: the sender thread commits each round's finished units in one CompleteMany after the round's
   // Report, as the real worker does. false: one Complete per unit (a worker from before CompleteMany),

@@ -14,31 +14,26 @@ int PendingOrder::Register(const std::string& benchmark, const std::string& item
   return it->second;
 }
 
-// An unknown item's keys hold its started count, so a unit of it added or removed in one model moves
-// it in every model; a known item's keys hold nothing of another model's queue, so only that model's
-// key moves (a lease is a Remove: one model's set, not every model's).
 void PendingOrder::Add(int model, int item, int plan_index, size_t slot) {
   ModelQueue& queue = models_[model];
-  const bool everywhere = !items_[item].known();
-  everywhere ? Unkey(item) : UnkeyIn(queue, item);
+  UnkeyFor(queue, item);
   if (queue.units[item].emplace(plan_index, slot).second) {
     ++queue.size;
     ++items_[item].pending;
   }
-  everywhere ? Rekey(item) : RekeyIn(queue, item);
+  RekeyFor(queue, item);
 }
 
 void PendingOrder::Remove(int model, int item, int plan_index, size_t slot) {
   ModelQueue& queue = models_[model];
   const auto it = queue.units.find(item);
   if (it == queue.units.end() || !it->second.contains({plan_index, slot})) return;
-  const bool everywhere = !items_[item].known();  // as in Add
-  everywhere ? Unkey(item) : UnkeyIn(queue, item);
+  UnkeyFor(queue, item);
   it->second.erase({plan_index, slot});
   if (it->second.empty()) queue.units.erase(it);
   --queue.size;
   --items_[item].pending;
-  everywhere ? Rekey(item) : RekeyIn(queue, item);
+  RekeyFor(queue, item);
 }
 
 void PendingOrder::Learn(int item, int steps) {
@@ -82,6 +77,13 @@ void PendingOrder::Unkey(int item) {
 void PendingOrder::Rekey(int item) {
   for (ModelQueue& queue : models_) RekeyIn(queue, item);
 }
+
+// An unknown item's keys hold its started count, so a unit of it added to or removed from one model's
+// queue moves it in every model; a known item's keys hold nothing of another model's queue, so only
+// this one moves (a lease re-keys one model's sets, not every model's).
+void PendingOrder::UnkeyFor(ModelQueue& queue, int item) { items_[item].known() ? UnkeyIn(queue, item) : Unkey(item); }
+
+void PendingOrder::RekeyFor(ModelQueue& queue, int item) { items_[item].known() ? RekeyIn(queue, item) : Rekey(item); }
 
 void PendingOrder::UnkeyIn(ModelQueue& queue, int item) {
   if (!queue.units.contains(item)) return;

@@ -83,6 +83,10 @@ class PendingOrder {
   void Rekey(int item);
   void UnkeyIn(ModelQueue& queue, int item);
   void RekeyIn(ModelQueue& queue, int item);
+  // Around a change to `queue`'s units of `item`: in every model, or in `queue` alone when that is all
+  // the change moves.
+  void UnkeyFor(ModelQueue& queue, int item);
+  void RekeyFor(ModelQueue& queue, int item);
 
   std::vector<ModelQueue> models_;
   std::vector<ItemState> items_;

@@ -1,11 +1,13 @@
 #include "coordinator/lease/pending_order.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <iostream>
 #include <optional>
 #include <queue>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
