@@ -2,10 +2,12 @@
 // CoordinatorCore (coordinator_core.h): it takes the token from the call's metadata, calls the core
 // and finishes the call with the core's status.
 //
-// Lease, Heartbeat, Report, Release and Status are answered on the reactor thread: the core only
-// touches the scheduler's in-memory state there. Complete and CompleteMany persist results (journal
-// fsync, reducer), which may block, so commits are queued to one committer thread that finishes each
-// call when its results are durable; a reactor thread never blocks. The committer takes every queued
+// Lease, Heartbeat, Report, Release and Status are answered on the reactor thread: the core touches the
+// scheduler's in-memory state there, and Lease also writes its leases to the lease log (one file write,
+// or one Redis round trip of ~0.15 ms under load; answering Lease from a thread of its own instead was
+// tried on 2026-12-06 and its tails did not improve at 50 workers x 512 loops). Complete and
+// CompleteMany persist results (journal fsync, reducer), which may block, so commits are queued to one
+// committer thread that finishes each call when its results are durable. The committer takes every queued
 // commit at each wake-up and commits them as one group (CoordinatorCore::CommitCalls): one sink call,
 // one journal write or Redis round trip, for all of them.
 #ifndef NOVELTYGRID_COORDINATOR_SERVICE_COORDINATOR_SERVICE_H_
