@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <thread>
 
 namespace noveltygrid {
@@ -17,10 +16,7 @@ id_t ThisThread() { return static_cast<id_t>(syscall(SYS_gettid)); }
 
 }  // namespace
 
-int ThreadNice() {
-  errno = 0;
-  return getpriority(PRIO_PROCESS, ThisThread());  // -1 is a valid value: errno tells errors apart
-}
+int ThreadNice() { return getpriority(PRIO_PROCESS, ThisThread()); }  // cannot fail for the caller itself
 
 void RunAtLowerPriority(int lower_by, absl::FunctionRef<void()> f) {
   const int nice = std::min(19, ThreadNice() + std::max(0, lower_by));
