@@ -27,6 +27,7 @@ const char* RpcName(Rpc rpc) {
 
 void LatencyRecorder::SetRecording(bool on) {
   absl::MutexLock lock(&mu_);
+  if (on && !recording_) recording_since_ = absl::Now();
   recording_ = on;
 }
 
@@ -34,8 +35,21 @@ void LatencyRecorder::Record(Rpc rpc, absl::Duration latency, bool ok) {
   const int kind = static_cast<int>(rpc);
   absl::MutexLock lock(&mu_);
   if (!recording_) return;
-  samples_[kind].push_back(absl::ToInt64Microseconds(latency));
+  const int64_t us = absl::ToInt64Microseconds(latency);
+  samples_[kind].push_back(us);
   if (!ok) ++errors_[kind];
+  const auto second = static_cast<size_t>(std::max<int64_t>(0, absl::ToInt64Seconds(absl::Now() - recording_since_)));
+  if (by_second_.size() <= second) by_second_.resize(second + 1);
+  by_second_[second].push_back(us);
+}
+
+std::vector<int64_t> LatencyRecorder::P99BySecondUs() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<int64_t> p99;
+  for (std::vector<int64_t> second : by_second_) {  // a copy: the percentile reorders it
+    p99.push_back(second.empty() ? 0 : NearestRankPercentile(second, 99));
+  }
+  return p99;
 }
 
 LatencySummary LatencyRecorder::Summarize(Rpc rpc) const {

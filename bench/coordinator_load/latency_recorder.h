@@ -32,10 +32,15 @@ class LatencyRecorder {
   void SetRecording(bool on);
   void Record(Rpc rpc, absl::Duration latency, bool ok);
   LatencySummary Summarize(Rpc rpc) const;
+  // The p99 of every kind's calls together, per second of the window (by when each call ended): a
+  // tail made of a few bad seconds (a stall) looks unlike one spread over the window (queueing).
+  std::vector<int64_t> P99BySecondUs() const;
 
  private:
   mutable absl::Mutex mu_;
   bool recording_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Time recording_since_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::vector<int64_t>> by_second_ ABSL_GUARDED_BY(mu_);
   std::array<std::vector<int64_t>, kRpcKinds> samples_ ABSL_GUARDED_BY(mu_);
   std::array<int64_t, kRpcKinds> errors_ ABSL_GUARDED_BY(mu_) = {};
 };
