@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/impl/client_unary_call.h"
 #include "grpcpp/support/byte_buffer.h"
@@ -30,7 +31,9 @@ GrpcCoordinatorClient::GrpcCoordinatorClient(std::string token, std::shared_ptr<
     : token_(std::move(token)),
       channel_(std::move(channel)),
       stub_(v1::Coordinator::NewStub(channel_)),
-      report_method_("/noveltygrid.v1.Coordinator/Report", grpc::internal::RpcMethod::NORMAL_RPC, channel_) {}
+      report_method_("/noveltygrid.v1.Coordinator/Report", grpc::internal::RpcMethod::NORMAL_RPC, channel_),
+      complete_many_method_("/noveltygrid.v1.Coordinator/CompleteMany", grpc::internal::RpcMethod::NORMAL_RPC,
+                            channel_) {}
 
 std::unique_ptr<grpc::ClientContext> GrpcCoordinatorClient::Context(absl::Time deadline) const {
   auto context = std::make_unique<grpc::ClientContext>();
@@ -48,10 +51,12 @@ NOVELTYGRID_COORDINATOR_CALLS(NOVELTYGRID_GRPC_CALL)
 #undef NOVELTYGRID_GRPC_CALL
 
 // gRPC's own blocking unary call (what the generated stub calls, grpcpp/impl/client_unary_call.h as of
-// Debian's gRPC 1.51) with byte buffers for messages; the method name is the stub's, which the
+// Debian's gRPC 1.51) with byte buffers for messages; the method names are the stub's, which the
 // loopback test in tests/coordinator/service/coordinator_service_test.cc holds to.
-absl::Status GrpcCoordinatorClient::ReportSerialized(std::vector<std::string> pieces, v1::ReportResponse* response,
-                                                     absl::Time deadline) {
+template <typename Response>
+absl::Status GrpcCoordinatorClient::CallSerialized(const grpc::internal::RpcMethod& method,
+                                                   std::vector<std::string> pieces, Response* response,
+                                                   absl::Time deadline) {
   std::vector<grpc::Slice> slices;
   slices.reserve(pieces.size());
   for (std::string& piece : pieces) {
@@ -64,12 +69,22 @@ absl::Status GrpcCoordinatorClient::ReportSerialized(std::vector<std::string> pi
   const grpc::ByteBuffer sent(slices.data(), slices.size());
   grpc::ByteBuffer received;
   const grpc::Status status = grpc::internal::BlockingUnaryCall<grpc::ByteBuffer, grpc::ByteBuffer>(
-      channel_.get(), report_method_, Context(deadline).get(), sent, &received);
+      channel_.get(), method, Context(deadline).get(), sent, &received);
   if (!status.ok()) return FromGrpcStatus(status);
-  if (!grpc::SerializationTraits<v1::ReportResponse>::Deserialize(&received, response).ok()) {
-    return absl::InternalError("the coordinator's Report reply does not parse");
+  if (!grpc::SerializationTraits<Response>::Deserialize(&received, response).ok()) {
+    return absl::InternalError(absl::StrCat("the coordinator's reply to ", method.name(), " does not parse"));
   }
   return absl::OkStatus();
+}
+
+absl::Status GrpcCoordinatorClient::ReportSerialized(std::vector<std::string> pieces, v1::ReportResponse* response,
+                                                     absl::Time deadline) {
+  return CallSerialized(report_method_, std::move(pieces), response, deadline);
+}
+
+absl::Status GrpcCoordinatorClient::CompleteManySerialized(std::vector<std::string> pieces,
+                                                           v1::CompleteManyResponse* response, absl::Time deadline) {
+  return CallSerialized(complete_many_method_, std::move(pieces), response, deadline);
 }
 
 }  // namespace noveltygrid

@@ -42,16 +42,27 @@ class GrpcCoordinatorClient final : public CoordinatorClient {
   // For the load generator (bench/coordinator_load), which frames its reports around steps serialized
   // once, so that fifty fake workers cost less CPU than the coordinator they load.
   absl::Status ReportSerialized(std::vector<std::string> pieces, v1::ReportResponse* response, absl::Time deadline);
+  // CompleteMany likewise: a CompleteManyRequest's wire bytes in pieces (the load generator's commits,
+  // each unit's answers serialized once per shape rather than built as messages every time).
+  absl::Status CompleteManySerialized(std::vector<std::string> pieces, v1::CompleteManyResponse* response,
+                                      absl::Time deadline);
 
  private:
   GrpcCoordinatorClient(std::string token, std::shared_ptr<grpc::Channel> channel);
   // A context with the deadline and the token.
   std::unique_ptr<grpc::ClientContext> Context(absl::Time deadline) const;
+  // `method` with a request of `pieces` (ReportSerialized, CompleteManySerialized); the reply parsed
+  // into `response` (any protobuf message).
+  template <typename Response>
+  absl::Status CallSerialized(const grpc::internal::RpcMethod& method, std::vector<std::string> pieces,
+                              Response* response, absl::Time deadline);
 
   const std::string token_;
   const std::shared_ptr<grpc::Channel> channel_;
   const std::unique_ptr<v1::Coordinator::Stub> stub_;
-  const grpc::internal::RpcMethod report_method_;  // Report, registered on the channel as the stub's is
+  // Report and CompleteMany, registered on the channel as the stub's are.
+  const grpc::internal::RpcMethod report_method_;
+  const grpc::internal::RpcMethod complete_many_method_;
 };
 
 }  // namespace noveltygrid

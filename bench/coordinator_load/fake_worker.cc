@@ -42,7 +42,7 @@ StepPool::StepPool(int size, int answer_bytes, int embedding_dim, uint64_t seed)
       state = Mix64(state);
       absl::StrAppend(&text, text.empty() ? "" : " ", kWords[state % std::size(kWords)]);
     }
-    answers.push_back(std::move(text));
+    answers_.push_back(std::move(text));
     Embedding e(embedding_dim);
     double norm = 0;
     for (float& x : e) {
@@ -52,12 +52,47 @@ StepPool::StepPool(int size, int answer_bytes, int embedding_dim, uint64_t seed)
     }
     for (float& x : e) x = static_cast<float>(x / std::sqrt(norm));
     v1::Step fixed;
-    fixed.set_answer(answers.back());
-    fixed.set_coherence(Coherence(answers.size() - 1));
+    fixed.set_answer(answers_.back());
+    fixed.set_coherence(Coherence(answers_.size() - 1));
     fixed.set_valid(true);
     fixed.mutable_embedding()->Add(e.begin(), e.end());
-    fixed_steps.push_back(fixed.SerializeAsString());
+    fixed_steps_.push_back(fixed.SerializeAsString());
   }
+}
+
+void StepPool::AppendResult(uint64_t unit_hash, int steps, std::string* out) const {
+  const std::pair<size_t, int> shape{unit_hash % answers_.size(), steps};
+  absl::MutexLock lock(&mu_);
+  auto [it, added] = results_.try_emplace(shape);
+  if (added) it->second = Result(shape.first, steps);
+  out->append(it->second);
+}
+
+std::string StepPool::Result(size_t first, int steps) const {
+  v1::CompleteRequest result;
+  CallStats calls;
+  for (int n = 1; n <= steps; ++n) {
+    const size_t pick = (first + n) % answers_.size();
+    const bool last = n == steps;
+    StepRecord answer;
+    answer.answer_num = n;
+    answer.answer = answers_[pick];
+    answer.coherence = Coherence(pick);
+    answer.novelty = last ? 0.05 : 1.0 / n;
+    answer.valid = !last;
+    ToProto(answer, nullptr, result.add_answers());
+    CallCounters& generate = calls["generate:sim:load"];
+    ++generate.requests;
+    generate.prompt_tokens += 60 + 80 * n;  // the prompt lists every earlier answer
+    generate.completion_tokens += 80;
+    CallCounters& judge = calls["judge:sim:judge"];
+    ++judge.requests;
+    judge.prompt_tokens += 200;
+    judge.completion_tokens += 20;
+    ++calls["embed:lexical"].requests;
+  }
+  ToProto(calls, result.mutable_calls());
+  return result.SerializeAsString();
 }
 
 FakeWorker::FakeWorker(FakeWorkerOptions options, GrpcCoordinatorClient* client, LatencyRecorder* recorder,
@@ -207,10 +242,10 @@ void FakeWorker::StepDue(absl::Time now) {
     ++counters_.steps_made;
     loop.next_step += options_.step_interval;
     if (loop.done < loop.target) {
-      const size_t pick = (StableHash(loop.unit_id) + loop.done) % pool_->answers.size();
+      const size_t pick = (StableHash(loop.unit_id) + loop.done) % pool_->size();
       OutSteps& out = out_steps_[it->first];
       if (out.bytes.empty()) out.bytes.reserve(kStepsReserve);
-      AppendStep(pool_->fixed_steps[pick], loop.done, 1.0 / loop.done, &out.bytes);
+      AppendStep(pool_->FixedStep(pick), loop.done, 1.0 / loop.done, &out.bytes);
       ++out.count;
       // A loop behind (its round came late) makes every step due by now, as a real worker's loops go on
       // while its sender waits: the offered load does not bend to the coordinator's latency.
@@ -219,46 +254,26 @@ void FakeWorker::StepDue(absl::Time now) {
     }
     // The last step ends the loop: the commit carries every answer (as the real worker's OnDone).
     out_steps_.erase(it->first);
-    out_completes_.push_back(MakeComplete(loop));
+    out_completes_.push_back(MakeCommit(loop));
     committing_[loop.lease_id] = loop.token;
     loop_of_lease_.erase(loop.lease_id);
     loops_.erase(it);
   }
 }
 
-v1::CompleteRequest FakeWorker::MakeComplete(const Loop& loop) const {
-  UnitResult result;
-  result.unit.id = loop.unit_id;
-  result.max_iterations = loop.max_iterations;
-  result.stop_reason = kStopRepetitive;
-  CallStats calls;
-  const uint64_t h = StableHash(loop.unit_id);
-  for (int n = 1; n <= loop.done; ++n) {
-    const size_t pick = (h + n) % pool_->answers.size();
-    const bool last = n == loop.done;
-    StepRecord& answer = result.answers.emplace_back();
-    answer.answer_num = n;
-    answer.answer = pool_->answers[pick];
-    answer.coherence = StepPool::Coherence(pick);
-    answer.novelty = last ? 0.05 : 1.0 / n;
-    answer.valid = !last;
-    CallCounters& generate = calls["generate:sim:load"];
-    ++generate.requests;
-    generate.prompt_tokens += 60 + 80 * n;  // the prompt lists every earlier answer
-    generate.completion_tokens += 80;
-    CallCounters& judge = calls["judge:sim:judge"];
-    ++judge.requests;
-    judge.prompt_tokens += 200;
-    judge.completion_tokens += 20;
-    ++calls["embed:lexical"].requests;
-  }
-  v1::CompleteRequest request;
-  request.set_worker_id(options_.worker_id);
-  request.set_lease_id(loop.lease_id);
-  request.set_fencing_token(loop.token);
-  ToProto(result, &request);
-  ToProto(calls, request.mutable_calls());
-  return request;
+FakeWorker::Commit FakeWorker::MakeCommit(const Loop& loop) const {
+  // The request's own fields, then the answers and calls, serialized once per shape (StepPool): two
+  // serialized messages one after the other parse as one.
+  v1::CompleteRequest head;
+  head.set_worker_id(options_.worker_id);
+  head.set_lease_id(loop.lease_id);
+  head.set_fencing_token(loop.token);
+  head.set_unit_id(loop.unit_id);
+  head.set_stop_reason(kStopRepetitive);
+  head.set_max_iterations(loop.max_iterations);
+  Commit commit{loop.lease_id, head.SerializeAsString()};
+  pool_->AppendResult(StableHash(loop.unit_id), loop.done, &commit.bytes);
+  return commit;
 }
 
 void FakeWorker::SendLoop() {
@@ -273,7 +288,7 @@ void FakeWorker::SendLoop() {
     }
     last_round = absl::Now();
     absl::flat_hash_map<uint64_t, OutSteps> steps;
-    std::vector<v1::CompleteRequest> completes;
+    std::vector<Commit> completes;
     {
       absl::MutexLock lock(&mu_);
       if (stopping_) return;
@@ -288,10 +303,10 @@ void FakeWorker::SendLoop() {
     }
     if (options_.complete_senders > 0) {
       absl::MutexLock lock(&mu_);
-      for (v1::CompleteRequest& c : completes) complete_queue_.push_back(std::move(c));
+      for (Commit& c : completes) complete_queue_.push_back(std::move(c));
       continue;
     }
-    for (const v1::CompleteRequest& c : completes) {
+    for (const Commit& c : completes) {
       if (Stopping()) return;
       SendComplete(c);
     }
@@ -300,16 +315,16 @@ void FakeWorker::SendLoop() {
 
 void FakeWorker::CompleteLoop() {
   while (true) {
-    v1::CompleteRequest request;
+    Commit commit;
     {
       absl::MutexLock lock(&mu_);
       auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || !complete_queue_.empty(); };
       mu_.Await(absl::Condition(&ready));
       if (stopping_) return;
-      request = std::move(complete_queue_.front());
+      commit = std::move(complete_queue_.front());
       complete_queue_.pop_front();
     }
-    SendComplete(request);
+    SendComplete(commit);
   }
 }
 
@@ -362,7 +377,9 @@ void FakeWorker::SendReport(absl::flat_hash_map<uint64_t, OutSteps> steps) {
   send();
 }
 
-void FakeWorker::SendComplete(const v1::CompleteRequest& request) {
+void FakeWorker::SendComplete(const Commit& commit) {
+  v1::CompleteRequest request;  // the path of workers from before CompleteMany: built as a message
+  if (!request.ParseFromString(commit.bytes)) return;
   while (true) {
     v1::CompleteResponse response;
     const absl::Time start = absl::Now();
@@ -370,37 +387,36 @@ void FakeWorker::SendComplete(const v1::CompleteRequest& request) {
     recorder_->Record(Rpc::kComplete, absl::Now() - start, status.ok());
     if (status.ok() || absl::IsNotFound(status)) {
       absl::MutexLock lock(&mu_);
-      Settle(request.lease_id(), status.ok() && response.accepted());
+      Settle(commit.lease_id, status.ok() && response.accepted());
       return;
     }
     if (!Pause(absl::Milliseconds(100))) return;
   }
 }
 
-void FakeWorker::SendCompleteMany(std::vector<v1::CompleteRequest> completes) {
-  v1::CompleteManyRequest request;
-  request.set_worker_id(options_.worker_id);
-  for (v1::CompleteRequest& c : completes) *request.add_units() = std::move(c);
-  while (request.units_size() > 0) {
+void FakeWorker::SendCompleteMany(std::vector<Commit> commits) {
+  while (!commits.empty()) {
+    std::vector<std::string> request(1);
+    AppendWorkerId(options_.worker_id, &request[0]);
+    for (const Commit& c : commits) AppendCommit(c.bytes, &request[0]);
     v1::CompleteManyResponse response;
     const absl::Time start = absl::Now();
-    const absl::Status status = client_->CompleteMany(request, &response, Deadline());
+    const absl::Status status = client_->CompleteManySerialized(std::move(request), &response, Deadline());
     recorder_->Record(Rpc::kCompleteMany, absl::Now() - start, status.ok());
-    if (status.ok() && response.outcomes_size() == request.units_size()) {
-      v1::CompleteManyRequest retry;
-      retry.set_worker_id(options_.worker_id);
+    if (status.ok() && response.outcomes_size() == static_cast<int>(commits.size())) {
+      std::vector<Commit> retry;
       absl::MutexLock lock(&mu_);
-      for (int i = 0; i < request.units_size(); ++i) {
-        const v1::CompleteOutcome& outcome = response.outcomes(i);
+      for (size_t i = 0; i < commits.size(); ++i) {
+        const v1::CompleteOutcome& outcome = response.outcomes(static_cast<int>(i));
         const auto code = static_cast<absl::StatusCode>(outcome.code());
         if (code == absl::StatusCode::kOk || code == absl::StatusCode::kNotFound) {
-          Settle(request.units(i).lease_id(), code == absl::StatusCode::kOk && outcome.response().accepted());
+          Settle(commits[i].lease_id, code == absl::StatusCode::kOk && outcome.response().accepted());
         } else {
-          *retry.add_units() = std::move(*request.mutable_units(i));
+          retry.push_back(std::move(commits[i]));
         }
       }
-      request = std::move(retry);
-      if (request.units_size() == 0) return;
+      commits = std::move(retry);
+      if (commits.empty()) return;
     }
     if (!Pause(absl::Milliseconds(100))) return;
   }

@@ -34,14 +34,27 @@
 namespace noveltygrid::load {
 
 // Answer texts the steps are drawn from, and each with an embedding as a serialized step (built once,
-// shared by every worker).
-struct StepPool {
+// shared by every worker); and the results units commit, serialized once per shape. Thread-safe.
+class StepPool {
+ public:
   StepPool(int size, int answer_bytes, int embedding_dim, uint64_t seed);
   // The coherence of a step drawn from entry `pick`.
   static double Coherence(size_t pick) { return 70 + static_cast<double>(pick % 25); }
-  std::vector<std::string> answers;
-  // Entry i as a serialized v1::Step without answer_num and novelty (report_wire.h's AppendStep).
-  std::vector<std::string> fixed_steps;
+  size_t size() const { return answers_.size(); }
+  // Entry `pick` as a serialized v1::Step without answer_num and novelty (report_wire.h's AppendStep).
+  const std::string& FixedStep(size_t pick) const { return fixed_steps_[pick]; }
+  // Appends what a unit whose id hashes to `unit_hash` commits after `steps` steps -- its answers (step
+  // n drawn from entry (unit_hash + n) mod size(), the last one repeating) and its calls -- as fields of
+  // a serialized v1::CompleteRequest. Built once per (unit_hash mod size(), steps).
+  void AppendResult(uint64_t unit_hash, int steps, std::string* out) const;
+
+ private:
+  std::string Result(size_t first, int steps) const;
+
+  std::vector<std::string> answers_;
+  std::vector<std::string> fixed_steps_;
+  mutable absl::Mutex mu_;
+  mutable absl::flat_hash_map<std::pair<size_t, int>, std::string> results_ ABSL_GUARDED_BY(mu_);
 };
 
 struct FakeWorkerOptions {
@@ -102,7 +115,12 @@ class FakeWorker {
   void CompleteLoop();  // one of the complete_senders
   // Makes the due steps (the sender, at each round); a loop that reaches its target becomes a Complete.
   void StepDue(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  v1::CompleteRequest MakeComplete(const Loop& loop) const;
+  // A finished loop's commit: its lease and the serialized v1::CompleteRequest.
+  struct Commit {
+    std::string lease_id;
+    std::string bytes;
+  };
+  Commit MakeCommit(const Loop& loop) const;
   // A loop's steps made since the last round, as wire bytes (report_wire.h's AppendStep).
   struct OutSteps {
     std::string bytes;
@@ -111,9 +129,9 @@ class FakeWorker {
   // Sends the round's steps of the loops still held, one LeaseSteps per lease (as PackReports does for
   // the real worker), in Reports split only when they grow large.
   void SendReport(absl::flat_hash_map<uint64_t, OutSteps> steps);
-  void SendComplete(const v1::CompleteRequest& request);
-  // One CompleteMany for `completes`, sent again (those not settled) until each is settled.
-  void SendCompleteMany(std::vector<v1::CompleteRequest> completes);
+  void SendComplete(const Commit& commit);
+  // One CompleteMany for `commits`, sent again (those not settled) until each is settled.
+  void SendCompleteMany(std::vector<Commit> commits);
   // Forgets the loop of `lease_id` (lost or refused); false when there is none.
   bool EraseLease(const std::string& lease_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A unit's commit answered for good: `accepted` or refused.
@@ -144,8 +162,8 @@ class FakeWorker {
   std::map<std::string, uint64_t> committing_ ABSL_GUARDED_BY(mu_);  // finished, commit not answered: token
   // By loop number; a loop that ends or is lost drops its entry, as the real worker drops its steps.
   absl::flat_hash_map<uint64_t, OutSteps> out_steps_ ABSL_GUARDED_BY(mu_);
-  std::vector<v1::CompleteRequest> out_completes_ ABSL_GUARDED_BY(mu_);
-  std::deque<v1::CompleteRequest> complete_queue_ ABSL_GUARDED_BY(mu_);  // for the complete_senders
+  std::vector<Commit> out_completes_ ABSL_GUARDED_BY(mu_);
+  std::deque<Commit> complete_queue_ ABSL_GUARDED_BY(mu_);  // for the complete_senders
   WorkerCounters counters_ ABSL_GUARDED_BY(mu_);
 
   std::vector<std::thread> threads_;

@@ -291,9 +291,9 @@ int Main(int argc, char** argv) {
     std::vector<int64_t> sorted = p99_by_second;
     std::sort(sorted.begin(), sorted.end());
     const auto over = std::count_if(sorted.begin(), sorted.end(), [](int64_t us) { return us > 50'000; });
-    std::printf("p99 of all calls per second of the window: median %.1f ms, worst %.1f ms; over 50 ms in %lld of %zu s\n",
-                sorted[sorted.size() / 2] / 1000.0, sorted.back() / 1000.0, static_cast<long long>(over),
-                sorted.size());
+    std::printf(
+        "p99 of all calls per second of the window: median %.1f ms, worst %.1f ms; over 50 ms in %lld of %zu s\n",
+        sorted[sorted.size() / 2] / 1000.0, sorted.back() / 1000.0, static_cast<long long>(over), sorted.size());
     out["p99_ms_by_second"] = nlohmann::json::array();
     for (int64_t us : p99_by_second) out["p99_ms_by_second"].push_back(us / 1000.0);
   }

@@ -44,7 +44,13 @@ void AppendStep(std::string_view fixed, int answer_num, double novelty, std::str
 }
 
 void AppendWorkerId(std::string_view worker_id, std::string* out) {
+  static_assert(static_cast<int>(v1::ReportRequest::kWorkerIdFieldNumber) ==
+                static_cast<int>(v1::CompleteManyRequest::kWorkerIdFieldNumber));
   AppendBytes(v1::ReportRequest::kWorkerIdFieldNumber, worker_id, out);
+}
+
+void AppendCommit(std::string_view complete, std::string* out) {
+  AppendBytes(v1::CompleteManyRequest::kUnitsFieldNumber, complete, out);
 }
 
 void AppendLeaseStepsHead(std::string_view lease_id, uint64_t fencing_token, size_t steps_bytes, std::string* out) {

@@ -16,8 +16,12 @@ namespace noveltygrid::load {
 // and novelty) with those two fields after it (a parser takes fields in any order).
 void AppendStep(std::string_view fixed, int answer_num, double novelty, std::string* out);
 
-// Appends a ReportRequest's `worker_id`.
+// Appends a ReportRequest's or a CompleteManyRequest's `worker_id` (field 1 of both).
 void AppendWorkerId(std::string_view worker_id, std::string* out);
+
+// Appends a CompleteManyRequest's `units` entry: `complete`, a serialized v1::CompleteRequest. A
+// request is its worker id and these, in any order.
+void AppendCommit(std::string_view complete, std::string* out);
 
 // Appends the head of a ReportRequest's `leases` entry -- the lease id and its fencing token -- whose
 // `steps_bytes` of steps (AppendStep's output for this lease) follow it. A request is sent as pieces,

@@ -1,4 +1,5 @@
-// report_wire.h: a Report framed around steps serialized once parses to the one built as messages.
+// report_wire.h: a Report framed around steps serialized once, and a CompleteMany framed around units
+// serialized whole, parse to the ones built as messages.
 #include "bench/coordinator_load/report_wire.h"
 
 #include <string>
@@ -58,6 +59,26 @@ TEST(ReportWireTest, FramedReportParsesToTheReportBuiltAsMessages) {
   EXPECT_EQ(parsed.leases(1).steps(1).answer_num(), -1);
   EXPECT_EQ(parsed.leases(1).steps(0).novelty(), 1.0 / 3);
   EXPECT_EQ(parsed.leases(1).fencing_token(), (uint64_t{1} << 40) + 5);
+}
+
+TEST(ReportWireTest, FramedCompleteManyParsesToTheOneBuiltAsMessages) {
+  v1::CompleteManyRequest expected;
+  expected.set_worker_id("load-3");
+  v1::CompleteRequest* first = expected.add_units();
+  first->set_lease_id("lease-1");
+  first->set_unit_id("u1");
+  first->add_answers()->set_answer(std::string(200, 'y'));  // a unit longer than 127 bytes
+  v1::CompleteRequest* second = expected.add_units();
+  second->set_lease_id("lease-2");
+  second->set_fencing_token(9);
+  std::string framed;
+  AppendWorkerId("load-3", &framed);
+  for (const v1::CompleteRequest& unit : expected.units()) AppendCommit(unit.SerializeAsString(), &framed);
+  v1::CompleteManyRequest parsed;
+  ASSERT_TRUE(parsed.ParseFromString(framed));
+  EXPECT_EQ(parsed.SerializeAsString(), expected.SerializeAsString());
+  ASSERT_EQ(parsed.units_size(), 2);
+  EXPECT_EQ(parsed.units(0).answers(0).answer().size(), 200u);
 }
 
 }  // namespace

@@ -172,5 +172,29 @@ TEST_F(CoordinatorServiceTest, AReportSentAsBytesIsTheSameCall) {
   EXPECT_EQ(again.checkpoint(1).answer(), "answer 2");
 }
 
+// CompleteManySerialized (the load generator's commits) is the same call on the wire: the unit sent
+// as bytes is committed, and again it is a duplicate.
+TEST_F(CoordinatorServiceTest, ACompleteManySentAsBytesIsTheSameCall) {
+  ASSERT_NE(server_, nullptr);
+  const v1::Lease lease = LeaseOne();
+  std::unique_ptr<GrpcCoordinatorClient> client = Client();
+  ASSERT_NE(client, nullptr);
+  v1::CompleteManyRequest request;
+  request.set_worker_id("w1");
+  *request.add_units() = CompleteOf(lease);
+  const std::string bytes = request.SerializeAsString();
+  v1::CompleteManyResponse first;
+  ASSERT_TRUE(client->CompleteManySerialized({bytes.substr(0, 5), bytes.substr(5)}, &first, Deadline()).ok());
+  ASSERT_EQ(first.outcomes_size(), 1);
+  EXPECT_EQ(first.outcomes(0).code(), 0) << first.outcomes(0).message();
+  EXPECT_TRUE(first.outcomes(0).response().accepted());
+  EXPECT_FALSE(first.outcomes(0).response().duplicate());
+  v1::CompleteManyResponse again;
+  ASSERT_TRUE(client->CompleteManySerialized({bytes}, &again, Deadline()).ok());
+  ASSERT_EQ(again.outcomes_size(), 1);
+  EXPECT_TRUE(again.outcomes(0).response().duplicate());
+  EXPECT_EQ(StatusNow().units_done(), 1);
+}
+
 }  // namespace
 }  // namespace noveltygrid::testing
