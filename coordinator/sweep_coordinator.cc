@@ -66,8 +66,12 @@ absl::StatusOr<std::unique_ptr<SweepCoordinator>> SweepCoordinator::Start(const 
     ASSIGN_OR_RETURN(c->journal_, ResultJournal::Create(o.out_dir));
   }
   c->cost_model_ = std::make_unique<CostModel>(config);
+  std::map<std::string, size_t> planned_units;  // by benchmark
+  for (const UnitSpec& unit : c->plan_.units) ++planned_units[unit.benchmark];
   for (const auto& benchmark : c->plan_.benchmarks) {
-    c->reducers_[benchmark->name()] = benchmark->MakeReducer(c->plan_.models, c->journal_.get());
+    std::unique_ptr<BenchmarkReducer>& reducer = c->reducers_[benchmark->name()];
+    reducer = benchmark->MakeReducer(c->plan_.models, c->journal_.get());
+    reducer->Reserve(planned_units[benchmark->name()]);
   }
   SchedulerOptions scheduler_options = o.scheduler;
   if (BudgetPolicy::Wanted(config)) {

@@ -78,6 +78,10 @@ class BenchmarkResults {
 class BenchmarkReducer {
  public:
   virtual ~BenchmarkReducer() = default;
+  // Room for `units` results (the plan's units of this benchmark), so that adding them never waits
+  // for the index to grow: a hash table rehashing a few hundred thousand entries stalls the commit that
+  // crossed its size for tens of milliseconds, and every commit queued behind it.
+  virtual void Reserve(size_t units) = 0;
   // False (the result dropped, its calls still merged) when the unit was already added.
   virtual bool Add(UnitResult result, const CallStats& calls) = 0;
   // Merges call statistics not tied to a result, and replaces the "run" information.

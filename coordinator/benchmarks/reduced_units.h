@@ -61,6 +61,16 @@ class ReducedUnits : public BenchmarkReducer {
   ReducedUnits(const ReducedUnits&) = delete;
   ReducedUnits& operator=(const ReducedUnits&) = delete;
 
+  void Reserve(size_t units) override {
+    absl::MutexLock lock(&mu_);
+    entries_.reserve(units);
+  }
+  // How many entries fit before the index grows (tests).
+  size_t Capacity() const {
+    absl::MutexLock lock(&mu_);
+    return entries_.capacity();
+  }
+
   // Merges call statistics not tied to a result (e.g. restored from an earlier summary).
   void AddCalls(const CallStats& calls) override {
     absl::MutexLock lock(&mu_);
@@ -135,7 +145,8 @@ class ReducedUnits : public BenchmarkReducer {
   const UnitSource* const source_;
   mutable absl::Mutex mu_;
   // By unit id. Unordered (Sorted orders a copy, its keys ending in the unit id); node-based, so that
-  // growing past hundreds of thousands of entries moves pointers, not entries, while a commit waits.
+  // growing past hundreds of thousands of entries moves pointers, not entries -- but it still rehashes
+  // every key, so the coordinator reserves the plan's units up front (Reserve).
   absl::node_hash_map<std::string, Entry> entries_ ABSL_GUARDED_BY(mu_);
   CallStats calls_ ABSL_GUARDED_BY(mu_);
   Json run_ ABSL_GUARDED_BY(mu_) = Json::object();

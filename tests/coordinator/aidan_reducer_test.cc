@@ -59,6 +59,31 @@ TEST(AidanReducerTest, SnapshotDoesNotDependOnArrivalOrder) {
   EXPECT_EQ(a.temperatures, temps);
 }
 
+// Room reserved for the plan's units up front: adding them never grows the index (no commit waits for
+// a rehash), and the snapshot is the same as without the reservation.
+TEST(AidanReducerTest, ReservedUnitsFitWithoutGrowingTheIndex) {
+  const std::vector<UnitResult> units = SweepUnits();
+  const std::vector<std::string> models = {"sim:explorer", "sim:collapse"};
+  const std::vector<double> temps = {0.0, 0.7, 1.0};
+  AidanReducer reserved(Preset("reference-2025"), models, temps);
+  AidanReducer plain(Preset("reference-2025"), models, temps);
+  reserved.Reserve(units.size());
+  const size_t capacity = reserved.Capacity();
+  EXPECT_GE(capacity, units.size());
+  for (const UnitResult& u : units) {
+    reserved.Add(u);
+    plain.Add(u);
+  }
+  EXPECT_EQ(reserved.Capacity(), capacity);
+  const AidanSnapshot a = reserved.Snapshot();
+  const AidanSnapshot b = plain.Snapshot();
+  ASSERT_EQ(a.units.size(), units.size());
+  ASSERT_EQ(a.units.size(), b.units.size());
+  for (size_t i = 0; i < a.units.size(); ++i) EXPECT_EQ(a.units[i].unit.id, b.units[i].unit.id);
+  ASSERT_EQ(a.cells.size(), b.cells.size());
+  for (size_t i = 0; i < a.cells.size(); ++i) EXPECT_EQ(a.cells[i].totals.novelty_sum, b.cells[i].totals.novelty_sum);
+}
+
 TEST(AidanReducerTest, OrdersByConfigNotByNameOrArrival) {
   AidanReducer reducer(Preset("reference-2025"), {"zeta", "alpha"}, {1.0, 0.2});
   reducer.Add(MakeUnit("alpha", 0.2, 5, {{80, 1.0}}));
