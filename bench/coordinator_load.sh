@@ -3,7 +3,8 @@
 # `noveltygrid coordinator --redis` on a 100,000-unit plan (4 simulated models x 25 temperatures x 1,000
 # questions), loaded by build/coordinator_load -- WORKERS fake workers x LOOPS loops, each loop a step every
 # STEP_MS and a commit after ~ITERATIONS steps, no model calls. Prints units/s, RPCs/s, latency per RPC
-# kind and the CPU of the coordinator, Redis and the generator over the measured window.
+# kind, the p99 of every call per second of the window (a stall shows as a few bad seconds) and the CPU
+# of the coordinator, Redis and the generator over the measured window.
 #
 #   bash bench/coordinator_load.sh                        # 50 workers x 512 loops
 #   WORKERS=10 LOOPS=512 DURATION_S=30 bash bench/coordinator_load.sh
