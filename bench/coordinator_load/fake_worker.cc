@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -62,10 +63,14 @@ StepPool::StepPool(int size, int answer_bytes, int embedding_dim, uint64_t seed)
 
 void StepPool::AppendResult(uint64_t unit_hash, int steps, std::string* out) const {
   const std::pair<size_t, int> shape{unit_hash % answers_.size(), steps};
-  absl::MutexLock lock(&mu_);
-  auto [it, added] = results_.try_emplace(shape);
-  if (added) it->second = Result(shape.first, steps);
-  out->append(it->second);
+  std::shared_ptr<const std::string> result;
+  {
+    absl::MutexLock lock(&mu_);
+    std::shared_ptr<const std::string>& cached = results_[shape];
+    if (cached == nullptr) cached = std::make_shared<const std::string>(Result(shape.first, steps));
+    result = cached;
+  }
+  out->append(*result);  // outside the lock: fifty workers share the pool
 }
 
 std::string StepPool::Result(size_t first, int steps) const {
@@ -378,8 +383,12 @@ void FakeWorker::SendReport(absl::flat_hash_map<uint64_t, OutSteps> steps) {
 }
 
 void FakeWorker::SendComplete(const Commit& commit) {
-  v1::CompleteRequest request;  // the path of workers from before CompleteMany: built as a message
-  if (!request.ParseFromString(commit.bytes)) return;
+  v1::CompleteRequest request;                   // the path of workers from before CompleteMany: built as a message
+  if (!request.ParseFromString(commit.bytes)) {  // not expected: the generator serialized it
+    absl::MutexLock lock(&mu_);
+    Settle(commit.lease_id, /*accepted=*/false);
+    return;
+  }
   while (true) {
     v1::CompleteResponse response;
     const absl::Time start = absl::Now();

@@ -18,6 +18,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <queue>
 #include <string>
 #include <thread>
@@ -54,7 +55,7 @@ class StepPool {
   std::vector<std::string> answers_;
   std::vector<std::string> fixed_steps_;
   mutable absl::Mutex mu_;
-  mutable absl::flat_hash_map<std::pair<size_t, int>, std::string> results_ ABSL_GUARDED_BY(mu_);
+  mutable absl::flat_hash_map<std::pair<size_t, int>, std::shared_ptr<const std::string>> results_ ABSL_GUARDED_BY(mu_);
 };
 
 struct FakeWorkerOptions {

@@ -1,8 +1,8 @@
-// The load generator's Reports as wire bytes: each pool step is serialized once (StepPool), and a
-// fake worker's round is framed around those bytes -- a ReportRequest as PackReports
+// The load generator's Reports and CompleteManys as wire bytes: each pool step is serialized once
+// (StepPool), and a fake worker's round is framed around those bytes -- a ReportRequest as PackReports
 // (proto/report_batches.h) shapes it, one LeaseSteps per lease and round, without a protobuf message
-// per step. Fifty fake workers make ~128,000 steps a second: built as messages, they took as much CPU
-// as the coordinator they load.
+// per step; its commits likewise, around each unit's serialized CompleteRequest. Fifty fake workers
+// make ~128,000 steps a second: built as messages, they took as much CPU as the coordinator they load.
 #ifndef NOVELTYGRID_BENCH_COORDINATOR_LOAD_REPORT_WIRE_H_
 #define NOVELTYGRID_BENCH_COORDINATOR_LOAD_REPORT_WIRE_H_
 

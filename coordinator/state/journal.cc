@@ -293,9 +293,6 @@ absl::StatusOr<std::unique_ptr<ResultJournal>> ResultJournal::Open(const std::st
 
 absl::Status ResultJournal::Load(PlannedUnits& planned, const CommittedVisitor& visit) {
   absl::MutexLock lock(&mu_);
-  // Room for every planned unit now, so that no commit waits while the index rehashes its entries
-  // (at a few hundred thousand, tens of milliseconds with the committer's lock held).
-  lines_.reserve(planned.ids().size());
   ASSIGN_OR_RETURN(const int64_t good_bytes,
                    ScanRecords(fd_, path_,
                                [&](JournalEntry entry, int64_t offset, int64_t size, uint32_t crc)
@@ -308,6 +305,10 @@ absl::Status ResultJournal::Load(PlannedUnits& planned, const CommittedVisitor& 
   }
   size_ = good_bytes;
   RETURN_IF_ERROR(MoveLegacyJournal(planned, visit));
+  // Room for what is stored and every planned unit besides (a journal may also hold units of other
+  // configs), so that no commit waits while the index rehashes (at a few hundred thousand entries,
+  // tens of milliseconds with the committer's lock held).
+  lines_.reserve(lines_.size() + planned.ids().size());
   loaded_ = true;
   return absl::OkStatus();
 }
