@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -63,12 +62,12 @@ StepPool::StepPool(int size, int answer_bytes, int embedding_dim, uint64_t seed)
 
 void StepPool::AppendResult(uint64_t unit_hash, int steps, std::string* out) const {
   const std::pair<size_t, int> shape{unit_hash % answers_.size(), steps};
-  std::shared_ptr<const std::string> result;
+  const std::string* result;
   {
     absl::MutexLock lock(&mu_);
-    std::shared_ptr<const std::string>& cached = results_[shape];
-    if (cached == nullptr) cached = std::make_shared<const std::string>(Result(shape.first, steps));
-    result = cached;
+    auto [it, added] = results_.try_emplace(shape);
+    if (added) it->second = Result(shape.first, steps);
+    result = &it->second;  // node-based and never erased: stays where it is
   }
   out->append(*result);  // outside the lock: fifty workers share the pool
 }

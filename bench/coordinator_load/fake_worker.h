@@ -18,7 +18,6 @@
 #include <deque>
 #include <functional>
 #include <map>
-#include <memory>
 #include <queue>
 #include <string>
 #include <thread>
@@ -26,6 +25,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "bench/coordinator_load/latency_recorder.h"
@@ -55,7 +55,8 @@ class StepPool {
   std::vector<std::string> answers_;
   std::vector<std::string> fixed_steps_;
   mutable absl::Mutex mu_;
-  mutable absl::flat_hash_map<std::pair<size_t, int>, std::shared_ptr<const std::string>> results_ ABSL_GUARDED_BY(mu_);
+  // Node-based: an entry stays where it is, so it is read outside the lock.
+  mutable absl::node_hash_map<std::pair<size_t, int>, std::string> results_ ABSL_GUARDED_BY(mu_);
 };
 
 struct FakeWorkerOptions {
