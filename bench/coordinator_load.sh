@@ -20,7 +20,9 @@
 # (keep the files), PERF=1 (perf record the coordinator over the window into KEEP_DIR or the work dir;
 # PERF_CALLGRAPH=dwarf for callers inside libraries built without frame pointers, default fp),
 # COORDINATOR_ENV="VAR=VALUE ..." (the coordinator's environment, e.g. LD_PRELOAD of another malloc),
-# LOAD_NICE (the generator's nice, default 10, so that Redis and the coordinator are not kept waiting).
+# LOAD_NICE (the generator's nice, default 19, so that Redis and the coordinator are not kept waiting;
+# under a whole-bench quota of 1.45 cores nice 19 gave a median per-second p99 of 13-30 ms against 19-52 at
+# nice 10, six runs each, interleaved -- BENCHMARKS.md).
 # Needs build/noveltygrid and build/coordinator_load (cmake --build build --target noveltygrid coordinator_load).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -113,7 +115,7 @@ if [ -n "${PERF:-}" ]; then
   perf_pid=$!
 fi
 # shellcheck disable=SC2086
-"${pin_load[@]}" nice -n "${LOAD_NICE:-10}" "$LOAD" --coordinator "$addr" --workers "$WORKERS" --loops "$LOOPS" --step-ms "$STEP_MS" \
+"${pin_load[@]}" nice -n "${LOAD_NICE:-19}" "$LOAD" --coordinator "$addr" --workers "$WORKERS" --loops "$LOOPS" --step-ms "$STEP_MS" \
   --iterations "$ITERATIONS" --warmup-s "$WARMUP_S" --duration-s "$DURATION_S" \
   --coordinator-pid "$coordinator_pid" --redis-pid "$redis_pid" --json "$work/load.json" ${EXTRA:-}
 echo "coordinator RSS at the end: $(( $(awk '/VmRSS/ {print $2}' "/proc/$coordinator_pid/status") / 1024 )) MiB;" \

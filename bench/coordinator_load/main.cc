@@ -200,6 +200,7 @@ int Main(int argc, char** argv) {
     return cpu.ok() ? *cpu : absl::ZeroDuration();
   };
   for (Watched& w : watched) w.start = cpu_now(w);
+  const absl::StatusOr<MachineCpu> machine_start = ReadMachineCpu();
   const Totals first = Sum(workers);
   recorder.SetRecording(true);
   std::vector<double> coordinator_cpu_per_second;
@@ -228,6 +229,7 @@ int Main(int argc, char** argv) {
   recorder.SetRecording(false);
   const Totals last = Sum(workers);
   for (Watched& w : watched) w.end = cpu_now(w);
+  const absl::StatusOr<MachineCpu> machine_end = ReadMachineCpu();
   const double seconds = absl::ToDoubleSeconds(last.at - first.at);
   for (auto& w : workers) w->Stop();
 
@@ -290,6 +292,14 @@ int Main(int argc, char** argv) {
     const double cores = absl::ToDoubleSeconds(w.end - w.start) / seconds;
     std::printf(" %s %.2f", w.name.c_str(), cores);
     out["cpu_cores"][w.name] = cores;
+  }
+  if (machine_start.ok() && machine_end.ok()) {
+    // The whole machine: what else ran, and whether the hypervisor took cpu time away (steal).
+    const double busy = absl::ToDoubleSeconds(machine_end->busy - machine_start->busy) / seconds;
+    const double steal = absl::ToDoubleSeconds(machine_end->steal - machine_start->steal) / seconds;
+    std::printf("; machine busy %.2f of %ld, steal %.2f", busy, ::sysconf(_SC_NPROCESSORS_ONLN), steal);
+    out["cpu_cores"]["machine_busy"] = busy;
+    out["cpu_cores"]["machine_steal"] = steal;
   }
   std::printf("\n");
   // Whole seconds of the window; one in which no call ended (-1) was a stall: the worst kind of second.

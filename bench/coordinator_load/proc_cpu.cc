@@ -34,4 +34,28 @@ absl::StatusOr<absl::Duration> ProcessCpu(int pid) {
   return CpuFromStat(text.str(), ::sysconf(_SC_CLK_TCK));
 }
 
+absl::StatusOr<MachineCpu> MachineCpuFromStat(const std::string& stat, long ticks_per_second) {
+  // "cpu  user nice system idle iowait irq softirq steal ...", in clock ticks; the first line.
+  const std::string first = stat.substr(0, stat.find('\n'));
+  const std::vector<std::string> fields = absl::StrSplit(first, ' ', absl::SkipEmpty());
+  int64_t ticks[8] = {};
+  if (fields.size() < 9 || fields[0] != "cpu") return absl::InvalidArgumentError("not a /proc/stat text");
+  for (int i = 0; i < 8; ++i) {
+    if (!absl::SimpleAtoi(fields[i + 1], &ticks[i]))
+      return absl::InvalidArgumentError("a /proc/stat field is no number");
+  }
+  auto time = [ticks_per_second](int64_t n) {
+    return absl::Seconds(static_cast<double>(n) / static_cast<double>(ticks_per_second));
+  };
+  return MachineCpu{.busy = time(ticks[0] + ticks[1] + ticks[2] + ticks[5] + ticks[6]), .steal = time(ticks[7])};
+}
+
+absl::StatusOr<MachineCpu> ReadMachineCpu() {
+  std::ifstream in("/proc/stat");
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in) return absl::NotFoundError("cannot read /proc/stat");
+  return MachineCpuFromStat(text.str(), ::sysconf(_SC_CLK_TCK));
+}
+
 }  // namespace noveltygrid::load
