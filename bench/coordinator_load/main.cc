@@ -294,12 +294,12 @@ int Main(int argc, char** argv) {
     out["cpu_cores"][w.name] = cores;
   }
   if (machine_start.ok() && machine_end.ok()) {
-    // The whole machine: what else ran, and whether the hypervisor took cpu time away (steal).
+    // The whole machine: how near its cpus were to full, and whether the hypervisor took cpu time away
+    // (steal). /proc/stat counts whole ticks, so busy reads ~0.02 cores below the processes' sum above.
     const double busy = absl::ToDoubleSeconds(machine_end->busy - machine_start->busy) / seconds;
     const double steal = absl::ToDoubleSeconds(machine_end->steal - machine_start->steal) / seconds;
     std::printf("; machine busy %.2f of %ld, steal %.2f", busy, ::sysconf(_SC_NPROCESSORS_ONLN), steal);
-    out["cpu_cores"]["machine_busy"] = busy;
-    out["cpu_cores"]["machine_steal"] = steal;
+    out["machine_cores"] = {{"busy", busy}, {"steal", steal}};
   }
   std::printf("\n");
   // Whole seconds of the window; one in which no call ended (-1) was a stall: the worst kind of second.

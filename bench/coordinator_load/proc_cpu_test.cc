@@ -25,7 +25,8 @@ TEST(ProcCpuTest, ParsesTheMachineLine) {
   ASSERT_TRUE(cpu.ok()) << cpu.status();
   EXPECT_EQ(cpu->busy, absl::Seconds(2));
   EXPECT_EQ(cpu->steal, absl::Milliseconds(300));
-  EXPECT_FALSE(MachineCpuFromStat("cpu0 1 2 3\n", 100).ok());
+  EXPECT_FALSE(MachineCpuFromStat("cpu0 1 2 3 4 5 6 7 8\n", 100).ok());  // a cpu's line, not the machine's
+  EXPECT_FALSE(MachineCpuFromStat("cpu  1 2 3 4 5 6 7\n", 100).ok());    // no steal column
   EXPECT_FALSE(MachineCpuFromStat("cpu  1 2 x 4 5 6 7 8\n", 100).ok());
 }
 
