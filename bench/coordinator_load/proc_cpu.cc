@@ -2,13 +2,13 @@
 
 #include <unistd.h>
 
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/json_util.h"
+#include "common/status_macros.h"
 
 namespace noveltygrid::load {
 
@@ -27,11 +27,9 @@ absl::StatusOr<absl::Duration> CpuFromStat(const std::string& stat, long ticks_p
 
 absl::StatusOr<absl::Duration> ProcessCpu(int pid) {
   const std::string path = pid == 0 ? "/proc/self/stat" : absl::StrCat("/proc/", pid, "/stat");
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path, " (is the process running?)"));
-  return CpuFromStat(text.str(), ::sysconf(_SC_CLK_TCK));
+  const absl::StatusOr<std::string> text = ReadFile(path);
+  if (!text.ok()) return absl::NotFoundError(absl::StrCat(text.status().message(), " (is the process running?)"));
+  return CpuFromStat(*text, ::sysconf(_SC_CLK_TCK));
 }
 
 absl::StatusOr<MachineCpu> MachineCpuFromStat(const std::string& stat, long ticks_per_second) {
@@ -51,11 +49,8 @@ absl::StatusOr<MachineCpu> MachineCpuFromStat(const std::string& stat, long tick
 }
 
 absl::StatusOr<MachineCpu> ReadMachineCpu() {
-  std::ifstream in("/proc/stat");
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!in) return absl::NotFoundError("cannot read /proc/stat");
-  return MachineCpuFromStat(text.str(), ::sysconf(_SC_CLK_TCK));
+  ASSIGN_OR_RETURN(const std::string text, ReadFile("/proc/stat"));
+  return MachineCpuFromStat(text, ::sysconf(_SC_CLK_TCK));
 }
 
 }  // namespace noveltygrid::load
