@@ -4,7 +4,8 @@
 # questions), loaded by build/coordinator_load -- WORKERS fake workers x LOOPS loops, each loop a step every
 # STEP_MS and a commit after ~ITERATIONS steps, no model calls. Prints units/s, RPCs/s, latency per RPC
 # kind, the p99 of every call per second of the window (a stall shows as a few bad seconds) and the CPU
-# of the coordinator, Redis and the generator over the measured window.
+# of the coordinator, Redis and the generator over the measured window, and the coordinator's own timing
+# of the same calls (its noveltygrid_rpc_duration_seconds, scraped from --metrics-listen).
 #
 #   bash bench/coordinator_load.sh                        # 50 workers x 512 loops
 #   WORKERS=10 LOOPS=512 DURATION_S=30 bash bench/coordinator_load.sh
@@ -86,7 +87,7 @@ YAML
 
 export NOVELTYGRID_TOKEN=bench-coordinator-load-token
 "${pin_coordinator[@]}" env ${COORDINATOR_ENV:-} "$BIN" coordinator --config "$work/sweep.yaml" --listen 127.0.0.1:0 --out "$work/out" \
-  --redis "redis://127.0.0.1:$redis_port" > "$work/coordinator.log" 2>&1 &
+  --redis "redis://127.0.0.1:$redis_port" --metrics-listen 127.0.0.1:0 > "$work/coordinator.log" 2>&1 &
 coordinator_pid=$!
 pids+=("$coordinator_pid")
 if [ -n "${COORDINATOR_QUOTA:-}" ]; then
@@ -105,6 +106,9 @@ for _ in $(seq 600); do
   sleep 0.1
 done
 [ -n "$addr" ] || { echo "the coordinator did not start listening"; exit 1; }
+# Its /metrics: the generator scrapes the coordinator's own timing of the calls at both ends of the window.
+metrics_port=$(grep -o 'metrics on port [0-9]*' "$work/coordinator.log" | awk '{print $4}' || true)
+[ -n "$metrics_port" ] || { echo "the coordinator did not say its metrics port"; exit 1; }
 
 units=$((QUESTIONS * TEMPERATURES * 4))
 echo "coordinator_load: $units-unit plan, coordinator on cpu(s) ${COORDINATOR_CPUS:-any}${COORDINATOR_QUOTA:+ with a quota of $COORDINATOR_QUOTA core(s)}, redis on ${REDIS_CPUS:-any}, generator on ${LOAD_CPUS:-any};" \
@@ -117,7 +121,7 @@ fi
 # shellcheck disable=SC2086
 "${pin_load[@]}" nice -n "${LOAD_NICE:-19}" "$LOAD" --coordinator "$addr" --workers "$WORKERS" --loops "$LOOPS" --step-ms "$STEP_MS" \
   --iterations "$ITERATIONS" --warmup-s "$WARMUP_S" --duration-s "$DURATION_S" \
-  --coordinator-pid "$coordinator_pid" --redis-pid "$redis_pid" --json "$work/load.json" ${EXTRA:-}
+  --coordinator-pid "$coordinator_pid" --coordinator-metrics "127.0.0.1:$metrics_port" --redis-pid "$redis_pid" --json "$work/load.json" ${EXTRA:-}
 echo "coordinator RSS at the end: $(( $(awk '/VmRSS/ {print $2}' "/proc/$coordinator_pid/status") / 1024 )) MiB;" \
   "peak $(( $(awk '/VmHWM/ {print $2}' "/proc/$coordinator_pid/status") / 1024 )) MiB"
 if [ -n "${perf_pid:-}" ]; then wait "$perf_pid" || true; echo "perf data: $work/perf.data"; fi

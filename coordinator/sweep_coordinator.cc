@@ -123,8 +123,10 @@ absl::StatusOr<std::unique_ptr<SweepCoordinator>> SweepCoordinator::Start(const 
     auto collect = [self, context = std::move(context)] {
       return CoordinatorFamilies(context, self->scheduler_->Status(), self->core_->Commits());
     };
-    ASSIGN_OR_RETURN(c->metrics_, MetricsServer::Start(o.metrics_listen,
-                                                       {std::make_shared<CallbackCollectable>(std::move(collect))}));
+    c->rpc_timing_ = std::make_unique<RpcTiming>();
+    ASSIGN_OR_RETURN(c->metrics_,
+                     MetricsServer::Start(o.metrics_listen, {std::make_shared<CallbackCollectable>(std::move(collect)),
+                                                             c->rpc_timing_->collectable()}));
   }
 
   absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials = MakeServerCredentials(o.tls);
@@ -133,6 +135,7 @@ absl::StatusOr<std::unique_ptr<SweepCoordinator>> SweepCoordinator::Start(const 
   grpc::ServerBuilder builder;
   builder.AddListeningPort(o.listen, *credentials, &c->port_);
   builder.RegisterService(c->service_.get());
+  if (c->rpc_timing_ != nullptr) builder.experimental().SetInterceptorCreators(c->rpc_timing_->InterceptorCreators());
   builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
   builder.SetMaxSendMessageSize(kMaxMessageBytes);
   // Keepalive: ping idle connections so a vanished worker's connection is noticed, and accept the

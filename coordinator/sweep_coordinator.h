@@ -24,6 +24,7 @@
 #include "coordinator/benchmarks/benchmark_results.h"
 #include "coordinator/lease/budget_policy.h"
 #include "coordinator/lease/unit_scheduler.h"
+#include "coordinator/metrics/rpc_timing.h"
 #include "coordinator/plan/estimate.h"
 #include "coordinator/plan/plan_estimate.h"
 #include "coordinator/plan/planner.h"
@@ -148,6 +149,7 @@ class SweepCoordinator {
   std::unique_ptr<UnitScheduler> scheduler_;
   std::unique_ptr<CoordinatorCore> core_;
   std::unique_ptr<CoordinatorService> service_;
+  std::unique_ptr<RpcTiming> rpc_timing_;  // with --metrics-listen only; its interceptors outlive server_
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<MetricsServer> metrics_;  // reads scheduler_ and core_: goes first
 

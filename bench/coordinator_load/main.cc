@@ -5,12 +5,13 @@
 //   coordinator_load --coordinator HOST:PORT [--workers 50] [--loops 512] [--step-ms 200] [--iterations 15]
 //                    [--one-complete-per-rpc [--complete-senders N]] [--report-interval-ms 20]
 //                    [--ramp-ms N] [--warmup-s 15] [--duration-s 60]
-//                    [--coordinator-pid PID]
+//                    [--coordinator-pid PID] [--coordinator-metrics HOST:PORT]
 //                    [--redis-pid PID] [--json FILE]
 //
 // After the warm-up it measures for --duration-s, or until the plan runs dry (a Lease answered with fewer
 // units than asked), whichever comes first: units committed per second, RPCs per second, client-side
-// latency per call kind (p50 / p99 / max), and the CPU of the coordinator, Redis and this generator.
+// latency per call kind (p50 / p99 / max), and the CPU of the coordinator, Redis and this generator; with
+// --coordinator-metrics, also the coordinator's own timing of the same calls (server_timing.h).
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,6 +29,7 @@
 #include "bench/coordinator_load/fake_worker.h"
 #include "bench/coordinator_load/latency_recorder.h"
 #include "bench/coordinator_load/proc_cpu.h"
+#include "bench/coordinator_load/server_timing.h"
 #include "cli/args.h"
 #include "nlohmann/json.hpp"
 #include "proto/grpc_coordinator_client.h"
@@ -69,6 +71,32 @@ struct Watched {
   absl::Duration end = absl::ZeroDuration();
 };
 
+// The coordinator's own timing of the window's calls (the difference of two scrapes), as a table and
+// into `out`; a failed scrape is said, not fatal.
+void PrintServerTiming(const absl::StatusOr<ServerHistograms>& start, const absl::StatusOr<ServerHistograms>& end,
+                       nlohmann::json* out) {
+  if (!start.ok() || !end.ok()) {
+    std::printf("\nthe coordinator's timing: not read (%s)\n",
+                std::string((start.ok() ? end : start).status().message()).c_str());
+    return;
+  }
+  const double target_s = static_cast<double>(kP99TargetUs) / 1e6;
+  std::printf(
+      "\nas the coordinator timed the same calls (noveltygrid_rpc_duration_seconds: from a call's start on the "
+      "server\nto its answer; p50 and p99 interpolated within buckets, the share within %lld ms exact):\n",
+      static_cast<long long>(kP99TargetUs / 1000));
+  std::printf("%-12s %9s %9s %9s %14s\n", "rpc", "calls", "p50 ms", "p99 ms", "within 50 ms");
+  for (const auto& [method, h] : Difference(*end, *start)) {
+    if (h.count <= 0) continue;
+    const double p50 = Quantile(h, 0.5) * 1000;
+    const double p99 = Quantile(h, 0.99) * 1000;
+    const double within = ShareWithin(h, target_s);
+    std::printf("%-12s %9.0f %9.2f %9.2f %13.3f%%\n", method.c_str(), h.count, p50, p99, within * 100);
+    (*out)["server_rpc"][method] = {
+        {"calls", h.count}, {"p50_ms", p50}, {"p99_ms", p99}, {"share_within_50ms", within}};
+  }
+}
+
 int Main(int argc, char** argv) {
   const std::vector<cli::FlagSpec> flags = {
       {"coordinator", "HOST:PORT", "the coordinator to load (required)"},
@@ -94,6 +122,8 @@ int Main(int argc, char** argv) {
       {"warmup-s", "S", "seconds before the measured window (default 15)"},
       {"duration-s", "S", "the measured window at most (default 60)"},
       {"coordinator-pid", "PID", "measure this process's CPU as the coordinator's"},
+      {"coordinator-metrics", "HOST:PORT",
+       "the coordinator's --metrics-listen: also print its own timing of the calls over the window"},
       {"redis-pid", "PID", "measure this process's CPU as Redis's"},
       {"json", "FILE", "also write the figures as JSON"},
   };
@@ -199,6 +229,15 @@ int Main(int argc, char** argv) {
     absl::StatusOr<absl::Duration> cpu = ProcessCpu(w.pid);
     return cpu.ok() ? *cpu : absl::ZeroDuration();
   };
+  // The coordinator's histograms at both ends of the window (a scrape takes a few ms, outside it).
+  const std::string metrics_address = parsed->Get("coordinator-metrics");
+  auto scrape = [&metrics_address]() -> absl::StatusOr<ServerHistograms> {
+    absl::StatusOr<std::string> page = ScrapeMetrics(metrics_address);
+    if (!page.ok()) return page.status();
+    return ParseServerHistograms(*page);
+  };
+  absl::StatusOr<ServerHistograms> server_start = absl::NotFoundError("no --coordinator-metrics");
+  if (!metrics_address.empty()) server_start = scrape();
   for (Watched& w : watched) w.start = cpu_now(w);
   const absl::StatusOr<MachineCpu> machine_start = ReadMachineCpu();
   const Totals first = Sum(workers);
@@ -230,6 +269,8 @@ int Main(int argc, char** argv) {
   const Totals last = Sum(workers);
   for (Watched& w : watched) w.end = cpu_now(w);
   const absl::StatusOr<MachineCpu> machine_end = ReadMachineCpu();
+  absl::StatusOr<ServerHistograms> server_end = absl::NotFoundError("no --coordinator-metrics");
+  if (!metrics_address.empty()) server_end = scrape();
   const double seconds = absl::ToDoubleSeconds(last.at - first.at);
   for (auto& w : workers) w->Stop();
 
@@ -321,6 +362,7 @@ int Main(int argc, char** argv) {
       out["p99_ms_by_second"].push_back(us < 0 ? nlohmann::json(nullptr) : nlohmann::json(us / 1000.0));
     }
   }
+  if (!metrics_address.empty()) PrintServerTiming(server_start, server_end, &out);
   if (parsed->Has("json")) std::ofstream(parsed->Get("json")) << out.dump(2) << "\n";
   return 0;
 }
