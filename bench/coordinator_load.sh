@@ -21,7 +21,8 @@
 # (keep the files), PERF=1 (perf record the coordinator over the window into KEEP_DIR or the work dir;
 # PERF_CALLGRAPH=dwarf for callers inside libraries built without frame pointers, default fp),
 # COORDINATOR_ENV="VAR=VALUE ..." (the coordinator's environment, e.g. LD_PRELOAD of another malloc),
-# LOAD_NICE (the generator's nice, default 19, so that Redis and the coordinator are not kept waiting;
+# COORDINATOR_TIMING=0 (no --metrics-listen: the coordinator without its per-call timing, to see what the
+# timing costs), LOAD_NICE (the generator's nice, default 19, so that Redis and the coordinator are not kept waiting;
 # under a whole-bench quota of 1.45 cores nice 19 gave a median per-second p99 of 13-30 ms against 19-52 at
 # nice 10, six runs each, interleaved -- BENCHMARKS.md).
 # Needs build/noveltygrid and build/coordinator_load (cmake --build build --target noveltygrid coordinator_load).
@@ -86,8 +87,10 @@ aidanbench:
 YAML
 
 export NOVELTYGRID_TOKEN=bench-coordinator-load-token
+metrics_flags=(--metrics-listen 127.0.0.1:0)
+[ "${COORDINATOR_TIMING:-1}" != 0 ] || metrics_flags=()
 "${pin_coordinator[@]}" env ${COORDINATOR_ENV:-} "$BIN" coordinator --config "$work/sweep.yaml" --listen 127.0.0.1:0 --out "$work/out" \
-  --redis "redis://127.0.0.1:$redis_port" --metrics-listen 127.0.0.1:0 > "$work/coordinator.log" 2>&1 &
+  --redis "redis://127.0.0.1:$redis_port" "${metrics_flags[@]}" > "$work/coordinator.log" 2>&1 &
 coordinator_pid=$!
 pids+=("$coordinator_pid")
 if [ -n "${COORDINATOR_QUOTA:-}" ]; then
@@ -107,8 +110,12 @@ for _ in $(seq 600); do
 done
 [ -n "$addr" ] || { echo "the coordinator did not start listening"; exit 1; }
 # Its /metrics: the generator scrapes the coordinator's own timing of the calls at both ends of the window.
-metrics_port=$(grep -o 'metrics on port [0-9]*' "$work/coordinator.log" | awk '{print $4}' || true)
-[ -n "$metrics_port" ] || { echo "the coordinator did not say its metrics port"; exit 1; }
+timing_flags=()
+if [ "${#metrics_flags[@]}" -gt 0 ]; then
+  metrics_port=$(grep -o 'metrics on port [0-9]*' "$work/coordinator.log" | awk '{print $4}' || true)
+  [ -n "$metrics_port" ] || { echo "the coordinator did not say its metrics port"; exit 1; }
+  timing_flags=(--coordinator-metrics "127.0.0.1:$metrics_port")
+fi
 
 units=$((QUESTIONS * TEMPERATURES * 4))
 echo "coordinator_load: $units-unit plan, coordinator on cpu(s) ${COORDINATOR_CPUS:-any}${COORDINATOR_QUOTA:+ with a quota of $COORDINATOR_QUOTA core(s)}, redis on ${REDIS_CPUS:-any}, generator on ${LOAD_CPUS:-any};" \
@@ -121,7 +128,7 @@ fi
 # shellcheck disable=SC2086
 "${pin_load[@]}" nice -n "${LOAD_NICE:-19}" "$LOAD" --coordinator "$addr" --workers "$WORKERS" --loops "$LOOPS" --step-ms "$STEP_MS" \
   --iterations "$ITERATIONS" --warmup-s "$WARMUP_S" --duration-s "$DURATION_S" \
-  --coordinator-pid "$coordinator_pid" --coordinator-metrics "127.0.0.1:$metrics_port" --redis-pid "$redis_pid" --json "$work/load.json" ${EXTRA:-}
+  --coordinator-pid "$coordinator_pid" "${timing_flags[@]}" --redis-pid "$redis_pid" --json "$work/load.json" ${EXTRA:-}
 echo "coordinator RSS at the end: $(( $(awk '/VmRSS/ {print $2}' "/proc/$coordinator_pid/status") / 1024 )) MiB;" \
   "peak $(( $(awk '/VmHWM/ {print $2}' "/proc/$coordinator_pid/status") / 1024 )) MiB"
 if [ -n "${perf_pid:-}" ]; then wait "$perf_pid" || true; echo "perf data: $work/perf.data"; fi

@@ -116,14 +116,14 @@ absl::StatusOr<std::unique_ptr<SweepCoordinator>> SweepCoordinator::Start(const 
   c->core_ = std::make_unique<CoordinatorCore>(
       service_options, &c->plan_, c->scheduler_.get(),
       [self](std::vector<JournalEntry> units) { return self->Commit(std::move(units)); });
-  c->service_ = std::make_unique<CoordinatorService>(c->core_.get());
+  if (!o.metrics_listen.empty()) c->rpc_timing_ = std::make_unique<RpcTiming>();
+  c->service_ = std::make_unique<CoordinatorService>(c->core_.get(), c->rpc_timing_.get());
   if (!o.metrics_listen.empty()) {
     CoordinatorMetricsContext context{
         .sweep = config.name, .providers = ProvidersOf(config.endpoints), .prices = config.prices};
     auto collect = [self, context = std::move(context)] {
       return CoordinatorFamilies(context, self->scheduler_->Status(), self->core_->Commits());
     };
-    c->rpc_timing_ = std::make_unique<RpcTiming>();
     ASSIGN_OR_RETURN(c->metrics_,
                      MetricsServer::Start(o.metrics_listen, {std::make_shared<CallbackCollectable>(std::move(collect)),
                                                              c->rpc_timing_->collectable()}));
@@ -135,7 +135,6 @@ absl::StatusOr<std::unique_ptr<SweepCoordinator>> SweepCoordinator::Start(const 
   grpc::ServerBuilder builder;
   builder.AddListeningPort(o.listen, *credentials, &c->port_);
   builder.RegisterService(c->service_.get());
-  if (c->rpc_timing_ != nullptr) builder.experimental().SetInterceptorCreators(c->rpc_timing_->InterceptorCreators());
   builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
   builder.SetMaxSendMessageSize(kMaxMessageBytes);
   // Keepalive: ping idle connections so a vanished worker's connection is noticed, and accept the

@@ -82,8 +82,8 @@ void PrintServerTiming(const absl::StatusOr<ServerHistograms>& start, const absl
   }
   const double target_s = static_cast<double>(kP99TargetUs) / 1e6;
   std::printf(
-      "\nas the coordinator timed the same calls (noveltygrid_rpc_duration_seconds: from a call's start on the "
-      "server\nto its answer; p50 and p99 interpolated within buckets, the share within %lld ms exact):\n",
+      "\nas the coordinator timed the same calls (noveltygrid_rpc_duration_seconds: from its handler being called "
+      "to\nthe answer; p50 and p99 interpolated within buckets, the share within %lld ms exact):\n",
       static_cast<long long>(kP99TargetUs / 1000));
   std::printf("%-12s %9s %9s %9s %14s\n", "rpc", "calls", "p50 ms", "p99 ms", "within 50 ms");
   for (const auto& [method, h] : Difference(*end, *start)) {

@@ -115,7 +115,8 @@ absl::StatusOr<std::string> ScrapeMetrics(const std::string& address) {
   client.set_read_timeout(5, 0);
   const httplib::Result reply = client.Get("/metrics");
   if (!reply) {
-    return absl::UnavailableError(absl::StrCat("GET http://", address, "/metrics: ", httplib::to_string(reply.error())));
+    return absl::UnavailableError(
+        absl::StrCat("GET http://", address, "/metrics: ", httplib::to_string(reply.error())));
   }
   if (reply->status != 200) {
     return absl::UnavailableError(absl::StrCat("GET http://", address, "/metrics answered ", reply->status));

@@ -8,7 +8,7 @@
 
 namespace noveltygrid {
 
-CoordinatorService::CoordinatorService(CoordinatorCore* core) : core_(core) {
+CoordinatorService::CoordinatorService(CoordinatorCore* core, const RpcTiming* timing) : core_(core), timing_(timing) {
   committer_ = std::thread([this] { CommitLoop(); });
 }
 
@@ -20,7 +20,10 @@ CoordinatorService::~CoordinatorService() {
   committer_.join();
 }
 
-grpc::ServerUnaryReactor* CoordinatorService::Finish(grpc::CallbackServerContext* context, const absl::Status& status) {
+grpc::ServerUnaryReactor* CoordinatorService::Finish(grpc::CallbackServerContext* context, const absl::Status& status,
+                                                     const Timed& timed) {
+  // Timed before the answer goes: a worker that has its answer finds its call counted.
+  RpcTiming::Answered(timed.histogram, timed.start);
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   reactor->Finish(ToGrpcStatus(status));
   return reactor;
@@ -30,7 +33,8 @@ grpc::ServerUnaryReactor* CoordinatorService::Finish(grpc::CallbackServerContext
 #define NOVELTYGRID_SERVICE_CALL(Name)                                                                                 \
   grpc::ServerUnaryReactor* CoordinatorService::Name(grpc::CallbackServerContext* context,                             \
                                                      const v1::Name##Request* request, v1::Name##Response* response) { \
-    return Finish(context, core_->Name(PresentedToken(*context), *request, response));                                 \
+    const Timed timed = Start(#Name);                                                                                  \
+    return Finish(context, core_->Name(PresentedToken(*context), *request, response), timed);                          \
   }
 NOVELTYGRID_SERVICE_CALL(Lease)
 NOVELTYGRID_SERVICE_CALL(Heartbeat)
@@ -40,42 +44,46 @@ NOVELTYGRID_SERVICE_CALL(Status)
 
 grpc::ServerUnaryReactor* CoordinatorService::Report(grpc::CallbackServerContext* context,
                                                      const grpc::ByteBuffer* request, grpc::ByteBuffer* response) {
+  const Timed timed = Start("Report");
   // The steps are moved out of `received` into the checkpoints; the reader only reads the buffer.
   v1::ReceivedReport received;
   grpc::ProtoBufferReader reader(const_cast<grpc::ByteBuffer*>(request));
   if (!reader.status().ok() || !received.ParseFromZeroCopyStream(&reader)) {
-    return Finish(context, absl::InvalidArgumentError("the Report request does not parse"));
+    return Finish(context, absl::InvalidArgumentError("the Report request does not parse"), timed);
   }
   v1::ReportResponse reply;
   const absl::Status status = core_->Report(PresentedToken(*context), &received, &reply);
   bool own_buffer = false;
   if (status.ok() && !grpc::SerializationTraits<v1::ReportResponse>::Serialize(reply, response, &own_buffer).ok()) {
-    return Finish(context, absl::InternalError("the Report reply does not serialize"));
+    return Finish(context, absl::InternalError("the Report reply does not serialize"), timed);
   }
-  return Finish(context, status);
+  return Finish(context, status, timed);
 }
 
 grpc::ServerUnaryReactor* CoordinatorService::Complete(grpc::CallbackServerContext* context,
                                                        const v1::CompleteRequest* request,
                                                        v1::CompleteResponse* response) {
-  return QueueCommit(context, CommitCall(PresentedToken(*context), *request, response));
+  const Timed timed = Start("Complete");
+  return QueueCommit(context, CommitCall(PresentedToken(*context), *request, response), timed);
 }
 
 grpc::ServerUnaryReactor* CoordinatorService::CompleteMany(grpc::CallbackServerContext* context,
                                                            const v1::CompleteManyRequest* request,
                                                            v1::CompleteManyResponse* response) {
-  return QueueCommit(context, CommitCall(PresentedToken(*context), *request, response));
+  const Timed timed = Start("CompleteMany");
+  return QueueCommit(context, CommitCall(PresentedToken(*context), *request, response), timed);
 }
 
-grpc::ServerUnaryReactor* CoordinatorService::QueueCommit(grpc::CallbackServerContext* context, CommitCall call) {
+grpc::ServerUnaryReactor* CoordinatorService::QueueCommit(grpc::CallbackServerContext* context, CommitCall call,
+                                                          const Timed& timed) {
   // A wrong token is refused at once, not after the group commit queued ahead of it (CommitCalls checks
   // again: it is the core's rule).
   if (absl::Status authorized = core_->Authorize(PresentedToken(*context)); !authorized.ok()) {
-    return Finish(context, authorized);
+    return Finish(context, authorized, timed);
   }
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   absl::MutexLock lock(&mu_);
-  commits_.push_back({reactor, std::move(call)});
+  commits_.push_back({reactor, std::move(call), timed});
   return reactor;
 }
 
@@ -96,7 +104,10 @@ void CoordinatorService::CommitLoop() {
     // trip) for all of it, however many calls came in while the previous group was being persisted.
     for (PendingCommit& commit : batch) calls.push_back(&commit.call);
     core_->CommitCalls(calls);
-    for (PendingCommit& commit : batch) commit.reactor->Finish(ToGrpcStatus(commit.call.status()));
+    for (PendingCommit& commit : batch) {
+      RpcTiming::Answered(commit.timed.histogram, commit.timed.start);
+      commit.reactor->Finish(ToGrpcStatus(commit.call.status()));
+    }
   }
 }
 

@@ -9,7 +9,8 @@
 // CompleteMany persist results (journal fsync, reducer), which may block, so commits are queued to one
 // committer thread that finishes each call when its results are durable. The committer takes every queued
 // commit at each wake-up and commits them as one group (CoordinatorCore::CommitCalls): one sink call,
-// one journal write or Redis round trip, for all of them.
+// one journal write or Redis round trip, for all of them. With an RpcTiming, every call's time from its
+// handler to its answer goes to noveltygrid_rpc_duration_seconds (coordinator/metrics/rpc_timing.h).
 #ifndef NOVELTYGRID_COORDINATOR_SERVICE_COORDINATOR_SERVICE_H_
 #define NOVELTYGRID_COORDINATOR_SERVICE_COORDINATOR_SERVICE_H_
 
@@ -18,6 +19,8 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "coordinator/metrics/rpc_timing.h"
 #include "coordinator/service/coordinator_core.h"
 #include "noveltygrid/v1/coordinator.grpc.pb.h"
 #include "proto/coordinator_calls.h"
@@ -29,8 +32,8 @@ namespace noveltygrid {
 class CoordinatorService final
     : public v1::Coordinator::WithRawCallbackMethod_Report<v1::Coordinator::CallbackService> {
  public:
-  // `core` is not owned and must outlive the service.
-  explicit CoordinatorService(CoordinatorCore* core);
+  // `core` and `timing` (nullptr: calls are not timed) are not owned and must outlive the service.
+  explicit CoordinatorService(CoordinatorCore* core, const RpcTiming* timing = nullptr);
   ~CoordinatorService() override;
 
   // Each call: the core's, with the token the call presents; Complete's and CompleteMany's finish on the
@@ -44,19 +47,28 @@ class CoordinatorService final
                                    grpc::ByteBuffer* response) override;
 
  private:
+  // A call being answered: its method's histogram (nullptr: not timed) and when its handler was called.
+  struct Timed {
+    prometheus::Histogram* histogram;
+    absl::Time start;
+  };
   struct PendingCommit {
     grpc::ServerUnaryReactor* reactor;
     CommitCall call;
+    Timed timed;
   };
 
-  // A reactor finished with `status`.
-  static grpc::ServerUnaryReactor* Finish(grpc::CallbackServerContext* context, const absl::Status& status);
+  Timed Start(const char* method) const { return {timing_ == nullptr ? nullptr : timing_->Of(method), absl::Now()}; }
+  // A reactor finished with `status`, the call timed.
+  static grpc::ServerUnaryReactor* Finish(grpc::CallbackServerContext* context, const absl::Status& status,
+                                          const Timed& timed);
   // Queues `call` for the committer thread, which commits it with the others queued and finishes it
   // (a wrong token too: CommitCalls refuses it alone).
-  grpc::ServerUnaryReactor* QueueCommit(grpc::CallbackServerContext* context, CommitCall call);
+  grpc::ServerUnaryReactor* QueueCommit(grpc::CallbackServerContext* context, CommitCall call, const Timed& timed);
   void CommitLoop();
 
   CoordinatorCore* const core_;
+  const RpcTiming* const timing_;
 
   absl::Mutex mu_;
   std::vector<PendingCommit> commits_ ABSL_GUARDED_BY(mu_);
