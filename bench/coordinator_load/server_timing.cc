@@ -41,10 +41,12 @@ absl::StatusOr<ServerHistograms> ParseServerHistograms(absl::string_view text) {
   ServerHistograms out;
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     if (!absl::ConsumePrefix(&line, kFamily)) continue;
-    absl::string_view suffix = line.substr(0, line.find('{'));
     const size_t open = line.find('{');
     const size_t close = line.rfind('}');
-    if (open == absl::string_view::npos || close == absl::string_view::npos || close < open) continue;
+    if (open == absl::string_view::npos || close == absl::string_view::npos || close < open) {
+      return absl::InvalidArgumentError(absl::StrCat("a ", kFamily, " line without its method: ", line));
+    }
+    const absl::string_view suffix = line.substr(0, open);
     const absl::string_view labels = line.substr(open + 1, close - open - 1);
     const absl::string_view method = LabelValue(labels, "method");
     double value = 0;
@@ -97,21 +99,23 @@ double Quantile(const ServerHistogram& histogram, double q) {
   return lower;
 }
 
-double ShareWithin(const ServerHistogram& histogram, double bound) {
-  if (histogram.count <= 0) return 1;
+std::optional<double> ShareWithin(const ServerHistogram& histogram, double bound) {
   for (const auto& [le, calls] : histogram.buckets) {
-    if (le >= bound) return calls / histogram.count;
+    if (le == bound) return histogram.count <= 0 ? 1 : calls / histogram.count;
   }
-  return 1;
+  return std::nullopt;
 }
 
 absl::StatusOr<std::string> ScrapeMetrics(const std::string& address) {
-  const std::vector<std::string> parts = absl::StrSplit(address, absl::MaxSplits(':', 1));
+  const size_t colon = address.rfind(':');
   int port = 0;
-  if (parts.size() != 2 || !absl::SimpleAtoi(parts[1], &port)) {
+  if (colon == std::string::npos || colon == 0 || !absl::SimpleAtoi(address.substr(colon + 1), &port)) {
     return absl::InvalidArgumentError(absl::StrCat("expected HOST:PORT, got '", address, "'"));
   }
-  httplib::Client client(parts[0], port);
+  std::string host = address.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  httplib::Client client(host, port);
+  client.set_connection_timeout(5, 0);
   client.set_read_timeout(5, 0);
   const httplib::Result reply = client.Get("/metrics");
   if (!reply) {

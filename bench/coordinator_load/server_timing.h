@@ -7,6 +7,7 @@
 #define NOVELTYGRID_BENCH_COORDINATOR_LOAD_SERVER_TIMING_H_
 
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,11 +38,11 @@ ServerHistograms Difference(const ServerHistograms& after, const ServerHistogram
 // bucket the rank falls in; the highest finite bound when it falls in +Inf; 0 without calls.
 double Quantile(const ServerHistogram& histogram, double q);
 
-// The share of calls at or under `bound` seconds, which must be one of the buckets' bounds (exact, not
-// estimated); 1 without calls.
-double ShareWithin(const ServerHistogram& histogram, double bound);
+// The share of calls at or under `bound` seconds, exact: nullopt when `bound` is not one of the
+// buckets' bounds (its text, "0.05", parses to the same double as 50'000 / 1e6); 1 without calls.
+std::optional<double> ShareWithin(const ServerHistogram& histogram, double bound);
 
-// GET http://HOST:PORT/metrics of `address` ("HOST:PORT").
+// GET http://HOST:PORT/metrics of `address` ("HOST:PORT", "[V6]:PORT").
 absl::StatusOr<std::string> ScrapeMetrics(const std::string& address);
 
 }  // namespace noveltygrid::load

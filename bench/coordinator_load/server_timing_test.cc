@@ -50,11 +50,12 @@ TEST(ServerTimingTest, QuantilesInterpolateWithinTheBucketAsPrometheusDoes) {
   EXPECT_EQ(Quantile(ParseServerHistograms(kPage)->at("Report"), 0.99), 0);
 }
 
-TEST(ServerTimingTest, ShareWithinABoundIsExact) {
+TEST(ServerTimingTest, ShareWithinABoundIsExactAndOnlyAtABound) {
   const ServerHistograms parsed = *ParseServerHistograms(kPage);
-  EXPECT_DOUBLE_EQ(ShareWithin(parsed.at("Lease"), 0.05), 0.99);
-  EXPECT_DOUBLE_EQ(ShareWithin(parsed.at("Lease"), 0.001), 0.9);
-  EXPECT_DOUBLE_EQ(ShareWithin(parsed.at("Report"), 0.05), 1);
+  EXPECT_EQ(ShareWithin(parsed.at("Lease"), 50'000 / 1e6), 0.99);  // as main.cc asks for 50 ms
+  EXPECT_EQ(ShareWithin(parsed.at("Lease"), 0.001), 0.9);
+  EXPECT_EQ(ShareWithin(parsed.at("Lease"), 0.04), std::nullopt);  // between bounds: not known exactly
+  EXPECT_EQ(ShareWithin(parsed.at("Report"), 0.001), 1);           // no calls
 }
 
 TEST(ServerTimingTest, TheDifferenceOfTwoScrapesIsTheWindowsCalls) {
@@ -70,18 +71,20 @@ TEST(ServerTimingTest, TheDifferenceOfTwoScrapesIsTheWindowsCalls) {
   EXPECT_DOUBLE_EQ(window.at("Lease").sum, 1.25);
   EXPECT_EQ(window.at("Lease").buckets[0].second, 50);
   EXPECT_EQ(window.at("Lease").buckets[1].second, 59);
-  EXPECT_DOUBLE_EQ(ShareWithin(window.at("Lease"), 0.05), 59.0 / 60);
+  EXPECT_EQ(ShareWithin(window.at("Lease"), 0.05), 59.0 / 60);
   EXPECT_EQ(window.at("Report").count, 0);  // not in `before`: from zero
 }
 
 TEST(ServerTimingTest, ALineOfTheFamilyThatDoesNotParseIsAnError) {
   EXPECT_FALSE(ParseServerHistograms("noveltygrid_rpc_duration_seconds_count{method=\"Lease\"} many\n").ok());
   EXPECT_FALSE(ParseServerHistograms("noveltygrid_rpc_duration_seconds_bucket{method=\"Lease\"} 3\n").ok());
+  EXPECT_FALSE(ParseServerHistograms("noveltygrid_rpc_duration_seconds_count 3\n").ok());
   EXPECT_TRUE(ParseServerHistograms("noveltygrid_other{method=\"Lease\"} many\n")->empty());
 }
 
 TEST(ServerTimingTest, AScrapeOfAnAddressNothingListensOnFails) {
   EXPECT_FALSE(ScrapeMetrics("not-an-address").ok());
+  EXPECT_FALSE(ScrapeMetrics("[::1]:1").ok());
   EXPECT_FALSE(ScrapeMetrics("127.0.0.1:1").ok());
 }
 

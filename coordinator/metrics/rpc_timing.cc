@@ -1,7 +1,7 @@
 #include "coordinator/metrics/rpc_timing.h"
 
 #include "google/protobuf/descriptor.h"
-#include "noveltygrid/v1/coordinator.pb.h"
+#include "noveltygrid/v1/coordinator.grpc.pb.h"
 
 namespace noveltygrid {
 
@@ -14,11 +14,12 @@ const std::vector<double>& RpcTiming::Buckets() {
 RpcTiming::RpcTiming() {
   auto& family = prometheus::BuildHistogram()
                      .Name("noveltygrid_rpc_duration_seconds")
-                     .Help("Time from a worker's call reaching the coordinator's handler to its answer, by method.")
+                     .Help("Time from a call reaching the coordinator's handler to its answer, by method.")
                      .Register(*registry_);
   // Every method of the service, from its descriptor: a method added to the proto has its histogram.
   const google::protobuf::ServiceDescriptor* service =
-      v1::Lease::descriptor()->file()->FindServiceByName("Coordinator");
+      google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(v1::Coordinator::service_full_name());
+  if (service == nullptr) return;  // not expected: the generated code registers it (Of() then answers nullptr)
   for (int i = 0; i < service->method_count(); ++i) {
     const std::string& method = service->method(i)->name();
     by_method_[method] = &family.Add({{"method", method}}, Buckets());

@@ -1,16 +1,17 @@
 // RpcTiming: how long the coordinator takes to answer each call of the noveltygrid.v1.Coordinator
-// service, as the coordinator itself sees it -- from its handler being called (the request read) to the
-// answer being handed to gRPC, a commit's wait for its group included:
+// service (the workers' calls, and `noveltygrid status`'s Status), as the coordinator itself sees it:
 //
 //   noveltygrid_rpc_duration_seconds{method="Lease"|"Heartbeat"|"Report"|"Complete"|"CompleteMany"|...}
 //
-// A worker's own timing of the same call adds the network, gRPC's reading of the request and the
-// worker's wait for a core; the difference says whether a slow call was the coordinator's doing
-// (bench/coordinator_load prints both). Timed by CoordinatorService itself, two clock reads a call. A
-// gRPC server interceptor would start a little earlier (at the call's creation), but in three
-// interleaved pairs of runs at 50 workers x 512 loops the coordinator used 0.76-0.83 cores with one
-// against 0.74-0.78 without, while timing in the handler made no difference that the runs' noise did
-// not hide (BENCHMARKS.md, issue 18 item 3).
+// Timed by CoordinatorService from its handler being called to the answer being handed to gRPC, a
+// commit's wait for its group included. gRPC parses a request before the handler and serializes the
+// answer after it, outside the timing -- except Report's, which the service reads and writes itself
+// (a raw method), so Report's time includes parsing its steps. A worker's own timing of the same call
+// adds the network, gRPC's (de)serialization and the worker's wait for a core; the difference says
+// whether a slow call was the coordinator's doing (bench/coordinator_load prints both). A gRPC server
+// interceptor would start at the call's creation, but in three interleaved pairs of runs at 50 workers x
+// 512 loops the coordinator used 0.76-0.83 cores with one against 0.74-0.78 without, while timing in
+// the handlers made no difference the runs' noise did not hide (BENCHMARKS.md, issue 18 item 3).
 //
 //   RpcTiming timing;                                   // outlives the service
 //   CoordinatorService service(&core, &timing);
@@ -18,13 +19,13 @@
 #ifndef NOVELTYGRID_COORDINATOR_METRICS_RPC_TIMING_H_
 #define NOVELTYGRID_COORDINATOR_METRICS_RPC_TIMING_H_
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
-#include "absl/time/time.h"
 #include "prometheus/collectable.h"
 #include "prometheus/histogram.h"
 #include "prometheus/registry.h"
@@ -42,9 +43,11 @@ class RpcTiming {
   // does not have.
   prometheus::Histogram* Of(absl::string_view method) const;
 
-  // A call timed by `histogram` (nullptr: not timed) that started at `start` is answered now.
-  static void Answered(prometheus::Histogram* histogram, absl::Time start) {
-    if (histogram != nullptr) histogram->Observe(absl::ToDoubleSeconds(absl::Now() - start));
+  // A call timed by `histogram` (nullptr: not timed) that started at `start` is answered now. A
+  // monotonic clock: a step of the wall clock does not make a call negative or hours long.
+  using Clock = std::chrono::steady_clock;
+  static void Answered(prometheus::Histogram* histogram, Clock::time_point start) {
+    if (histogram != nullptr) histogram->Observe(std::chrono::duration<double>(Clock::now() - start).count());
   }
 
   std::shared_ptr<prometheus::Collectable> collectable() const { return registry_; }

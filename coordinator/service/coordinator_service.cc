@@ -1,5 +1,7 @@
 #include "coordinator/service/coordinator_service.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <utility>
 
 #include "grpcpp/support/proto_buffer_reader.h"
@@ -8,7 +10,16 @@
 
 namespace noveltygrid {
 
-CoordinatorService::CoordinatorService(CoordinatorCore* core, const RpcTiming* timing) : core_(core), timing_(timing) {
+CoordinatorService::CoordinatorService(CoordinatorCore* core, const RpcTiming* timing) : core_(core) {
+  static constexpr const char* kNames[kMethods] = {"Lease",        "Heartbeat", "Report", "Complete",
+                                                   "CompleteMany", "Release",   "Status"};
+  for (int m = 0; timing != nullptr && m < kMethods; ++m) {
+    timers_[m] = timing->Of(kNames[m]);
+    if (timers_[m] == nullptr) {  // a method renamed in the proto and not here: a bug, not a run-time state
+      std::fprintf(stderr, "noveltygrid: no histogram for the Coordinator method %s\n", kNames[m]);
+      std::abort();
+    }
+  }
   committer_ = std::thread([this] { CommitLoop(); });
 }
 
@@ -33,7 +44,7 @@ grpc::ServerUnaryReactor* CoordinatorService::Finish(grpc::CallbackServerContext
 #define NOVELTYGRID_SERVICE_CALL(Name)                                                                                 \
   grpc::ServerUnaryReactor* CoordinatorService::Name(grpc::CallbackServerContext* context,                             \
                                                      const v1::Name##Request* request, v1::Name##Response* response) { \
-    const Timed timed = Start(#Name);                                                                                  \
+    const Timed timed = Start(k##Name);                                                                                \
     return Finish(context, core_->Name(PresentedToken(*context), *request, response), timed);                          \
   }
 NOVELTYGRID_SERVICE_CALL(Lease)
@@ -44,7 +55,7 @@ NOVELTYGRID_SERVICE_CALL(Status)
 
 grpc::ServerUnaryReactor* CoordinatorService::Report(grpc::CallbackServerContext* context,
                                                      const grpc::ByteBuffer* request, grpc::ByteBuffer* response) {
-  const Timed timed = Start("Report");
+  const Timed timed = Start(kReport);
   // The steps are moved out of `received` into the checkpoints; the reader only reads the buffer.
   v1::ReceivedReport received;
   grpc::ProtoBufferReader reader(const_cast<grpc::ByteBuffer*>(request));
@@ -63,14 +74,14 @@ grpc::ServerUnaryReactor* CoordinatorService::Report(grpc::CallbackServerContext
 grpc::ServerUnaryReactor* CoordinatorService::Complete(grpc::CallbackServerContext* context,
                                                        const v1::CompleteRequest* request,
                                                        v1::CompleteResponse* response) {
-  const Timed timed = Start("Complete");
+  const Timed timed = Start(kComplete);
   return QueueCommit(context, CommitCall(PresentedToken(*context), *request, response), timed);
 }
 
 grpc::ServerUnaryReactor* CoordinatorService::CompleteMany(grpc::CallbackServerContext* context,
                                                            const v1::CompleteManyRequest* request,
                                                            v1::CompleteManyResponse* response) {
-  const Timed timed = Start("CompleteMany");
+  const Timed timed = Start(kCompleteMany);
   return QueueCommit(context, CommitCall(PresentedToken(*context), *request, response), timed);
 }
 

@@ -14,12 +14,12 @@
 #ifndef NOVELTYGRID_COORDINATOR_SERVICE_COORDINATOR_SERVICE_H_
 #define NOVELTYGRID_COORDINATOR_SERVICE_COORDINATOR_SERVICE_H_
 
+#include <array>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
-#include "absl/time/time.h"
 #include "coordinator/metrics/rpc_timing.h"
 #include "coordinator/service/coordinator_core.h"
 #include "noveltygrid/v1/coordinator.grpc.pb.h"
@@ -47,10 +47,12 @@ class CoordinatorService final
                                    grpc::ByteBuffer* response) override;
 
  private:
+  // The service's methods, for their histograms (timers_).
+  enum Method { kLease, kHeartbeat, kReport, kComplete, kCompleteMany, kRelease, kStatus, kMethods };
   // A call being answered: its method's histogram (nullptr: not timed) and when its handler was called.
   struct Timed {
-    prometheus::Histogram* histogram;
-    absl::Time start;
+    prometheus::Histogram* histogram = nullptr;
+    RpcTiming::Clock::time_point start;
   };
   struct PendingCommit {
     grpc::ServerUnaryReactor* reactor;
@@ -58,7 +60,10 @@ class CoordinatorService final
     Timed timed;
   };
 
-  Timed Start(const char* method) const { return {timing_ == nullptr ? nullptr : timing_->Of(method), absl::Now()}; }
+  Timed Start(Method method) const {
+    prometheus::Histogram* histogram = timers_[method];
+    return {histogram, histogram == nullptr ? RpcTiming::Clock::time_point() : RpcTiming::Clock::now()};
+  }
   // A reactor finished with `status`, the call timed.
   static grpc::ServerUnaryReactor* Finish(grpc::CallbackServerContext* context, const absl::Status& status,
                                           const Timed& timed);
@@ -68,7 +73,7 @@ class CoordinatorService final
   void CommitLoop();
 
   CoordinatorCore* const core_;
-  const RpcTiming* const timing_;
+  std::array<prometheus::Histogram*, kMethods> timers_{};  // by Method; all nullptr without an RpcTiming
 
   absl::Mutex mu_;
   std::vector<PendingCommit> commits_ ABSL_GUARDED_BY(mu_);

@@ -1,8 +1,10 @@
 // CoordinatorService over real gRPC on loopback: commits sent from several threads at once, each over
 // its own channel, are committed by the service's committer (in groups of whatever is queued when it
-// wakes) and each call gets its own answers; a Report sent as bytes is the same call.
+// wakes) and each call gets its own answers; a Report sent as bytes is the same call; every call is
+// timed under its method (RpcTiming).
 #include "coordinator/service/coordinator_service.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -12,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "common/sanitizer_build.h"
+#include "coordinator/metrics/rpc_timing.h"
 #include "gmock/gmock.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server.h"
@@ -32,7 +35,7 @@ constexpr int kUnits = kSenders * kUnitsPerCall + 1;  // the last one goes in a 
 
 class CoordinatorServiceTest : public CoordinatorCoreTest {
  protected:
-  CoordinatorServiceTest() : CoordinatorCoreTest(kUnits), service_(&core()) {}
+  CoordinatorServiceTest() : CoordinatorCoreTest(kUnits), service_(&core(), &timing_) {}
   ~CoordinatorServiceTest() override {
     if (server_ != nullptr) server_->Shutdown();
   }
@@ -62,6 +65,7 @@ class CoordinatorServiceTest : public CoordinatorCoreTest {
 
   static absl::Time Deadline() { return absl::Now() + absl::Seconds(30); }
 
+  RpcTiming timing_;  // outlives the service
   CoordinatorService service_;
   int port_ = 0;
   std::unique_ptr<grpc::Server> server_;
@@ -194,6 +198,72 @@ TEST_F(CoordinatorServiceTest, ACompleteManySentAsBytesIsTheSameCall) {
   ASSERT_EQ(again.outcomes_size(), 1);
   EXPECT_TRUE(again.outcomes(0).response().duplicate());
   EXPECT_EQ(StatusNow().units_done(), 1);
+}
+
+// The timed calls of each method so far, from one collection of `timing`'s histograms.
+std::map<std::string, uint64_t> TimedCalls(const RpcTiming& timing) {
+  std::map<std::string, uint64_t> out;
+  for (const prometheus::MetricFamily& family : timing.collectable()->Collect()) {
+    EXPECT_EQ(family.name, "noveltygrid_rpc_duration_seconds");
+    for (const prometheus::ClientMetric& metric : family.metric) {
+      EXPECT_EQ(metric.histogram.bucket.size(), RpcTiming::Buckets().size() + 1);  // and +Inf
+      if (metric.label.size() == 1 && metric.label[0].name == "method") {
+        out[metric.label[0].value] = metric.histogram.sample_count;
+      }
+    }
+  }
+  return out;
+}
+
+// Every method is timed once a call under its own name, whether it is answered on the reactor or by
+// the committer, refused calls too; a worker that has its answer finds its call counted.
+TEST_F(CoordinatorServiceTest, EveryCallIsTimedOnceUnderItsMethod) {
+  ASSERT_NE(server_, nullptr);
+  const std::map<std::string, uint64_t> none = {{"Lease", 0},        {"Heartbeat", 0}, {"Report", 0}, {"Complete", 0},
+                                                {"CompleteMany", 0}, {"Release", 0},   {"Status", 0}};
+  EXPECT_EQ(TimedCalls(timing_), none);
+  std::unique_ptr<GrpcCoordinatorClient> client = Client();
+  ASSERT_NE(client, nullptr);
+  v1::LeaseRequest lease_request;
+  lease_request.set_worker_id("w1");
+  lease_request.set_max_units(3);
+  v1::LeaseResponse leased;
+  ASSERT_TRUE(client->Lease(lease_request, &leased, Deadline()).ok());
+  ASSERT_EQ(leased.leases_size(), 3);
+  v1::HeartbeatRequest heartbeat;
+  heartbeat.set_worker_id("w1");
+  v1::HeartbeatResponse beat;
+  ASSERT_TRUE(client->Heartbeat(heartbeat, &beat, Deadline()).ok());
+  v1::ReportResponse reported;
+  ASSERT_TRUE(client->Report(ReportOf(leased.leases(0), 1, 2), &reported, Deadline()).ok());
+  v1::CompleteResponse completed;
+  ASSERT_TRUE(client->Complete(CompleteOf(leased.leases(0)), &completed, Deadline()).ok());
+  v1::CompleteManyResponse committed;
+  ASSERT_TRUE(client->CompleteMany(CompleteManyRequestOf({leased.leases(1)}), &committed, Deadline()).ok());
+  v1::ReleaseRequest release;
+  release.set_lease_id(leased.leases(2).lease_id());
+  release.set_fencing_token(leased.leases(2).fencing_token());
+  v1::ReleaseResponse released;
+  ASSERT_TRUE(client->Release(release, &released, Deadline()).ok());
+  v1::StatusResponse status;
+  ASSERT_TRUE(client->Status(v1::StatusRequest(), &status, Deadline()).ok());
+  std::unique_ptr<GrpcCoordinatorClient> intruder = Client("guess");
+  ASSERT_NE(intruder, nullptr);
+  EXPECT_TRUE(absl::IsUnauthenticated(intruder->Lease(lease_request, &leased, Deadline())));
+  EXPECT_TRUE(absl::IsUnauthenticated(intruder->CompleteMany(CompleteManyRequestOf({}), &committed, Deadline())));
+
+  const std::map<std::string, uint64_t> timed = {{"Lease", 2},        {"Heartbeat", 1}, {"Report", 1}, {"Complete", 1},
+                                                 {"CompleteMany", 2}, {"Release", 1},   {"Status", 1}};
+  EXPECT_EQ(TimedCalls(timing_), timed);
+}
+
+TEST(RpcTimingTest, EveryMethodOfTheServiceHasAHistogramAndNoOtherName) {
+  const RpcTiming timing;
+  EXPECT_NE(timing.Of("Report"), nullptr);
+  EXPECT_NE(timing.Of("CompleteMany"), nullptr);
+  EXPECT_NE(timing.Of("Report"), timing.Of("CompleteMany"));
+  EXPECT_EQ(timing.Of("Check"), nullptr);
+  EXPECT_EQ(timing.Of("/noveltygrid.v1.Coordinator/Report"), nullptr);
 }
 
 }  // namespace
