@@ -31,6 +31,7 @@
 #include "bench/coordinator_load/latency_recorder.h"
 #include "bench/coordinator_load/proc_cpu.h"
 #include "bench/coordinator_load/server_timing.h"
+#include "bench/coordinator_load/wakeup_probe.h"
 #include "cli/args.h"
 #include "nlohmann/json.hpp"
 #include "proto/grpc_coordinator_client.h"
@@ -242,6 +243,8 @@ int Main(int argc, char** argv) {
   // 2026-12-06), every loop starts in the same 200 ms and their units complete in waves: tens of
   // thousands of commits in the same second, again every unit's length, until the units' different
   // lengths spread them out, many units later.
+  WakeupProbe probe;  // how late the generator's own threads run (wakeup_probe.h)
+  probe.Start();
   const absl::Time started = absl::Now();
   for (int i = 0; i < n_workers; ++i) {
     workers[i]->Start();
@@ -259,6 +262,7 @@ int Main(int argc, char** argv) {
   const absl::StatusOr<MachineCpu> machine_start = ReadMachineCpu();
   const Totals first = Sum(workers);
   recorder.SetRecording(true);
+  probe.SetRecording(true);
   std::vector<double> coordinator_cpu_per_second;
   absl::Duration last_cpu = watched.front().start;
   const absl::Time window_end = first.at + duration;
@@ -283,6 +287,7 @@ int Main(int argc, char** argv) {
     }
   }
   recorder.SetRecording(false);
+  probe.SetRecording(false);
   const Totals last = Sum(workers);
   for (Watched& w : watched) w.end = cpu_now(w);
   const absl::StatusOr<MachineCpu> machine_end = ReadMachineCpu();
@@ -290,6 +295,7 @@ int Main(int argc, char** argv) {
   if (!metrics_address.empty()) server_end = scrape();
   const double seconds = absl::ToDoubleSeconds(last.at - first.at);
   for (auto& w : workers) w->Stop();
+  probe.Stop();
 
   const double units_per_s = static_cast<double>(last.sum.units_committed - first.sum.units_committed) / seconds;
   const double offered = n_workers * loops / (iterations * absl::ToDoubleSeconds(step));
@@ -379,6 +385,16 @@ int Main(int argc, char** argv) {
       out["p99_ms_by_second"].push_back(us < 0 ? nlohmann::json(nullptr) : nlohmann::json(us / 1000.0));
     }
   }
+  // The generator's own wake-ups: what of a client-side latency may be the generator waiting for a core.
+  const LatencySummary wakeups = probe.Summarize();
+  std::printf(
+      "the generator's wake-up delay (a thread of it sleeping 1 ms at a time, by how much each sleep overran): "
+      "p50 %.2f ms, p99 %.2f ms, max %.2f ms over %lld sleeps\n",
+      wakeups.p50_us / 1000.0, wakeups.p99_us / 1000.0, wakeups.max_us / 1000.0, static_cast<long long>(wakeups.calls));
+  out["generator_wakeup_delay"] = {{"sleeps", wakeups.calls},
+                                   {"p50_ms", wakeups.p50_us / 1000.0},
+                                   {"p99_ms", wakeups.p99_us / 1000.0},
+                                   {"max_ms", wakeups.max_us / 1000.0}};
   if (!metrics_address.empty()) PrintServerTiming(server_start, server_end, &out);
   if (parsed->Has("json")) std::ofstream(parsed->Get("json")) << out.dump(2) << "\n";
   return 0;
