@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "common/percentile.h"
 
@@ -63,20 +64,27 @@ std::vector<int64_t> LatencyRecorder::P99BySecondUs() const {
   return p99;
 }
 
+LatencySummary SummarizeSamples(std::vector<int64_t> samples_us) {
+  LatencySummary summary;
+  summary.calls = static_cast<int64_t>(samples_us.size());
+  if (samples_us.empty()) return summary;
+  summary.max_us = *std::max_element(samples_us.begin(), samples_us.end());
+  summary.p50_us = NearestRankPercentile(samples_us, 50);
+  summary.p99_us = NearestRankPercentile(samples_us, 99);
+  return summary;
+}
+
 LatencySummary LatencyRecorder::Summarize(Rpc rpc) const {
   const int kind = static_cast<int>(rpc);
   std::vector<int64_t> samples;
-  LatencySummary summary;
+  int64_t errors;
   {
     absl::MutexLock lock(&mu_);
     samples = samples_[kind];
-    summary.errors = errors_[kind];
+    errors = errors_[kind];
   }
-  summary.calls = static_cast<int64_t>(samples.size());
-  if (samples.empty()) return summary;
-  summary.max_us = *std::max_element(samples.begin(), samples.end());
-  summary.p50_us = NearestRankPercentile(samples, 50);
-  summary.p99_us = NearestRankPercentile(samples, 99);
+  LatencySummary summary = SummarizeSamples(std::move(samples));
+  summary.errors = errors;
   return summary;
 }
 

@@ -27,6 +27,9 @@ struct LatencySummary {
   int64_t p50_us = 0, p99_us = 0, max_us = 0;
 };
 
+// Count, p50, p99 (nearest rank) and max of `samples_us`; errors left 0.
+LatencySummary SummarizeSamples(std::vector<int64_t> samples_us);
+
 class LatencyRecorder {
  public:
   // Samples are kept only while recording (the measured window, from `at` on or until `at`); errors are

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "absl/time/clock.h"
-#include "common/percentile.h"
 
 namespace noveltygrid::load {
 
@@ -42,18 +41,8 @@ absl::Duration WakeupProbe::Sample() {
 }
 
 LatencySummary WakeupProbe::Summarize() const {
-  std::vector<int64_t> samples;
-  {
-    absl::MutexLock lock(&mu_);
-    samples = overrun_us_;
-  }
-  LatencySummary summary;
-  summary.calls = static_cast<int64_t>(samples.size());
-  if (samples.empty()) return summary;
-  summary.max_us = *std::max_element(samples.begin(), samples.end());
-  summary.p50_us = NearestRankPercentile(samples, 50);
-  summary.p99_us = NearestRankPercentile(samples, 99);
-  return summary;
+  absl::MutexLock lock(&mu_);
+  return SummarizeSamples(overrun_us_);
 }
 
 }  // namespace noveltygrid::load

@@ -25,7 +25,7 @@ TEST(WakeupProbeTest, StopEndsTheThreadStartedOrNot) {
   never_started.Stop();
   WakeupProbe probe(absl::Microseconds(100));
   probe.Start();
-  probe.Stop();  // returns: the thread saw it within one sleep
+  probe.Stop();                           // returns: the thread saw it within one sleep
   EXPECT_EQ(probe.Summarize().calls, 0);  // never recording
 }
 
