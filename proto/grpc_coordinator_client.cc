@@ -12,6 +12,19 @@
 
 namespace noveltygrid {
 
+grpc::ByteBuffer ByteBufferOf(std::vector<std::string> pieces) {
+  std::vector<grpc::Slice> slices;
+  slices.reserve(pieces.size());
+  for (std::string& piece : pieces) {
+    // The slice points into the piece, moved to the heap (a long one's bytes stay where they are), and
+    // frees it when gRPC is done with it.
+    auto* owned = new std::string(std::move(piece));
+    slices.emplace_back(
+        owned->data(), owned->size(), [](void* p) { delete static_cast<std::string*>(p); }, owned);
+  }
+  return grpc::ByteBuffer(slices.data(), slices.size());
+}
+
 absl::StatusOr<std::unique_ptr<GrpcCoordinatorClient>> GrpcCoordinatorClient::Create(const GrpcClientOptions& options) {
   absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials = MakeChannelCredentials(options.tls);
   if (!credentials.ok()) return credentials.status();
@@ -57,16 +70,7 @@ template <typename Response>
 absl::Status GrpcCoordinatorClient::CallSerialized(const grpc::internal::RpcMethod& method,
                                                    std::vector<std::string> pieces, Response* response,
                                                    absl::Time deadline) {
-  std::vector<grpc::Slice> slices;
-  slices.reserve(pieces.size());
-  for (std::string& piece : pieces) {
-    // The slice points into the piece, moved to the heap (a long one's bytes stay where they are), and
-    // frees it when gRPC is done with it.
-    auto* owned = new std::string(std::move(piece));
-    slices.emplace_back(
-        owned->data(), owned->size(), [](void* p) { delete static_cast<std::string*>(p); }, owned);
-  }
-  const grpc::ByteBuffer sent(slices.data(), slices.size());
+  const grpc::ByteBuffer sent = ByteBufferOf(std::move(pieces));
   grpc::ByteBuffer received;
   const grpc::Status status = grpc::internal::BlockingUnaryCall<grpc::ByteBuffer, grpc::ByteBuffer>(
       channel_.get(), method, Context(deadline).get(), sent, &received);

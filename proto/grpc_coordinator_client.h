@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "grpcpp/impl/rpc_method.h"
+#include "grpcpp/support/byte_buffer.h"
 #include "noveltygrid/v1/coordinator.grpc.pb.h"
 #include "proto/coordinator_client.h"
 #include "proto/security.h"
@@ -25,6 +26,10 @@ struct GrpcClientOptions {
   TlsFiles tls;
   absl::Duration max_backoff = absl::Seconds(5);  // the longest reconnect backoff
 };
+
+// A request sent as it is in `pieces` (a serialized message's bytes, one piece after another): each
+// piece is moved to the heap and handed to gRPC, none copied.
+grpc::ByteBuffer ByteBufferOf(std::vector<std::string> pieces);
 
 class GrpcCoordinatorClient final : public CoordinatorClient {
  public:
@@ -47,10 +52,16 @@ class GrpcCoordinatorClient final : public CoordinatorClient {
   absl::Status CompleteManySerialized(std::vector<std::string> pieces, v1::CompleteManyResponse* response,
                                       absl::Time deadline);
 
+  // For callers that make calls of their own on this client's channel -- the load generator's
+  // callback-API workers (bench/coordinator_load/callback_worker.h): the channel, the two methods sent
+  // as pieces, and a context with the deadline and the token.
+  const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
+  const grpc::internal::RpcMethod& report_method() const { return report_method_; }
+  const grpc::internal::RpcMethod& complete_many_method() const { return complete_many_method_; }
+  std::unique_ptr<grpc::ClientContext> Context(absl::Time deadline) const;
+
  private:
   GrpcCoordinatorClient(std::string token, std::shared_ptr<grpc::Channel> channel);
-  // A context with the deadline and the token.
-  std::unique_ptr<grpc::ClientContext> Context(absl::Time deadline) const;
   // `method` with a request of `pieces` (ReportSerialized, CompleteManySerialized); the reply parsed
   // into `response` (any protobuf message).
   template <typename Response>

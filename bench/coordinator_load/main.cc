@@ -27,9 +27,11 @@
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "bench/coordinator_load/callback_worker.h"
 #include "bench/coordinator_load/fake_worker.h"
 #include "bench/coordinator_load/latency_recorder.h"
 #include "bench/coordinator_load/proc_cpu.h"
+#include "bench/coordinator_load/scheduler.h"
 #include "bench/coordinator_load/server_timing.h"
 #include "bench/coordinator_load/wakeup_probe.h"
 #include "cli/args.h"
@@ -48,7 +50,7 @@ struct Totals {
   absl::Time at;
 };
 
-Totals Sum(const std::vector<std::unique_ptr<FakeWorker>>& workers) {
+Totals Sum(const std::vector<std::shared_ptr<LoadWorker>>& workers) {
   Totals t;
   for (const auto& w : workers) {
     const WorkerCounters c = w->counters();
@@ -113,11 +115,16 @@ int Main(int argc, char** argv) {
       {"workers", "N", "fake workers (default 50)"},
       {"loops", "N", "loops in flight per worker (default 512)"},
       {"channels", "N", "gRPC clients the workers share, round robin (default: one per worker)"},
+      {"client", "callback|sync",
+       "how the workers make their calls: gRPC's callback API, no threads of their own (callback, the "
+       "default), or blocking calls on three threads per worker, as noveltygrid worker (sync; the generator "
+       "before 2026-12-07)"},
       {"step-ms", "MS", "one step per loop every MS (default 200)"},
       {"iterations", "N", "steps per unit, +-2 by unit id (default 15)"},
       {"answer-bytes", "N", "answer text per step (default 400)"},
       {"embedding-dim", "N", "floats per step's embedding (default 256, the lexical embedder's)"},
-      {"one-complete-per-rpc", "", "commit with one Complete per unit (a worker from before CompleteMany)"},
+      {"one-complete-per-rpc", "",
+       "with --client sync: commit with one Complete per unit (a worker from before CompleteMany)"},
       {"complete-senders", "N",
        "with --one-complete-per-rpc: 0 (default): each worker sends its Completes one at a time after its "
        "Report; N: N threads per worker send them, up to N in flight"},
@@ -178,6 +185,16 @@ int Main(int argc, char** argv) {
   }
   const absl::Duration round_interval = absl::Milliseconds(round_ms);
   const bool complete_many = !parsed->Has("one-complete-per-rpc");
+  const std::string client_kind = parsed->Has("client") ? parsed->Get("client") : "callback";
+  if (client_kind != "callback" && client_kind != "sync") {
+    std::fprintf(stderr, "coordinator_load: --client must be callback or sync, not \"%s\"\n", client_kind.c_str());
+    return 2;
+  }
+  const bool callback = client_kind == "callback";
+  if (callback && (!complete_many || complete_senders > 0)) {
+    std::fprintf(stderr, "coordinator_load: --one-complete-per-rpc and --complete-senders need --client sync\n");
+    return 2;
+  }
   const absl::Duration warmup = absl::Seconds(get_int("warmup-s", 15));
   // By default one unit's length, and at most half the warm-up.
   const absl::Duration ramp = parsed->Has("ramp-ms") ? absl::Milliseconds(get_int("ramp-ms", 0))
@@ -228,7 +245,10 @@ int Main(int argc, char** argv) {
   const StepPool pool(256, static_cast<int>(get_int("answer-bytes", 400)),
                       static_cast<int>(get_int("embedding-dim", 256)), /*seed=*/18);
   LatencyRecorder recorder;
-  std::vector<std::unique_ptr<FakeWorker>> workers;
+  // The callback workers' clock. Declared after what the workers use (the clients, the recorder, the
+  // pool), so that its tasks, which hold workers, go before those.
+  std::vector<std::shared_ptr<LoadWorker>> workers;
+  Scheduler scheduler;
   for (int i = 0; i < n_workers; ++i) {
     FakeWorkerOptions o{.worker_id = absl::StrCat("load-", i),
                         .loops = loops,
@@ -237,7 +257,12 @@ int Main(int argc, char** argv) {
                         .round_interval = round_interval,
                         .complete_many = complete_many,
                         .complete_senders = complete_senders};
-    workers.push_back(std::make_unique<FakeWorker>(o, clients[i % n_channels].get(), &recorder, &pool));
+    GrpcCoordinatorClient* client = clients[i % n_channels].get();
+    if (callback) {
+      workers.push_back(CallbackWorker::Create(o, client, &recorder, &pool, &scheduler));
+    } else {
+      workers.push_back(std::make_shared<FakeWorker>(o, client, &recorder, &pool));
+    }
   }
   // Workers join one after another over the ramp. All at once (or within one step interval, as until
   // 2026-12-06), every loop starts in the same 200 ms and their units complete in waves: tens of
@@ -303,6 +328,7 @@ int Main(int argc, char** argv) {
       {"workers", n_workers},
       {"loops_per_worker", loops},
       {"channels", n_channels},
+      {"client", client_kind},
       {"step_ms", absl::ToInt64Milliseconds(step)},
       {"iterations", iterations},
       {"window_s", seconds},
@@ -315,9 +341,10 @@ int Main(int argc, char** argv) {
       {"results_waiting_end", last.sum.completes_waiting},
       {"units_refused", last.sum.units_refused - first.sum.units_refused},
       {"coordinator_cpu_per_second", coordinator_cpu_per_second}};
-  std::printf("%d workers x %d loops (%d loops), a step every %lld ms, ~%d steps per unit; %d gRPC channel(s)\n",
-              n_workers, loops, n_workers * loops, static_cast<long long>(absl::ToInt64Milliseconds(step)), iterations,
-              n_channels);
+  std::printf(
+      "%d workers x %d loops (%d loops), a step every %lld ms, ~%d steps per unit; %d gRPC channel(s), %s calls\n",
+      n_workers, loops, n_workers * loops, static_cast<long long>(absl::ToInt64Milliseconds(step)), iterations,
+      n_channels, callback ? "callback-API" : "blocking");
   if (complete_many) {
     std::printf(
         "commits: one CompleteMany per worker round, after its Report, rounds at most every %lld ms (as "

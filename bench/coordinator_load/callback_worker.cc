@@ -1,0 +1,216 @@
+#include "bench/coordinator_load/callback_worker.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/time/clock.h"
+#include "grpcpp/support/client_callback.h"
+#include "proto/grpc_status.h"
+
+namespace noveltygrid::load {
+
+namespace {
+
+// A call in flight: what gRPC reads and writes until its callback has run.
+template <typename Request, typename Response>
+struct Pending {
+  std::unique_ptr<grpc::ClientContext> context;
+  Request request;
+  Response response;
+  absl::Time start;  // just before the call starts
+};
+
+// A call sent as pieces (Report, CompleteMany): its reply parsed into `response` unless it failed.
+template <typename Response>
+absl::Status Parse(const grpc::Status& status, grpc::ByteBuffer* reply, Response* response) {
+  if (!status.ok()) return FromGrpcStatus(status);
+  if (!grpc::SerializationTraits<Response>::Deserialize(reply, response).ok()) {
+    return absl::InternalError("the coordinator's reply does not parse");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::shared_ptr<CallbackWorker> CallbackWorker::Create(FakeWorkerOptions options, GrpcCoordinatorClient* client,
+                                                       LatencyRecorder* recorder, const StepPool* pool,
+                                                       Scheduler* scheduler) {
+  return std::shared_ptr<CallbackWorker>(new CallbackWorker(std::move(options), client, recorder, pool, scheduler));
+}
+
+CallbackWorker::CallbackWorker(FakeWorkerOptions options, GrpcCoordinatorClient* client, LatencyRecorder* recorder,
+                               const StepPool* pool, Scheduler* scheduler)
+    : client_(client),
+      recorder_(recorder),
+      scheduler_(scheduler),
+      stub_(v1::Coordinator::NewStub(client->channel())),
+      book_(std::move(options), pool) {}
+
+void CallbackWorker::Start() {
+  const absl::Time now = absl::Now();
+  At(now, &CallbackWorker::Round);
+  At(now + book_.heartbeat_interval(), &CallbackWorker::Heartbeat);
+  MaybeLease();
+}
+
+void CallbackWorker::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopped_) return;
+    stopped_ = true;
+    auto idle = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return in_flight_ == 0; };
+    mu_.Await(absl::Condition(&idle));
+  }
+  book_.Stop();
+  v1::HeartbeatResponse ignored;
+  client_->Heartbeat(book_.GoodbyeRequest(), &ignored, absl::Now() + absl::Seconds(2)).IgnoreError();
+}
+
+bool CallbackWorker::Begin() {
+  absl::MutexLock lock(&mu_);
+  if (stopped_) return false;
+  ++in_flight_;
+  return true;
+}
+
+void CallbackWorker::End() {
+  absl::MutexLock lock(&mu_);
+  --in_flight_;
+}
+
+void CallbackWorker::At(absl::Time when, void (CallbackWorker::*task)()) {
+  scheduler_->At(when, [self = shared_from_this(), task] { ((*self).*task)(); });
+}
+
+void CallbackWorker::MaybeLease() {
+  int free;
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopped_ || leasing_) return;
+    free = book_.FreeSlots();
+    if (free == 0) return;
+    leasing_ = true;
+    ++in_flight_;
+  }
+  auto call = std::make_shared<Pending<v1::LeaseRequest, v1::LeaseResponse>>();
+  call->request = book_.LeaseRequest(free);
+  call->context = client_->Context(Deadline());
+  call->start = absl::Now();
+  stub_->async()->Lease(call->context.get(), &call->request, &call->response,
+                        [self = shared_from_this(), call, free](grpc::Status status) {
+                          self->LeaseAnswered(call->response, free, FromGrpcStatus(status), call->start);
+                          self->End();
+                        });
+}
+
+void CallbackWorker::LeaseAnswered(const v1::LeaseResponse& response, int asked, const absl::Status& status,
+                                   absl::Time start) {
+  const absl::Time now = absl::Now();
+  recorder_->Record(Rpc::kLease, now - start, status.ok());
+  absl::Duration pause = absl::ZeroDuration();
+  if (!status.ok()) {
+    pause = absl::Milliseconds(100);
+  } else {
+    book_.LeaseAnswered(response, asked, now);
+    if (response.leases_size() == 0) {
+      if (response.sweep_complete()) return;  // leasing_ stays set: nothing more to lease
+      pause = absl::Milliseconds(std::max<int64_t>(50, response.retry_after_ms()));
+    }
+  }
+  auto again = [this] {
+    {
+      absl::MutexLock lock(&mu_);
+      leasing_ = false;
+    }
+    MaybeLease();
+  };
+  if (pause == absl::ZeroDuration()) {
+    again();
+    return;
+  }
+  scheduler_->At(now + pause, [self = shared_from_this(), again] { again(); });
+}
+
+void CallbackWorker::Round() {
+  // As FakeWorker's rounds: the steps that came due since the last one are made, then sent.
+  if (book_.Stopping()) return;
+  auto round = std::make_shared<RoundCalls>();
+  round->started = absl::Now();
+  WorkerBook::Round taken = book_.TakeRound(round->started);
+  round->reports = std::move(taken.reports);
+  round->commits = std::move(taken.commits);
+  MaybeLease();  // the loops that ended left free slots
+  Continue(std::move(round));
+}
+
+void CallbackWorker::Continue(std::shared_ptr<RoundCalls> round) {
+  if (round->next_report < round->reports.size()) {
+    SendReport(std::move(round));
+  } else if (!round->commits.empty()) {
+    SendCommits(std::move(round));
+  } else {
+    At(std::max(absl::Now(), round->started + book_.round_tick()), &CallbackWorker::Round);
+  }
+}
+
+void CallbackWorker::SendReport(std::shared_ptr<RoundCalls> round) {
+  if (!Begin()) return;
+  ReportPieces& report = round->reports[round->next_report];
+  auto call = std::make_shared<Pending<grpc::ByteBuffer, grpc::ByteBuffer>>();
+  call->request = ByteBufferOf(std::move(report.pieces));
+  call->context = client_->Context(Deadline());
+  call->start = absl::Now();
+  grpc::internal::CallbackUnaryCall<grpc::ByteBuffer, grpc::ByteBuffer>(
+      client_->channel().get(), client_->report_method(), call->context.get(), &call->request, &call->response,
+      [self = shared_from_this(), call, round](grpc::Status grpc_status) {
+        v1::ReportResponse response;
+        const absl::Status status = Parse(grpc_status, &call->response, &response);
+        self->recorder_->Record(Rpc::kReport, absl::Now() - call->start, status.ok());
+        self->book_.ReportAnswered(status, round->reports[round->next_report].steps, response);
+        ++round->next_report;
+        self->Continue(round);
+        self->End();
+      });
+}
+
+void CallbackWorker::SendCommits(std::shared_ptr<RoundCalls> round) {
+  if (!Begin()) return;
+  auto call = std::make_shared<Pending<grpc::ByteBuffer, grpc::ByteBuffer>>();
+  call->request = ByteBufferOf(book_.CompleteManyRequest(round->commits));
+  call->context = client_->Context(Deadline());
+  call->start = absl::Now();
+  grpc::internal::CallbackUnaryCall<grpc::ByteBuffer, grpc::ByteBuffer>(
+      client_->channel().get(), client_->complete_many_method(), call->context.get(), &call->request,
+      &call->response, [self = shared_from_this(), call, round](grpc::Status grpc_status) {
+        v1::CompleteManyResponse response;
+        const absl::Status status = Parse(grpc_status, &call->response, &response);
+        const absl::Time now = absl::Now();
+        self->recorder_->Record(Rpc::kCompleteMany, now - call->start, status.ok());
+        round->commits = self->book_.CompleteManyAnswered(std::move(round->commits), status, response);
+        if (round->commits.empty()) {
+          self->Continue(round);
+        } else {  // some not settled: sent again after a pause, as FakeWorker does
+          self->scheduler_->At(now + absl::Milliseconds(100), [self, round] { self->Continue(round); });
+        }
+        self->End();
+      });
+}
+
+void CallbackWorker::Heartbeat() {
+  if (!Begin()) return;
+  auto call = std::make_shared<Pending<v1::HeartbeatRequest, v1::HeartbeatResponse>>();
+  call->request = book_.HeartbeatRequest();
+  call->context = client_->Context(Deadline());
+  call->start = absl::Now();
+  stub_->async()->Heartbeat(call->context.get(), &call->request, &call->response,
+                            [self = shared_from_this(), call](grpc::Status status) {
+                              const absl::Time now = absl::Now();
+                              self->recorder_->Record(Rpc::kHeartbeat, now - call->start, status.ok());
+                              self->book_.HeartbeatAnswered(call->response);
+                              self->MaybeLease();  // the leases lost left free slots
+                              self->At(now + self->book_.heartbeat_interval(), &CallbackWorker::Heartbeat);
+                              self->End();
+                            });
+}
+
+}  // namespace noveltygrid::load
