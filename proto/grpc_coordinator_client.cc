@@ -68,12 +68,11 @@ NOVELTYGRID_COORDINATOR_CALLS(NOVELTYGRID_GRPC_CALL)
 // loopback test in tests/coordinator/service/coordinator_service_test.cc holds to.
 template <typename Response>
 absl::Status GrpcCoordinatorClient::CallSerialized(const grpc::internal::RpcMethod& method,
-                                                   std::vector<std::string> pieces, Response* response,
+                                                   const grpc::ByteBuffer& request, Response* response,
                                                    absl::Time deadline) {
-  const grpc::ByteBuffer sent = ByteBufferOf(std::move(pieces));
   grpc::ByteBuffer received;
   const grpc::Status status = grpc::internal::BlockingUnaryCall<grpc::ByteBuffer, grpc::ByteBuffer>(
-      channel_.get(), method, Context(deadline).get(), sent, &received);
+      channel_.get(), method, Context(deadline).get(), request, &received);
   if (!status.ok()) return FromGrpcStatus(status);
   if (!grpc::SerializationTraits<Response>::Deserialize(&received, response).ok()) {
     return absl::InternalError(absl::StrCat("the coordinator's reply to ", method.name(), " does not parse"));
@@ -81,14 +80,14 @@ absl::Status GrpcCoordinatorClient::CallSerialized(const grpc::internal::RpcMeth
   return absl::OkStatus();
 }
 
-absl::Status GrpcCoordinatorClient::ReportSerialized(std::vector<std::string> pieces, v1::ReportResponse* response,
+absl::Status GrpcCoordinatorClient::ReportSerialized(const grpc::ByteBuffer& request, v1::ReportResponse* response,
                                                      absl::Time deadline) {
-  return CallSerialized(report_method_, std::move(pieces), response, deadline);
+  return CallSerialized(report_method_, request, response, deadline);
 }
 
-absl::Status GrpcCoordinatorClient::CompleteManySerialized(std::vector<std::string> pieces,
+absl::Status GrpcCoordinatorClient::CompleteManySerialized(const grpc::ByteBuffer& request,
                                                            v1::CompleteManyResponse* response, absl::Time deadline) {
-  return CallSerialized(complete_many_method_, std::move(pieces), response, deadline);
+  return CallSerialized(complete_many_method_, request, response, deadline);
 }
 
 }  // namespace noveltygrid

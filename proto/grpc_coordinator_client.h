@@ -42,19 +42,19 @@ class GrpcCoordinatorClient final : public CoordinatorClient {
   NOVELTYGRID_COORDINATOR_CALLS(NOVELTYGRID_GRPC_CALL)
 #undef NOVELTYGRID_GRPC_CALL
 
-  // Report with the request already serialized: a ReportRequest's wire bytes, in `pieces` that are
-  // sent one after another as they are (each handed to gRPC, none copied). The same call on the wire.
-  // For the load generator (bench/coordinator_load), which frames its reports around steps serialized
-  // once, so that fifty fake workers cost less CPU than the coordinator they load.
-  absl::Status ReportSerialized(std::vector<std::string> pieces, v1::ReportResponse* response, absl::Time deadline);
-  // CompleteMany likewise: a CompleteManyRequest's wire bytes in pieces (the load generator's commits,
-  // each unit's answers serialized once per shape rather than built as messages every time).
-  absl::Status CompleteManySerialized(std::vector<std::string> pieces, v1::CompleteManyResponse* response,
+  // Report with the request already serialized: a ReportRequest's wire bytes, as they are (ByteBufferOf
+  // makes them from strings without copying them). The same call on the wire. For the load generator
+  // (bench/coordinator_load), which frames its reports around steps serialized once, so that fifty fake
+  // workers cost less CPU than the coordinator they load.
+  absl::Status ReportSerialized(const grpc::ByteBuffer& request, v1::ReportResponse* response, absl::Time deadline);
+  // CompleteMany likewise: a CompleteManyRequest's wire bytes (the load generator's commits, each
+  // unit's answers serialized once per shape rather than built as messages every time).
+  absl::Status CompleteManySerialized(const grpc::ByteBuffer& request, v1::CompleteManyResponse* response,
                                       absl::Time deadline);
 
   // For callers that make calls of their own on this client's channel -- the load generator's
   // callback-API workers (bench/coordinator_load/callback_worker.h): the channel, the two methods sent
-  // as pieces, and a context with the deadline and the token.
+  // as wire bytes, and a context with the deadline and the token.
   const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
   const grpc::internal::RpcMethod& report_method() const { return report_method_; }
   const grpc::internal::RpcMethod& complete_many_method() const { return complete_many_method_; }
@@ -62,10 +62,10 @@ class GrpcCoordinatorClient final : public CoordinatorClient {
 
  private:
   GrpcCoordinatorClient(std::string token, std::shared_ptr<grpc::Channel> channel);
-  // `method` with a request of `pieces` (ReportSerialized, CompleteManySerialized); the reply parsed
+  // `method` with a request of wire bytes (ReportSerialized, CompleteManySerialized); the reply parsed
   // into `response` (any protobuf message).
   template <typename Response>
-  absl::Status CallSerialized(const grpc::internal::RpcMethod& method, std::vector<std::string> pieces,
+  absl::Status CallSerialized(const grpc::internal::RpcMethod& method, const grpc::ByteBuffer& request,
                               Response* response, absl::Time deadline);
 
   const std::string token_;

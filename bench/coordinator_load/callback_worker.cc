@@ -20,7 +20,7 @@ struct Pending {
   absl::Time start;  // just before the call starts
 };
 
-// A call sent as pieces (Report, CompleteMany): its reply parsed into `response` unless it failed.
+// A call sent as wire bytes (Report, CompleteMany): its reply parsed into `response` unless it failed.
 template <typename Response>
 absl::Status Parse(const grpc::Status& status, grpc::ByteBuffer* reply, Response* response) {
   if (!status.ok()) return FromGrpcStatus(status);
@@ -155,9 +155,8 @@ void CallbackWorker::Continue(std::shared_ptr<RoundCalls> round) {
 
 void CallbackWorker::SendReport(std::shared_ptr<RoundCalls> round) {
   if (!Begin()) return;
-  ReportPieces& report = round->reports[round->next_report];
   auto call = std::make_shared<Pending<grpc::ByteBuffer, grpc::ByteBuffer>>();
-  call->request = ByteBufferOf(std::move(report.pieces));
+  call->request = std::move(round->reports[round->next_report].bytes);
   call->context = client_->Context(Deadline());
   call->start = absl::Now();
   grpc::internal::CallbackUnaryCall<grpc::ByteBuffer, grpc::ByteBuffer>(
@@ -176,12 +175,12 @@ void CallbackWorker::SendReport(std::shared_ptr<RoundCalls> round) {
 void CallbackWorker::SendCommits(std::shared_ptr<RoundCalls> round) {
   if (!Begin()) return;
   auto call = std::make_shared<Pending<grpc::ByteBuffer, grpc::ByteBuffer>>();
-  call->request = ByteBufferOf(book_.CompleteManyRequest(round->commits));
+  call->request = book_.CompleteManyRequest(round->commits);
   call->context = client_->Context(Deadline());
   call->start = absl::Now();
   grpc::internal::CallbackUnaryCall<grpc::ByteBuffer, grpc::ByteBuffer>(
-      client_->channel().get(), client_->complete_many_method(), call->context.get(), &call->request,
-      &call->response, [self = shared_from_this(), call, round](grpc::Status grpc_status) {
+      client_->channel().get(), client_->complete_many_method(), call->context.get(), &call->request, &call->response,
+      [self = shared_from_this(), call, round](grpc::Status grpc_status) {
         v1::CompleteManyResponse response;
         const absl::Status status = Parse(grpc_status, &call->response, &response);
         const absl::Time now = absl::Now();

@@ -36,15 +36,13 @@ class CallbackWorker final : public LoadWorker, public std::enable_shared_from_t
   void Start() override;
   void Stop() override;
   WorkerCounters counters() const override { return book_.counters(); }
-  bool AwaitSettled(int64_t units, absl::Time deadline) const override {
-    return book_.AwaitSettled(units, deadline);
-  }
+  bool AwaitSettled(int64_t units, absl::Time deadline) const override { return book_.AwaitSettled(units, deadline); }
 
  private:
   // A round's calls, made one after another: its Reports, then its commits until each is settled.
   struct RoundCalls {
     absl::Time started;
-    std::vector<ReportPieces> reports;
+    std::vector<WireReport> reports;
     size_t next_report = 0;
     std::vector<Commit> commits;
   };

@@ -74,7 +74,7 @@ void FakeWorker::SendLoop() {
     if (book_.Stopping()) return;
     last_round = absl::Now();
     WorkerBook::Round round = book_.TakeRound(last_round);
-    for (ReportPieces& report : round.reports) SendReport(std::move(report));
+    for (const WireReport& report : round.reports) SendReport(report);
     if (book_.options().complete_many) {
       SendCompleteMany(std::move(round.commits));
       continue;
@@ -106,17 +106,17 @@ void FakeWorker::CompleteLoop() {
   }
 }
 
-void FakeWorker::SendReport(ReportPieces report) {
+void FakeWorker::SendReport(const WireReport& report) {
   v1::ReportResponse response;
   const absl::Time start = absl::Now();
-  const absl::Status status = client_->ReportSerialized(std::move(report.pieces), &response, Deadline());
+  const absl::Status status = client_->ReportSerialized(report.bytes, &response, Deadline());
   recorder_->Record(Rpc::kReport, absl::Now() - start, status.ok());
   book_.ReportAnswered(status, report.steps, response);
 }
 
 void FakeWorker::SendComplete(const Commit& commit) {
-  v1::CompleteRequest request;                   // the path of workers from before CompleteMany: built as a message
-  if (!request.ParseFromString(commit.bytes)) {  // not expected: the generator serialized it
+  v1::CompleteRequest request;  // the path of workers from before CompleteMany: built as a message
+  if (!request.ParseFromString(commit.head + *commit.result)) {  // not expected: the generator serialized it
     book_.Settle(commit.lease_id, /*accepted=*/false);
     return;
   }

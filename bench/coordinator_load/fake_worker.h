@@ -1,7 +1,7 @@
 // FakeWorker: a fake worker of the load generator (bench/coordinator_load) driven as `noveltygrid
 // worker` drives its leases (worker/lease_loop.h): blocking calls on threads of its own. What it holds
 // and sends is its WorkerBook's (worker_book.h); the calls go through a GrpcCoordinatorClient, its
-// Reports and commits as pieces (report_wire.h).
+// Reports and commits as wire bytes (report_wire.h).
 //
 // Threads: a leasing thread (asks for every free slot), a heartbeat thread (every interval the
 // coordinator names, listing every lease held), and a sender thread whose rounds make the steps due
@@ -42,7 +42,7 @@ class FakeWorker final : public LoadWorker {
   void HeartbeatLoop();
   void SendLoop();
   void CompleteLoop();  // one of the complete_senders
-  void SendReport(ReportPieces report);
+  void SendReport(const WireReport& report);
   void SendComplete(const Commit& commit);
   // One CompleteMany for `commits`, sent again (those not settled) until each is settled.
   void SendCompleteMany(std::vector<Commit> commits);

@@ -1,8 +1,10 @@
 // report_wire.h: a Report framed around steps serialized once, and a CompleteMany framed around units
-// serialized whole, parse to the ones built as messages.
+// serialized in two parts, parse to the ones built as messages; the lasting parts are referenced.
 #include "bench/coordinator_load/report_wire.h"
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "noveltygrid/v1/coordinator.pb.h"
@@ -32,28 +34,32 @@ TEST(ReportWireTest, FramedReportParsesToTheReportBuiltAsMessages) {
 
   v1::ReportRequest expected;
   expected.set_worker_id("load-7");
-  std::string framed;
+  const std::string fixed_a = a.SerializeAsString(), fixed_b = b.SerializeAsString();  // lasting
+  WireBuffer framed;
   AppendWorkerId("load-7", &framed);
   auto add_lease = [&](const std::string& lease_id, uint64_t token, const auto& made) {
     v1::LeaseSteps* lease = expected.add_leases();
     lease->set_lease_id(lease_id);
     lease->set_fencing_token(token);
-    std::string steps;
+    size_t steps_bytes = 0;
+    for (const Made& m : made) steps_bytes += StepBytes((m.fixed == &a ? fixed_a : fixed_b).size(), m.answer_num);
+    AppendLeaseStepsHead(lease_id, token, steps_bytes, &framed);
+    const size_t before = framed.size();
     for (const Made& m : made) {
       v1::Step* step = lease->add_steps();
       *step = *m.fixed;
       step->set_answer_num(m.answer_num);
       step->set_novelty(m.novelty);
-      AppendStep(m.fixed->SerializeAsString(), m.answer_num, m.novelty, &steps);
+      AppendStep(m.fixed == &a ? fixed_a : fixed_b, m.answer_num, m.novelty, &framed);
     }
-    AppendLeaseStepsHead(lease_id, token, steps.size(), &framed);
-    framed += steps;
+    EXPECT_EQ(framed.size() - before, steps_bytes);
   };
   add_lease("lease-1", 3, first);
   add_lease("lease-2", (uint64_t{1} << 40) + 5, second);
 
   v1::ReportRequest parsed;
-  ASSERT_TRUE(parsed.ParseFromString(framed));
+  ASSERT_TRUE(parsed.ParseFromString(Flatten(framed.Take())));
+  EXPECT_EQ(framed.size(), 0u);
   EXPECT_EQ(parsed.SerializeAsString(), expected.SerializeAsString());
   ASSERT_EQ(parsed.leases_size(), 2);
   EXPECT_EQ(parsed.leases(1).steps(1).answer_num(), -1);
@@ -71,14 +77,30 @@ TEST(ReportWireTest, FramedCompleteManyParsesToTheOneBuiltAsMessages) {
   v1::CompleteRequest* second = expected.add_units();
   second->set_lease_id("lease-2");
   second->set_fencing_token(9);
-  std::string framed;
+  std::vector<std::string> serialized;  // lasting
+  for (const v1::CompleteRequest& unit : expected.units()) serialized.push_back(unit.SerializeAsString());
+  WireBuffer framed;
   AppendWorkerId("load-3", &framed);
-  for (const v1::CompleteRequest& unit : expected.units()) AppendCommit(unit.SerializeAsString(), &framed);
+  for (const std::string& unit : serialized) AppendCommit(unit.substr(0, 9), std::string_view(unit).substr(9), &framed);
   v1::CompleteManyRequest parsed;
-  ASSERT_TRUE(parsed.ParseFromString(framed));
+  ASSERT_TRUE(parsed.ParseFromString(Flatten(framed.Take())));
   EXPECT_EQ(parsed.SerializeAsString(), expected.SerializeAsString());
   ASSERT_EQ(parsed.units_size(), 2);
   EXPECT_EQ(parsed.units(0).answers(0).answer().size(), 200u);
+}
+
+TEST(ReportWireTest, LastingBytesAreReferencedAndCopiesAreTakenAtOnce) {
+  std::string lasting(100, 'a');
+  std::string copied = "copied";
+  WireBuffer wire;
+  wire.AppendCopy(copied);
+  wire.AppendLasting(lasting);
+  wire.AppendCopy("!");
+  const grpc::ByteBuffer buffer = wire.Take();
+  copied[0] = 'C';   // a copy does not see it
+  lasting[0] = 'A';  // a reference does
+  EXPECT_EQ(Flatten(buffer), "copied" + lasting + "!");
+  EXPECT_EQ(buffer.Length(), 107u);
 }
 
 }  // namespace

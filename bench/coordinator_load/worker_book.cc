@@ -21,9 +21,6 @@ constexpr const char* kWords[] = {"river",  "lantern", "market",  "orbit",   "ha
                                   "tide",   "engine",  "mosaic",  "pilgrim", "thicket", "beacon",  "granary",
                                   "saddle", "vessel",  "horizon", "cipher",  "orchard", "kiln",    "glacier"};
 
-// What a loop's steps of a round start with: one step (~1.45 KB) and a second.
-constexpr size_t kStepsReserve = 3 << 10;
-
 // With rounds back to back (round_interval zero), steps are made this often.
 constexpr absl::Duration kMinTick = absl::Milliseconds(10);
 
@@ -64,19 +61,15 @@ StepPool::StepPool(int size, int answer_bytes, int embedding_dim, uint64_t seed)
   }
 }
 
-void StepPool::AppendResult(uint64_t unit_hash, int steps, std::string* out) const {
+const std::string& StepPool::Result(uint64_t unit_hash, int steps) const {
   const std::pair<size_t, int> shape{unit_hash % answers_.size(), steps};
-  const std::string* result;
-  {
-    absl::MutexLock lock(&mu_);
-    auto [it, added] = results_.try_emplace(shape);
-    if (added) it->second = Result(shape.first, steps);
-    result = &it->second;  // node-based and never erased: stays where it is
-  }
-  out->append(*result);  // outside the lock: fifty workers share the pool
+  absl::MutexLock lock(&mu_);
+  auto [it, added] = results_.try_emplace(shape);
+  if (added) it->second = BuildResult(shape.first, steps);
+  return it->second;  // node-based and never erased: stays where it is, read outside the lock
 }
 
-std::string StepPool::Result(size_t first, int steps) const {
+std::string StepPool::BuildResult(size_t first, int steps) const {
   v1::CompleteRequest result;
   CallStats calls;
   for (int n = 1; n <= steps; ++n) {
@@ -183,11 +176,8 @@ void WorkerBook::StepDue(absl::Time now) {
     ++counters_.steps_made;
     loop.next_step += options_.step_interval;
     if (loop.done < loop.target) {
-      const size_t pick = (loop.unit_hash + loop.done) % pool_->size();
-      OutSteps& out = out_steps_[it->first];
-      if (out.bytes.empty()) out.bytes.reserve(kStepsReserve);
-      AppendStep(pool_->FixedStep(pick), loop.done, 1.0 / loop.done, &out.bytes);
-      ++out.count;
+      const auto pick = static_cast<uint32_t>((loop.unit_hash + loop.done) % pool_->size());
+      out_steps_[it->first].push_back({pick, loop.done});
       // A loop behind (its round came late) makes every step due by now, as a real worker's loops go on
       // while its sender waits: the offered load does not bend to the coordinator's latency.
       due_.push({loop.next_step, it->first});
@@ -212,9 +202,7 @@ Commit WorkerBook::MakeCommit(const Loop& loop) const {
   head.set_unit_id(loop.unit_id);
   head.set_stop_reason(kStopRepetitive);
   head.set_max_iterations(loop.max_iterations);
-  Commit commit{loop.lease_id, head.SerializeAsString()};
-  pool_->AppendResult(loop.unit_hash, loop.done, &commit.bytes);
-  return commit;
+  return Commit{loop.lease_id, head.SerializeAsString(), &pool_->Result(loop.unit_hash, loop.done)};
 }
 
 WorkerBook::Round WorkerBook::TakeRound(absl::Time now) {
@@ -226,30 +214,28 @@ WorkerBook::Round WorkerBook::TakeRound(absl::Time now) {
     std::swap(steps, out_steps_);
     std::swap(round.commits, out_commits_);
   }
-  // Every entry's loop is running: one that ended or was lost dropped its entry. The pieces are each
-  // lease's head and then its steps as they were made (moved, not copied), the worker id last (fields
-  // parse in any order).
-  ReportPieces* report = nullptr;
-  size_t report_bytes = 0;
+  // Every entry's loop is running: one that ended or was lost dropped its entry. Each step's fixed
+  // part is the pool's, referenced; the worker id goes last (fields parse in any order).
+  WireBuffer wire;
+  int steps_in_wire = 0;
   auto close = [&] {
-    if (report != nullptr) AppendWorkerId(options_.worker_id, &report->pieces.emplace_back());
-    report = nullptr;
-    report_bytes = 0;
+    if (steps_in_wire == 0) return;
+    AppendWorkerId(options_.worker_id, &wire);
+    round.reports.push_back({wire.Take(), steps_in_wire});
+    steps_in_wire = 0;
   };
   absl::MutexLock lock(&mu_);
-  for (auto& [number, out] : steps) {
+  for (const auto& [number, out] : steps) {
     const auto it = loops_.find(number);
     if (it == loops_.end()) continue;  // lost since (a Heartbeat's answer in between)
-    if (report == nullptr) {
-      report = &round.reports.emplace_back();
-      report->pieces.reserve(2 * steps.size() + 1);
+    size_t steps_bytes = 0;
+    for (const OutStep& step : out) steps_bytes += StepBytes(pool_->FixedStep(step.pick).size(), step.answer_num);
+    AppendLeaseStepsHead(it->second.lease_id, it->second.token, steps_bytes, &wire);
+    for (const OutStep& step : out) {
+      AppendStep(pool_->FixedStep(step.pick), step.answer_num, 1.0 / step.answer_num, &wire);
     }
-    std::string& head = report->pieces.emplace_back();
-    AppendLeaseStepsHead(it->second.lease_id, it->second.token, out.bytes.size(), &head);
-    report_bytes += head.size() + out.bytes.size();
-    report->pieces.push_back(std::move(out.bytes));
-    report->steps += out.count;
-    if (report_bytes >= kReportBytes) close();
+    steps_in_wire += static_cast<int>(out.size());
+    if (wire.size() >= kReportBytes) close();
   }
   close();
   return round;
@@ -264,11 +250,11 @@ void WorkerBook::ReportAnswered(const absl::Status& status, int steps, const v1:
   }
 }
 
-std::vector<std::string> WorkerBook::CompleteManyRequest(const std::vector<Commit>& commits) const {
-  std::vector<std::string> request(1);
-  AppendWorkerId(options_.worker_id, &request[0]);
-  for (const Commit& c : commits) AppendCommit(c.bytes, &request[0]);
-  return request;
+grpc::ByteBuffer WorkerBook::CompleteManyRequest(const std::vector<Commit>& commits) const {
+  WireBuffer wire;
+  AppendWorkerId(options_.worker_id, &wire);
+  for (const Commit& c : commits) AppendCommit(c.head, *c.result, &wire);
+  return wire.Take();
 }
 
 std::vector<Commit> WorkerBook::CompleteManyAnswered(std::vector<Commit> commits, const absl::Status& status,

@@ -23,10 +23,12 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/container/node_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "grpcpp/support/byte_buffer.h"
 #include "noveltygrid/v1/coordinator.pb.h"
 
 namespace noveltygrid::load {
@@ -41,13 +43,14 @@ class StepPool {
   size_t size() const { return answers_.size(); }
   // Entry `pick` as a serialized v1::Step without answer_num and novelty (report_wire.h's AppendStep).
   const std::string& FixedStep(size_t pick) const { return fixed_steps_[pick]; }
-  // Appends what a unit whose id hashes to `unit_hash` commits after `steps` steps -- its answers (step
-  // n drawn from entry (unit_hash + n) mod size(), the last one repeating) and its calls -- as fields of
-  // a serialized v1::CompleteRequest. Built once per (unit_hash mod size(), steps).
-  void AppendResult(uint64_t unit_hash, int steps, std::string* out) const;
+  // What a unit whose id hashes to `unit_hash` commits after `steps` steps -- its answers (step n drawn
+  // from entry (unit_hash + n) mod size(), the last one repeating) and its calls -- as fields of a
+  // serialized v1::CompleteRequest. Built once per (unit_hash mod size(), steps); lasts as long as the
+  // pool.
+  const std::string& Result(uint64_t unit_hash, int steps) const;
 
  private:
-  std::string Result(size_t first, int steps) const;
+  std::string BuildResult(size_t first, int steps) const;
 
   std::vector<std::string> answers_;
   std::vector<std::string> fixed_steps_;
@@ -98,16 +101,17 @@ class LoadWorker {
   virtual bool AwaitSettled(int64_t units, absl::Time deadline) const = 0;
 };
 
-// A finished loop's commit: its lease and the serialized v1::CompleteRequest.
+// A finished loop's commit: its lease and its serialized v1::CompleteRequest, in two parts that parse
+// as one -- the request's own fields, and the unit's answers and calls (the StepPool's).
 struct Commit {
   std::string lease_id;
-  std::string bytes;
+  std::string head;
+  const std::string* result = nullptr;
 };
 
-// A Report ready to send: a ReportRequest's wire bytes in pieces (GrpcCoordinatorClient::
-// ReportSerialized), and how many steps it carries.
-struct ReportPieces {
-  std::vector<std::string> pieces;
+// A Report ready to send: a ReportRequest's wire bytes (report_wire.h), and how many steps it carries.
+struct WireReport {
+  grpc::ByteBuffer bytes;
   int steps = 0;
 };
 
@@ -138,15 +142,15 @@ class WorkerBook {
   // commit) and takes the round's Reports -- every running loop's new steps, one LeaseSteps per lease
   // (as PackReports shapes the real worker's), split only when they grow large -- and its commits.
   struct Round {
-    std::vector<ReportPieces> reports;
+    std::vector<WireReport> reports;
     std::vector<Commit> commits;
   };
   Round TakeRound(absl::Time now);
   void ReportAnswered(const absl::Status& status, int steps, const v1::ReportResponse& response);
 
-  // One CompleteMany for `commits`, as pieces (GrpcCoordinatorClient::CompleteManySerialized); its
+  // One CompleteMany for `commits`, as wire bytes (GrpcCoordinatorClient::CompleteManySerialized); its
   // answer taken in: the commits that are to be sent again (neither accepted nor refused for good).
-  std::vector<std::string> CompleteManyRequest(const std::vector<Commit>& commits) const;
+  grpc::ByteBuffer CompleteManyRequest(const std::vector<Commit>& commits) const;
   std::vector<Commit> CompleteManyAnswered(std::vector<Commit> commits, const absl::Status& status,
                                            const v1::CompleteManyResponse& response);
   // A unit's commit answered for good (Complete): `accepted` or refused.
@@ -172,11 +176,13 @@ class WorkerBook {
     int done = 0;
     absl::Time next_step;
   };
-  // A loop's steps made since the last round, as wire bytes (report_wire.h's AppendStep).
-  struct OutSteps {
-    std::string bytes;
-    int count = 0;
+  // A loop's steps made since the last round: each its pool entry and its number (report_wire.h's
+  // AppendStep frames them when the round's Report is built).
+  struct OutStep {
+    uint32_t pick;
+    int answer_num;
   };
+  using OutSteps = absl::InlinedVector<OutStep, 2>;
 
   void StepDue(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   Commit MakeCommit(const Loop& loop) const;

@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "bench/coordinator_load/report_wire.h"
 #include "gtest/gtest.h"
 
 namespace noveltygrid::load {
@@ -40,9 +40,9 @@ class WorkerBookTest : public ::testing::Test {
   }
 
   // A round's Report as the coordinator parses it.
-  static v1::ReportRequest Parse(const ReportPieces& report) {
+  static v1::ReportRequest Parse(const WireReport& report) {
     v1::ReportRequest request;
-    EXPECT_TRUE(request.ParseFromString(absl::StrJoin(report.pieces, "")));
+    EXPECT_TRUE(request.ParseFromString(Flatten(report.bytes)));
     return request;
   }
 
@@ -101,7 +101,7 @@ TEST_F(WorkerBookTest, ALoopAtItsTargetEndsInACommitOfEveryAnswerAndFreesItsSlot
   int answers = 0;
   for (const Commit& commit : round.commits) {
     v1::CompleteRequest complete;
-    ASSERT_TRUE(complete.ParseFromString(commit.bytes));
+    ASSERT_TRUE(complete.ParseFromString(commit.head + *commit.result));
     EXPECT_EQ(complete.lease_id(), commit.lease_id);
     EXPECT_EQ(complete.worker_id(), "w");
     EXPECT_EQ(complete.max_iterations(), 30);
@@ -119,7 +119,7 @@ TEST_F(WorkerBookTest, CommitsAreSettledByTheirOutcomesAndTheUnsettledComeBack) 
   std::vector<Commit> commits = book_.TakeRound(t0_ + 20 * kStep).commits;
   ASSERT_EQ(commits.size(), 2u);
   v1::CompleteManyRequest request;
-  ASSERT_TRUE(request.ParseFromString(absl::StrJoin(book_.CompleteManyRequest(commits), "")));
+  ASSERT_TRUE(request.ParseFromString(Flatten(book_.CompleteManyRequest(commits))));
   EXPECT_EQ(request.worker_id(), "w");
   ASSERT_EQ(request.units_size(), 2);
   EXPECT_EQ(request.units(0).lease_id(), commits[0].lease_id);

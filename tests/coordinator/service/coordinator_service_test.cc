@@ -161,14 +161,15 @@ TEST_F(CoordinatorServiceTest, AReportSentAsBytesIsTheSameCall) {
   const std::string bytes = request.SerializeAsString();
   ASSERT_GT(bytes.size(), 40u);
   v1::ReportResponse response;
-  ASSERT_TRUE(
-      client->ReportSerialized({bytes.substr(0, 7), "", bytes.substr(7, 30), bytes.substr(37)}, &response, Deadline())
-          .ok());
+  ASSERT_TRUE(client
+                  ->ReportSerialized(ByteBufferOf({bytes.substr(0, 7), "", bytes.substr(7, 30), bytes.substr(37)}),
+                                     &response, Deadline())
+                  .ok());
   EXPECT_THAT(response.rejected_lease_ids(), ::testing::ElementsAre("no-such-lease"));
   std::unique_ptr<GrpcCoordinatorClient> intruder = Client("guess");
   ASSERT_NE(intruder, nullptr);
   v1::ReportResponse refused;
-  EXPECT_TRUE(absl::IsUnauthenticated(intruder->ReportSerialized({bytes}, &refused, Deadline())));
+  EXPECT_TRUE(absl::IsUnauthenticated(intruder->ReportSerialized(ByteBufferOf({bytes}), &refused, Deadline())));
 
   ASSERT_TRUE(ReleaseLease(lease).ok());
   const v1::Lease again = LeaseOne("w2");
@@ -188,13 +189,14 @@ TEST_F(CoordinatorServiceTest, ACompleteManySentAsBytesIsTheSameCall) {
   *request.add_units() = CompleteOf(lease);
   const std::string bytes = request.SerializeAsString();
   v1::CompleteManyResponse first;
-  ASSERT_TRUE(client->CompleteManySerialized({bytes.substr(0, 5), bytes.substr(5)}, &first, Deadline()).ok());
+  ASSERT_TRUE(
+      client->CompleteManySerialized(ByteBufferOf({bytes.substr(0, 5), bytes.substr(5)}), &first, Deadline()).ok());
   ASSERT_EQ(first.outcomes_size(), 1);
   EXPECT_EQ(first.outcomes(0).code(), 0) << first.outcomes(0).message();
   EXPECT_TRUE(first.outcomes(0).response().accepted());
   EXPECT_FALSE(first.outcomes(0).response().duplicate());
   v1::CompleteManyResponse again;
-  ASSERT_TRUE(client->CompleteManySerialized({bytes}, &again, Deadline()).ok());
+  ASSERT_TRUE(client->CompleteManySerialized(ByteBufferOf({bytes}), &again, Deadline()).ok());
   ASSERT_EQ(again.outcomes_size(), 1);
   EXPECT_TRUE(again.outcomes(0).response().duplicate());
   EXPECT_EQ(StatusNow().units_done(), 1);
