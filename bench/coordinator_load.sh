@@ -13,14 +13,16 @@
 # Knobs (environment): WORKERS LOOPS STEP_MS ITERATIONS WARMUP_S DURATION_S QUESTIONS TEMPERATURES,
 # COORDINATOR_CPUS (taskset list for the coordinator, default 0; empty: not pinned), REDIS_CPUS (default 1),
 # LOAD_CPUS (the generator, default empty: any cpu, at LOAD_NICE -- at 50 x 512 the generator and Redis
-# need ~1.05 cores, and pinned beside Redis the generator queued its own calls; niced, what spills onto
-# the coordinator's cpu yields to it), COORDINATOR_QUOTA=CORES (a CFS quota of CORES cores on the
+# needed ~1.05 cores with the blocking generator (~0.7 with the callback one, the default since
+# 2026-12-07), and pinned beside Redis the generator queued its own calls; niced, what spills onto the
+# coordinator's cpu yields to it), COORDINATOR_QUOTA=CORES (a CFS quota of CORES cores on the
 # coordinator, as Kubernetes' limits.cpu enforces it -- its threads may run on any cpu, CORES x 100 ms of
 # CPU per 100 ms period; needs the cgroup v1 cpu controller at /sys/fs/cgroup/cpu; with
 # COORDINATOR_CPUS= for no pinning), EXTRA="--flag ..." (more coordinator_load flags, e.g. --ramp-ms), KEEP_DIR=DIR
 # (keep the files), PERF=1 (perf record the coordinator over the window into KEEP_DIR or the work dir;
 # PERF_CALLGRAPH=dwarf for callers inside libraries built without frame pointers, default fp),
 # COORDINATOR_ENV="VAR=VALUE ..." (the coordinator's environment, e.g. LD_PRELOAD of another malloc),
+# EXTRA="--client sync" (the blocking fake workers of the runs before 2026-12-07),
 # COORDINATOR_TIMING=0 (no --metrics-listen: the coordinator without its per-call timing, to see what the
 # timing costs), LOAD_NICE (the generator's nice, default 19, so that Redis and the coordinator are not kept waiting;
 # under a whole-bench quota of 1.45 cores nice 19 gave a median per-second p99 of 13-30 ms against 19-52 at

@@ -12,19 +12,6 @@
 
 namespace noveltygrid {
 
-grpc::ByteBuffer ByteBufferOf(std::vector<std::string> pieces) {
-  std::vector<grpc::Slice> slices;
-  slices.reserve(pieces.size());
-  for (std::string& piece : pieces) {
-    // The slice points into the piece, moved to the heap (a long one's bytes stay where they are), and
-    // frees it when gRPC is done with it.
-    auto* owned = new std::string(std::move(piece));
-    slices.emplace_back(
-        owned->data(), owned->size(), [](void* p) { delete static_cast<std::string*>(p); }, owned);
-  }
-  return grpc::ByteBuffer(slices.data(), slices.size());
-}
-
 absl::StatusOr<std::unique_ptr<GrpcCoordinatorClient>> GrpcCoordinatorClient::Create(const GrpcClientOptions& options) {
   absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials = MakeChannelCredentials(options.tls);
   if (!credentials.ok()) return credentials.status();
@@ -73,11 +60,7 @@ absl::Status GrpcCoordinatorClient::CallSerialized(const grpc::internal::RpcMeth
   grpc::ByteBuffer received;
   const grpc::Status status = grpc::internal::BlockingUnaryCall<grpc::ByteBuffer, grpc::ByteBuffer>(
       channel_.get(), method, Context(deadline).get(), request, &received);
-  if (!status.ok()) return FromGrpcStatus(status);
-  if (!grpc::SerializationTraits<Response>::Deserialize(&received, response).ok()) {
-    return absl::InternalError(absl::StrCat("the coordinator's reply to ", method.name(), " does not parse"));
-  }
-  return absl::OkStatus();
+  return ParseReply(status, &received, response, method.name());
 }
 
 absl::Status GrpcCoordinatorClient::ReportSerialized(const grpc::ByteBuffer& request, v1::ReportResponse* response,

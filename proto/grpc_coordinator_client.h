@@ -12,10 +12,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "grpcpp/impl/rpc_method.h"
 #include "grpcpp/support/byte_buffer.h"
 #include "noveltygrid/v1/coordinator.grpc.pb.h"
 #include "proto/coordinator_client.h"
+#include "proto/grpc_status.h"
 #include "proto/security.h"
 
 namespace noveltygrid {
@@ -27,9 +29,16 @@ struct GrpcClientOptions {
   absl::Duration max_backoff = absl::Seconds(5);  // the longest reconnect backoff
 };
 
-// A request sent as it is in `pieces` (a serialized message's bytes, one piece after another): each
-// piece is moved to the heap and handed to gRPC, none copied.
-grpc::ByteBuffer ByteBufferOf(std::vector<std::string> pieces);
+// A reply received as wire bytes (`reply`), parsed into `response` (any protobuf message); or the
+// call's failure. `method` names the call in the error when the reply does not parse.
+template <typename Response>
+absl::Status ParseReply(const grpc::Status& status, grpc::ByteBuffer* reply, Response* response, const char* method) {
+  if (!status.ok()) return FromGrpcStatus(status);
+  if (!grpc::SerializationTraits<Response>::Deserialize(reply, response).ok()) {
+    return absl::InternalError(absl::StrCat("the coordinator's reply to ", method, " does not parse"));
+  }
+  return absl::OkStatus();
+}
 
 class GrpcCoordinatorClient final : public CoordinatorClient {
  public:
@@ -42,8 +51,8 @@ class GrpcCoordinatorClient final : public CoordinatorClient {
   NOVELTYGRID_COORDINATOR_CALLS(NOVELTYGRID_GRPC_CALL)
 #undef NOVELTYGRID_GRPC_CALL
 
-  // Report with the request already serialized: a ReportRequest's wire bytes, as they are (ByteBufferOf
-  // makes them from strings without copying them). The same call on the wire. For the load generator
+  // Report with the request already serialized: a ReportRequest's wire bytes, as they are. The same
+  // call on the wire. For the load generator
   // (bench/coordinator_load), which frames its reports around steps serialized once, so that fifty fake
   // workers cost less CPU than the coordinator they load.
   absl::Status ReportSerialized(const grpc::ByteBuffer& request, v1::ReportResponse* response, absl::Time deadline);

@@ -20,16 +20,6 @@ struct Pending {
   absl::Time start;  // just before the call starts
 };
 
-// A call sent as wire bytes (Report, CompleteMany): its reply parsed into `response` unless it failed.
-template <typename Response>
-absl::Status Parse(const grpc::Status& status, grpc::ByteBuffer* reply, Response* response) {
-  if (!status.ok()) return FromGrpcStatus(status);
-  if (!grpc::SerializationTraits<Response>::Deserialize(reply, response).ok()) {
-    return absl::InternalError("the coordinator's reply does not parse");
-  }
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 std::shared_ptr<CallbackWorker> CallbackWorker::Create(FakeWorkerOptions options, GrpcCoordinatorClient* client,
@@ -54,6 +44,7 @@ void CallbackWorker::Start() {
 }
 
 void CallbackWorker::Stop() {
+  book_.Stop();  // first: a round on the scheduler from here on makes no steps and takes no commits
   {
     absl::MutexLock lock(&mu_);
     if (stopped_) return;
@@ -61,7 +52,6 @@ void CallbackWorker::Stop() {
     auto idle = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return in_flight_ == 0; };
     mu_.Await(absl::Condition(&idle));
   }
-  book_.Stop();
   v1::HeartbeatResponse ignored;
   client_->Heartbeat(book_.GoodbyeRequest(), &ignored, absl::Now() + absl::Seconds(2)).IgnoreError();
 }
@@ -94,7 +84,7 @@ void CallbackWorker::MaybeLease() {
   }
   auto call = std::make_shared<Pending<v1::LeaseRequest, v1::LeaseResponse>>();
   call->request = book_.LeaseRequest(free);
-  call->context = client_->Context(Deadline());
+  call->context = client_->Context(book_.Deadline());
   call->start = absl::Now();
   stub_->async()->Lease(call->context.get(), &call->request, &call->response,
                         [self = shared_from_this(), call, free](grpc::Status status) {
@@ -107,16 +97,8 @@ void CallbackWorker::LeaseAnswered(const v1::LeaseResponse& response, int asked,
                                    absl::Time start) {
   const absl::Time now = absl::Now();
   recorder_->Record(Rpc::kLease, now - start, status.ok());
-  absl::Duration pause = absl::ZeroDuration();
-  if (!status.ok()) {
-    pause = absl::Milliseconds(100);
-  } else {
-    book_.LeaseAnswered(response, asked, now);
-    if (response.leases_size() == 0) {
-      if (response.sweep_complete()) return;  // leasing_ stays set: nothing more to lease
-      pause = absl::Milliseconds(std::max<int64_t>(50, response.retry_after_ms()));
-    }
-  }
+  const absl::Duration next = book_.LeaseAnswered(status, response, asked, now);
+  if (next == absl::InfiniteDuration()) return;  // the sweep is complete: leasing_ stays set
   auto again = [this] {
     {
       absl::MutexLock lock(&mu_);
@@ -124,11 +106,11 @@ void CallbackWorker::LeaseAnswered(const v1::LeaseResponse& response, int asked,
     }
     MaybeLease();
   };
-  if (pause == absl::ZeroDuration()) {
+  if (next == absl::ZeroDuration()) {
     again();
     return;
   }
-  scheduler_->At(now + pause, [self = shared_from_this(), again] { again(); });
+  scheduler_->At(now + next, [self = shared_from_this(), again] { again(); });
 }
 
 void CallbackWorker::Round() {
@@ -157,15 +139,16 @@ void CallbackWorker::SendReport(std::shared_ptr<RoundCalls> round) {
   if (!Begin()) return;
   auto call = std::make_shared<Pending<grpc::ByteBuffer, grpc::ByteBuffer>>();
   call->request = std::move(round->reports[round->next_report].bytes);
-  call->context = client_->Context(Deadline());
+  call->context = client_->Context(book_.Deadline());
   call->start = absl::Now();
   grpc::internal::CallbackUnaryCall<grpc::ByteBuffer, grpc::ByteBuffer>(
       client_->channel().get(), client_->report_method(), call->context.get(), &call->request, &call->response,
       [self = shared_from_this(), call, round](grpc::Status grpc_status) {
         v1::ReportResponse response;
-        const absl::Status status = Parse(grpc_status, &call->response, &response);
+        const absl::Status status = ParseReply(grpc_status, &call->response, &response, "Report");
         self->recorder_->Record(Rpc::kReport, absl::Now() - call->start, status.ok());
         self->book_.ReportAnswered(status, round->reports[round->next_report].steps, response);
+        self->MaybeLease();  // leases the Report was refused for left free slots
         ++round->next_report;
         self->Continue(round);
         self->End();
@@ -176,20 +159,20 @@ void CallbackWorker::SendCommits(std::shared_ptr<RoundCalls> round) {
   if (!Begin()) return;
   auto call = std::make_shared<Pending<grpc::ByteBuffer, grpc::ByteBuffer>>();
   call->request = book_.CompleteManyRequest(round->commits);
-  call->context = client_->Context(Deadline());
+  call->context = client_->Context(book_.Deadline());
   call->start = absl::Now();
   grpc::internal::CallbackUnaryCall<grpc::ByteBuffer, grpc::ByteBuffer>(
       client_->channel().get(), client_->complete_many_method(), call->context.get(), &call->request, &call->response,
       [self = shared_from_this(), call, round](grpc::Status grpc_status) {
         v1::CompleteManyResponse response;
-        const absl::Status status = Parse(grpc_status, &call->response, &response);
+        const absl::Status status = ParseReply(grpc_status, &call->response, &response, "CompleteMany");
         const absl::Time now = absl::Now();
         self->recorder_->Record(Rpc::kCompleteMany, now - call->start, status.ok());
         round->commits = self->book_.CompleteManyAnswered(std::move(round->commits), status, response);
         if (round->commits.empty()) {
           self->Continue(round);
         } else {  // some not settled: sent again after a pause, as FakeWorker does
-          self->scheduler_->At(now + absl::Milliseconds(100), [self, round] { self->Continue(round); });
+          self->scheduler_->At(now + WorkerBook::kRetryPause, [self, round] { self->Continue(round); });
         }
         self->End();
       });
@@ -199,7 +182,7 @@ void CallbackWorker::Heartbeat() {
   if (!Begin()) return;
   auto call = std::make_shared<Pending<v1::HeartbeatRequest, v1::HeartbeatResponse>>();
   call->request = book_.HeartbeatRequest();
-  call->context = client_->Context(Deadline());
+  call->context = client_->Context(book_.Deadline());
   call->start = absl::Now();
   stub_->async()->Heartbeat(call->context.get(), &call->request, &call->response,
                             [self = shared_from_this(), call](grpc::Status status) {

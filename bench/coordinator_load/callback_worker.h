@@ -7,8 +7,9 @@
 // took 0.65-0.84 of a core on this 2-core machine, 40% of it in the kernel: the generator competed with
 // the coordinator it measures.
 //
-// What it holds and sends is its WorkerBook's (worker_book.h). A call in flight holds the worker (a
-// shared_ptr), and Stop() waits for every call in flight; no call starts after it. Thread-safe.
+// What it holds and sends is its WorkerBook's (worker_book.h). A call in flight or a task scheduled
+// holds the worker (a shared_ptr). Stop() waits for every call in flight and no call starts after it;
+// a task already scheduled may still run, and finds the worker stopped. Thread-safe.
 #ifndef NOVELTYGRID_BENCH_COORDINATOR_LOAD_CALLBACK_WORKER_H_
 #define NOVELTYGRID_BENCH_COORDINATOR_LOAD_CALLBACK_WORKER_H_
 
@@ -64,7 +65,6 @@ class CallbackWorker final : public LoadWorker, public std::enable_shared_from_t
   void Heartbeat();
   // Runs `task` at `when` on the scheduler, holding the worker.
   void At(absl::Time when, void (CallbackWorker::*task)());
-  absl::Time Deadline() const { return absl::Now() + book_.options().rpc_timeout; }
 
   GrpcCoordinatorClient* const client_;
   LatencyRecorder* const recorder_;

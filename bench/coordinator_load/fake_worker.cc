@@ -1,6 +1,5 @@
 #include "bench/coordinator_load/fake_worker.h"
 
-#include <algorithm>
 #include <utility>
 
 namespace noveltygrid::load {
@@ -37,18 +36,12 @@ void FakeWorker::LeaseLoop() {
     if (free == 0) return;  // stopping
     v1::LeaseResponse response;
     const absl::Time start = absl::Now();
-    const absl::Status status = client_->Lease(book_.LeaseRequest(free), &response, Deadline());
+    const absl::Status status = client_->Lease(book_.LeaseRequest(free), &response, book_.Deadline());
     const absl::Time now = absl::Now();
     recorder_->Record(Rpc::kLease, now - start, status.ok());
-    if (!status.ok()) {
-      if (!book_.Pause(absl::Milliseconds(100))) return;
-      continue;
-    }
-    book_.LeaseAnswered(response, free, now);
-    if (response.leases_size() == 0) {
-      if (response.sweep_complete()) return;
-      if (!book_.Pause(absl::Milliseconds(std::max<int64_t>(50, response.retry_after_ms())))) return;
-    }
+    const absl::Duration next = book_.LeaseAnswered(status, response, free, now);
+    if (next == absl::InfiniteDuration()) return;  // the sweep is complete
+    if (next > absl::ZeroDuration() && !book_.Pause(next)) return;
   }
 }
 
@@ -56,7 +49,7 @@ void FakeWorker::HeartbeatLoop() {
   while (book_.Pause(book_.heartbeat_interval())) {
     v1::HeartbeatResponse response;
     const absl::Time start = absl::Now();
-    const absl::Status status = client_->Heartbeat(book_.HeartbeatRequest(), &response, Deadline());
+    const absl::Status status = client_->Heartbeat(book_.HeartbeatRequest(), &response, book_.Deadline());
     recorder_->Record(Rpc::kHeartbeat, absl::Now() - start, status.ok());
     book_.HeartbeatAnswered(response);
   }
@@ -109,7 +102,7 @@ void FakeWorker::CompleteLoop() {
 void FakeWorker::SendReport(const WireReport& report) {
   v1::ReportResponse response;
   const absl::Time start = absl::Now();
-  const absl::Status status = client_->ReportSerialized(report.bytes, &response, Deadline());
+  const absl::Status status = client_->ReportSerialized(report.bytes, &response, book_.Deadline());
   recorder_->Record(Rpc::kReport, absl::Now() - start, status.ok());
   book_.ReportAnswered(status, report.steps, response);
 }
@@ -123,13 +116,13 @@ void FakeWorker::SendComplete(const Commit& commit) {
   while (true) {
     v1::CompleteResponse response;
     const absl::Time start = absl::Now();
-    const absl::Status status = client_->Complete(request, &response, Deadline());
+    const absl::Status status = client_->Complete(request, &response, book_.Deadline());
     recorder_->Record(Rpc::kComplete, absl::Now() - start, status.ok());
     if (status.ok() || absl::IsNotFound(status)) {
       book_.Settle(commit.lease_id, status.ok() && response.accepted());
       return;
     }
-    if (!book_.Pause(absl::Milliseconds(100))) return;
+    if (!book_.Pause(WorkerBook::kRetryPause)) return;
   }
 }
 
@@ -138,11 +131,11 @@ void FakeWorker::SendCompleteMany(std::vector<Commit> commits) {
     v1::CompleteManyResponse response;
     const absl::Time start = absl::Now();
     const absl::Status status =
-        client_->CompleteManySerialized(book_.CompleteManyRequest(commits), &response, Deadline());
+        client_->CompleteManySerialized(book_.CompleteManyRequest(commits), &response, book_.Deadline());
     recorder_->Record(Rpc::kCompleteMany, absl::Now() - start, status.ok());
     commits = book_.CompleteManyAnswered(std::move(commits), status, response);
     if (commits.empty()) return;
-    if (!book_.Pause(absl::Milliseconds(100))) return;
+    if (!book_.Pause(WorkerBook::kRetryPause)) return;
   }
 }
 

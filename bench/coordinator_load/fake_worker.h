@@ -6,7 +6,7 @@
 // Threads: a leasing thread (asks for every free slot), a heartbeat thread (every interval the
 // coordinator names, listing every lease held), and a sender thread whose rounds make the steps due
 // since the last, then send the round's Report and its commits (one CompleteMany; or Completes, one at
-// a time, or by complete_senders threads of their own). Fifty of these are ~200 threads, each woken
+// a time, or by complete_senders threads of their own). Fifty of these are ~150 threads, each woken
 // for every call it makes: CallbackWorker (callback_worker.h) makes the same calls without them. Every
 // call's latency goes to the shared LatencyRecorder. Thread-safe; Stop() before destruction.
 #ifndef NOVELTYGRID_BENCH_COORDINATOR_LOAD_FAKE_WORKER_H_
@@ -46,7 +46,6 @@ class FakeWorker final : public LoadWorker {
   void SendComplete(const Commit& commit);
   // One CompleteMany for `commits`, sent again (those not settled) until each is settled.
   void SendCompleteMany(std::vector<Commit> commits);
-  absl::Time Deadline() const { return absl::Now() + book_.options().rpc_timeout; }
 
   GrpcCoordinatorClient* const client_;
   LatencyRecorder* const recorder_;

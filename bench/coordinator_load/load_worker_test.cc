@@ -48,6 +48,7 @@ class LoadWorkerTest : public ::testing::TestWithParam<bool> {
     client_ = *std::move(client);
   }
 
+  const StepPool pool_{16, 60, 8, /*seed=*/3};  // before the client: requests reference its bytes
   FakeClock clock_;
   testing::TestCoordinator coordinator_;
   CoordinatorService service_;
@@ -58,7 +59,6 @@ class LoadWorkerTest : public ::testing::TestWithParam<bool> {
 
 TEST_P(LoadWorkerTest, EveryUnitOfThePlanIsSteppedReportedAndCommitted) {
   const bool callback = GetParam();
-  const StepPool pool(16, 60, 8, /*seed=*/3);
   LatencyRecorder recorder;
   recorder.SetRecording(true);
   FakeWorkerOptions options;
@@ -70,9 +70,9 @@ TEST_P(LoadWorkerTest, EveryUnitOfThePlanIsSteppedReportedAndCommitted) {
   std::shared_ptr<LoadWorker> worker;
   Scheduler scheduler;  // the callback worker's; unused by the other
   if (callback) {
-    worker = CallbackWorker::Create(options, client_.get(), &recorder, &pool, &scheduler);
+    worker = CallbackWorker::Create(options, client_.get(), &recorder, &pool_, &scheduler);
   } else {
-    worker = std::make_shared<FakeWorker>(options, client_.get(), &recorder, &pool);
+    worker = std::make_shared<FakeWorker>(options, client_.get(), &recorder, &pool_);
   }
   worker->Start();
   ASSERT_TRUE(worker->AwaitSettled(kUnits, absl::Now() + absl::Seconds(60)));

@@ -1,8 +1,10 @@
 // coordinator_load: many fake workers against one real coordinator, to size the coordinator for a
-// cluster (issue 18, item 3). See fake_worker.h for what each worker does and bench/coordinator_load.sh
-// for the setup (redis-server, `noveltygrid coordinator` on a large plan) and the table.
+// cluster (issue 18, item 3). See worker_book.h for what each worker does, callback_worker.h and
+// fake_worker.h for the two ways its calls are made (--client), and bench/coordinator_load.sh for the
+// setup (redis-server, `noveltygrid coordinator` on a large plan) and the table.
 //
 //   coordinator_load --coordinator HOST:PORT [--workers 50] [--loops 512] [--step-ms 200] [--iterations 15]
+//                    [--client callback|sync] [--channels N]
 //                    [--one-complete-per-rpc [--complete-senders N]] [--report-interval-ms 20]
 //                    [--ramp-ms N] [--warmup-s 15] [--duration-s 60]
 //                    [--coordinator-pid PID] [--coordinator-metrics HOST:PORT]
@@ -74,6 +76,14 @@ struct Watched {
   absl::Duration start = absl::ZeroDuration();
   absl::Duration end = absl::ZeroDuration();
 };
+
+// A delay's summary, as a line and into `out[key]`.
+void PrintDelay(const char* what, const char* key, const char* samples, const LatencySummary& s, nlohmann::json* out) {
+  std::printf("%s: p50 %.2f ms, p99 %.2f ms, max %.2f ms over %lld %s\n", what, s.p50_us / 1000.0, s.p99_us / 1000.0,
+              s.max_us / 1000.0, static_cast<long long>(s.calls), samples);
+  (*out)[key] = {
+      {samples, s.calls}, {"p50_ms", s.p50_us / 1000.0}, {"p99_ms", s.p99_us / 1000.0}, {"max_ms", s.max_us / 1000.0}};
+}
 
 // The coordinator's own timing of the window's calls (the difference of two scrapes), as a table and
 // into `out`; a failed scrape is said, not fatal.
@@ -230,6 +240,10 @@ int Main(int argc, char** argv) {
     }
   }
 
+  // Before the clients: requests reference its bytes (report_wire.h), and a channel may hold a request's
+  // slices until it is destroyed.
+  const StepPool pool(256, static_cast<int>(get_int("answer-bytes", 400)),
+                      static_cast<int>(get_int("embedding-dim", 256)), /*seed=*/18);
   GrpcClientOptions client_options;
   client_options.address = address;
   client_options.token = parsed->GetOrEnv("token", "NOVELTYGRID_TOKEN");
@@ -242,8 +256,6 @@ int Main(int argc, char** argv) {
     }
     clients.push_back(*std::move(client));
   }
-  const StepPool pool(256, static_cast<int>(get_int("answer-bytes", 400)),
-                      static_cast<int>(get_int("embedding-dim", 256)), /*seed=*/18);
   LatencyRecorder recorder;
   // The callback workers' clock. Declared after what the workers use (the clients, the recorder, the
   // pool), so that its tasks, which hold workers, go before those.
@@ -288,6 +300,7 @@ int Main(int argc, char** argv) {
   const Totals first = Sum(workers);
   recorder.SetRecording(true);
   probe.SetRecording(true);
+  scheduler.SetRecording(true);
   std::vector<double> coordinator_cpu_per_second;
   absl::Duration last_cpu = watched.front().start;
   const absl::Time window_end = first.at + duration;
@@ -313,6 +326,7 @@ int Main(int argc, char** argv) {
   }
   recorder.SetRecording(false);
   probe.SetRecording(false);
+  scheduler.SetRecording(false);
   const Totals last = Sum(workers);
   for (Watched& w : watched) w.end = cpu_now(w);
   const absl::StatusOr<MachineCpu> machine_end = ReadMachineCpu();
@@ -412,16 +426,14 @@ int Main(int argc, char** argv) {
       out["p99_ms_by_second"].push_back(us < 0 ? nlohmann::json(nullptr) : nlohmann::json(us / 1000.0));
     }
   }
-  // The generator's own wake-ups: what of a client-side latency may be the generator waiting for a core.
-  const LatencySummary wakeups = probe.Summarize();
-  std::printf(
-      "the generator's wake-up delay (a thread of it sleeping 1 ms at a time, by how much each sleep overran): "
-      "p50 %.2f ms, p99 %.2f ms, max %.2f ms over %lld sleeps\n",
-      wakeups.p50_us / 1000.0, wakeups.p99_us / 1000.0, wakeups.max_us / 1000.0, static_cast<long long>(wakeups.calls));
-  out["generator_wakeup_delay"] = {{"sleeps", wakeups.calls},
-                                   {"p50_ms", wakeups.p50_us / 1000.0},
-                                   {"p99_ms", wakeups.p99_us / 1000.0},
-                                   {"max_ms", wakeups.max_us / 1000.0}};
+  // The generator's own wake-ups: what of a client-side latency may be the generator waiting for a core;
+  // and, with callback workers, how late their rounds, heartbeats and pauses started.
+  PrintDelay("the generator's wake-up delay (a thread of it sleeping 1 ms at a time, by how much each sleep overran)",
+             "generator_wakeup_delay", "sleeps", probe.Summarize(), &out);
+  if (callback) {
+    PrintDelay("the callback workers' scheduler (by how much each round, heartbeat or pause started after its time)",
+               "scheduler_lateness", "tasks", scheduler.Lateness(), &out);
+  }
   if (!metrics_address.empty()) PrintServerTiming(server_start, server_end, &out);
   if (parsed->Has("json")) std::ofstream(parsed->Get("json")) << out.dump(2) << "\n";
   return 0;

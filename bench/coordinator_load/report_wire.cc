@@ -30,7 +30,7 @@ void AppendDelimitedHead(int field, size_t size, std::string* out) {
   AppendVarint(size, out);
 }
 
-// Every tag written here is one byte (field numbers below 16).
+// The tags of the fields sized ahead (StepBytes, a commit's entry) are one byte: field numbers below 16.
 static_assert(v1::Step::kAnswerNumFieldNumber < 16 && v1::Step::kNoveltyFieldNumber < 16 &&
               v1::LeaseSteps::kStepsFieldNumber < 16 && v1::CompleteManyRequest::kUnitsFieldNumber < 16);
 

@@ -39,7 +39,7 @@ class WireBuffer {
   size_t size_ = 0;
 };
 
-// A ByteBuffer's bytes in one string (tests, and the generator's blocking Completes).
+// A ByteBuffer's bytes in one string (for tests).
 std::string Flatten(const grpc::ByteBuffer& buffer);
 
 // The size on the wire of a LeaseSteps' `steps` entry made by AppendStep.

@@ -25,6 +25,16 @@ void Scheduler::At(absl::Time when, std::function<void()> task) {
   if (earliest) changed_.Signal();
 }
 
+void Scheduler::SetRecording(bool on) {
+  absl::MutexLock lock(&mu_);
+  recording_ = on;
+}
+
+LatencySummary Scheduler::Lateness() const {
+  absl::MutexLock lock(&mu_);
+  return SummarizeSamples(lateness_us_);
+}
+
 void Scheduler::Run() {
   while (true) {
     std::function<void()> task;
@@ -37,7 +47,10 @@ void Scheduler::Run() {
           continue;
         }
         const absl::Time when = tasks_.top().when;
-        if (when <= absl::Now()) break;
+        if (const absl::Time now = absl::Now(); when <= now) {
+          if (recording_) lateness_us_.push_back(absl::ToInt64Microseconds(now - when));
+          break;
+        }
         changed_.WaitWithDeadline(&mu_, when);  // until then, or an earlier task, or stopping
       }
       // The queue's top is const; its task is moved out just before the entry goes.

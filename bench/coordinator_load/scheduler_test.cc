@@ -34,9 +34,12 @@ class Ran {
 
 TEST(SchedulerTest, RunsTasksByTheirTimesNotTheOrderGiven) {
   Ran ran;
-  absl::Notification last;
+  absl::Notification queued, last;
   Scheduler scheduler;
   const absl::Time now = absl::Now();
+  // The thread is held until every task is queued, so that their order cannot depend on how fast
+  // they were given.
+  scheduler.At(now, [&] { queued.WaitForNotification(); });
   scheduler.At(now + absl::Milliseconds(30), [&] { ran.Add("c"); });
   scheduler.At(now + absl::Milliseconds(10), [&] { ran.Add("a"); });
   scheduler.At(now + absl::Milliseconds(40), [&] {
@@ -44,6 +47,7 @@ TEST(SchedulerTest, RunsTasksByTheirTimesNotTheOrderGiven) {
     last.Notify();
   });
   scheduler.At(now + absl::Milliseconds(20), [&] { ran.Add("b"); });
+  queued.Notify();
   last.WaitForNotification();
   EXPECT_THAT(ran.names(), ElementsAre("a", "b", "c", "d"));
 }
@@ -63,7 +67,8 @@ TEST(SchedulerTest, ATaskMayScheduleAnotherAndAnEarlierTaskWakesTheThread) {
   Ran ran;
   absl::Notification done;
   Scheduler scheduler;
-  // A task far off first: the thread waits for it, and must wake for the one given after it.
+  // A task far off first: the thread waits for it (or is about to), and must still run the ones given
+  // after it -- a lost wake-up fails the wait below instead of hanging the test.
   scheduler.At(absl::InfiniteFuture(), [&] { ran.Add("never"); });
   scheduler.At(absl::Now(), [&] {
     ran.Add("first");
@@ -72,7 +77,7 @@ TEST(SchedulerTest, ATaskMayScheduleAnotherAndAnEarlierTaskWakesTheThread) {
       done.Notify();
     });
   });
-  done.WaitForNotification();
+  ASSERT_TRUE(done.WaitForNotificationWithTimeout(absl::Seconds(30)));
   EXPECT_THAT(ran.names(), ElementsAre("first", "second"));
 }
 
@@ -86,6 +91,21 @@ TEST(SchedulerTest, DestructionDropsTheTasksNotRunWithoutRunningThem) {
   }
   EXPECT_FALSE(ran);
   EXPECT_EQ(held.use_count(), 1);  // the task, and what it held, went with the scheduler
+}
+
+TEST(SchedulerTest, LatenessIsKeptOnlyWhileRecording) {
+  absl::Notification first, second;
+  Scheduler scheduler;
+  scheduler.At(absl::Now() - absl::Milliseconds(5), [&] { first.Notify(); });  // 5 ms late at least
+  first.WaitForNotification();
+  EXPECT_EQ(scheduler.Lateness().calls, 0);
+  scheduler.SetRecording(true);
+  scheduler.At(absl::Now() - absl::Milliseconds(7), [&] { second.Notify(); });
+  second.WaitForNotification();
+  scheduler.SetRecording(false);
+  const LatencySummary late = scheduler.Lateness();
+  EXPECT_EQ(late.calls, 1);
+  EXPECT_GE(late.max_us, 7000);
 }
 
 }  // namespace

@@ -142,10 +142,16 @@ v1::LeaseRequest WorkerBook::LeaseRequest(int free) const {
   return request;
 }
 
-void WorkerBook::LeaseAnswered(const v1::LeaseResponse& response, int asked, absl::Time now) {
+absl::Duration WorkerBook::LeaseAnswered(const absl::Status& status, const v1::LeaseResponse& response, int asked,
+                                         absl::Time now) {
+  if (!status.ok()) return kRetryPause;
   absl::MutexLock lock(&mu_);
   if (response.heartbeat_interval_ms() > 0) heartbeat_interval_ = absl::Milliseconds(response.heartbeat_interval_ms());
   if (response.leases_size() < asked) ++counters_.short_leases;
+  if (response.leases_size() == 0) {
+    if (response.sweep_complete()) return absl::InfiniteDuration();
+    return absl::Milliseconds(std::max<int64_t>(50, response.retry_after_ms()));
+  }
   const v1::Lease* shared = SharedSettingsFor(response, kAidanBench);  // the plan is AidanBench's alone
   for (const v1::Lease& lease : response.leases()) {
     const uint64_t number = next_loop_++;
@@ -162,6 +168,7 @@ void WorkerBook::LeaseAnswered(const v1::LeaseResponse& response, int asked, abs
     due_.push({loop.next_step, number});
     ++counters_.units_leased;
   }
+  return absl::ZeroDuration();
 }
 
 void WorkerBook::StepDue(absl::Time now) {

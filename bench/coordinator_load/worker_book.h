@@ -27,6 +27,7 @@
 #include "absl/container/node_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "grpcpp/support/byte_buffer.h"
 #include "noveltygrid/v1/coordinator.pb.h"
@@ -134,9 +135,17 @@ class WorkerBook {
   int FreeSlots() const;
   absl::Duration heartbeat_interval() const;
 
-  // A Lease asking for `free` units, and its answer (received at `now`) taken in.
+  // How long a driver waits before it sends again a call that failed, or commits not yet settled.
+  static constexpr absl::Duration kRetryPause = absl::Milliseconds(100);
+  // A call's deadline, started now.
+  absl::Time Deadline() const { return absl::Now() + options_.rpc_timeout; }
+
+  // A Lease asking for `free` units, and its answer (received at `now`; `status` the call's) taken in:
+  // when to ask again -- at once (zero), after a pause (the call failed, or no unit was free), or never
+  // (InfiniteDuration: the sweep is complete).
   v1::LeaseRequest LeaseRequest(int free) const;
-  void LeaseAnswered(const v1::LeaseResponse& response, int asked, absl::Time now);
+  absl::Duration LeaseAnswered(const absl::Status& status, const v1::LeaseResponse& response, int asked,
+                               absl::Time now);
 
   // A round at `now`: makes the steps due by then (a loop that reaches its target ends and becomes a
   // commit) and takes the round's Reports -- every running loop's new steps, one LeaseSteps per lease

@@ -36,7 +36,7 @@ class WorkerBookTest : public ::testing::Test {
       lease->mutable_unit()->set_id(absl::StrCat("u", i));
       lease->mutable_aidan()->set_max_iterations(30);
     }
-    book_.LeaseAnswered(response, 2, t0_);
+    EXPECT_EQ(book_.LeaseAnswered(absl::OkStatus(), response, 2, t0_), absl::ZeroDuration());  // ask again at once
   }
 
   // A round's Report as the coordinator parses it.
@@ -169,8 +169,47 @@ TEST_F(WorkerBookTest, AHeartbeatListsEveryLeaseAndItsAnswerDropsTheLost) {
   EXPECT_EQ(report.leases(0).lease_id(), "L1");
 }
 
+TEST_F(WorkerBookTest, AReportsRefusalsDropTheirLoopsAndAFailedReportCountsNothing) {
+  LeaseTwo();
+  const WorkerBook::Round round = book_.TakeRound(t0_ + kStep);
+  ASSERT_EQ(round.reports.size(), 1u);
+  book_.ReportAnswered(absl::DeadlineExceededError("late"), round.reports[0].steps, v1::ReportResponse());
+  EXPECT_EQ(book_.counters().steps_reported, 0);
+  v1::ReportResponse refused;
+  refused.add_rejected_lease_ids("L1");
+  book_.ReportAnswered(absl::OkStatus(), round.reports[0].steps, refused);
+  EXPECT_EQ(book_.counters().steps_reported, 2);
+  EXPECT_EQ(book_.counters().units_refused, 1);
+  EXPECT_EQ(book_.FreeSlots(), 1);
+  EXPECT_EQ(book_.HeartbeatRequest().leases_size(), 1);
+}
+
+TEST_F(WorkerBookTest, ACompleteManyAnswerOfTheWrongLengthSettlesNothing) {
+  LeaseTwo();
+  std::vector<Commit> commits = book_.TakeRound(t0_ + 20 * kStep).commits;
+  ASSERT_EQ(commits.size(), 2u);
+  v1::CompleteManyResponse one;
+  one.add_outcomes()->mutable_response()->set_accepted(true);
+  EXPECT_EQ(book_.CompleteManyAnswered(std::move(commits), absl::OkStatus(), one).size(), 2u);
+  EXPECT_EQ(book_.counters().units_committed, 0);
+}
+
+TEST_F(WorkerBookTest, ALeaseAnswerSaysWhenToAskAgain) {
+  EXPECT_EQ(book_.LeaseAnswered(absl::UnavailableError("down"), v1::LeaseResponse(), 2, t0_), WorkerBook::kRetryPause);
+  v1::LeaseResponse none;
+  none.set_retry_after_ms(20);
+  EXPECT_EQ(book_.LeaseAnswered(absl::OkStatus(), none, 2, t0_), absl::Milliseconds(50));  // at least 50 ms
+  none.set_retry_after_ms(300);
+  EXPECT_EQ(book_.LeaseAnswered(absl::OkStatus(), none, 2, t0_), absl::Milliseconds(300));
+  none.set_sweep_complete(true);
+  EXPECT_EQ(book_.LeaseAnswered(absl::OkStatus(), none, 2, t0_), absl::InfiniteDuration());
+  EXPECT_EQ(book_.counters().short_leases, 3);  // the failed call is not an answer
+  LeaseTwo();
+  EXPECT_EQ(book_.counters().units_leased, 2);
+}
+
 TEST_F(WorkerBookTest, ALeaseAnswerShortOfTheAskIsCountedAndStoppingEndsTheWaits) {
-  book_.LeaseAnswered(v1::LeaseResponse(), 2, t0_);
+  EXPECT_EQ(book_.LeaseAnswered(absl::OkStatus(), v1::LeaseResponse(), 2, t0_), absl::Milliseconds(50));
   EXPECT_EQ(book_.counters().short_leases, 1);
   EXPECT_EQ(book_.AwaitFreeSlots(), 2);
   EXPECT_EQ(book_.LeaseRequest(2).max_units(), 2);

@@ -19,6 +19,8 @@
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
+#include "grpcpp/support/byte_buffer.h"
+#include "grpcpp/support/slice.h"
 #include "gtest/gtest.h"
 #include "proto/grpc_coordinator_client.h"
 #include "tests/coordinator/service/coordinator_core_fixture.h"
@@ -70,6 +72,18 @@ class CoordinatorServiceTest : public CoordinatorCoreTest {
   int port_ = 0;
   std::unique_ptr<grpc::Server> server_;
 };
+
+// A request's wire bytes from `pieces`, one after another, each a slice that owns its piece (the load
+// generator sends its requests as slices; these tests split theirs anywhere).
+grpc::ByteBuffer ByteBufferOf(std::vector<std::string> pieces) {
+  std::vector<grpc::Slice> slices;
+  for (std::string& piece : pieces) {
+    auto* owned = new std::string(std::move(piece));
+    slices.emplace_back(
+        owned->data(), owned->size(), [](void* p) { delete static_cast<std::string*>(p); }, owned);
+  }
+  return grpc::ByteBuffer(slices.data(), slices.size());
+}
 
 // What one sender thread was answered: its CompleteMany, then the same units again.
 struct Sent {
