@@ -135,46 +135,47 @@ void CallbackWorker::Continue(std::shared_ptr<RoundCalls> round) {
   }
 }
 
-void CallbackWorker::SendReport(std::shared_ptr<RoundCalls> round) {
+template <typename Response>
+void CallbackWorker::SendBytes(const grpc::internal::RpcMethod& method, Rpc kind, grpc::ByteBuffer request,
+                               std::function<void(const absl::Status&, const Response&, absl::Time)> answered) {
   if (!Begin()) return;
   auto call = std::make_shared<Pending<grpc::ByteBuffer, grpc::ByteBuffer>>();
-  call->request = std::move(round->reports[round->next_report].bytes);
+  call->request = std::move(request);
   call->context = client_->Context(book_.Deadline());
   call->start = absl::Now();
   grpc::internal::CallbackUnaryCall<grpc::ByteBuffer, grpc::ByteBuffer>(
-      client_->channel().get(), client_->report_method(), call->context.get(), &call->request, &call->response,
-      [self = shared_from_this(), call, round](grpc::Status grpc_status) {
-        v1::ReportResponse response;
-        const absl::Status status = ParseReply(grpc_status, &call->response, &response, "Report");
-        self->recorder_->Record(Rpc::kReport, absl::Now() - call->start, status.ok());
-        self->book_.ReportAnswered(status, round->reports[round->next_report].steps, response);
-        self->MaybeLease();  // leases the Report was refused for left free slots
-        ++round->next_report;
-        self->Continue(round);
+      client_->channel().get(), method, call->context.get(), &call->request, &call->response,
+      [self = shared_from_this(), call, &method, kind, answered = std::move(answered)](grpc::Status grpc_status) {
+        Response response;
+        const absl::Status status = ParseReply(grpc_status, &call->response, &response, method.name());
+        const absl::Time now = absl::Now();
+        self->recorder_->Record(kind, now - call->start, status.ok());
+        answered(status, response, now);
         self->End();
       });
 }
 
+void CallbackWorker::SendReport(std::shared_ptr<RoundCalls> round) {
+  SendBytes<v1::ReportResponse>(
+      client_->report_method(), Rpc::kReport, std::move(round->reports[round->next_report].bytes),
+      [this, round](const absl::Status& status, const v1::ReportResponse& response, absl::Time) {
+        book_.ReportAnswered(status, round->reports[round->next_report].steps, response);
+        MaybeLease();  // leases the Report was refused for left free slots
+        ++round->next_report;
+        Continue(round);
+      });
+}
+
 void CallbackWorker::SendCommits(std::shared_ptr<RoundCalls> round) {
-  if (!Begin()) return;
-  auto call = std::make_shared<Pending<grpc::ByteBuffer, grpc::ByteBuffer>>();
-  call->request = book_.CompleteManyRequest(round->commits);
-  call->context = client_->Context(book_.Deadline());
-  call->start = absl::Now();
-  grpc::internal::CallbackUnaryCall<grpc::ByteBuffer, grpc::ByteBuffer>(
-      client_->channel().get(), client_->complete_many_method(), call->context.get(), &call->request, &call->response,
-      [self = shared_from_this(), call, round](grpc::Status grpc_status) {
-        v1::CompleteManyResponse response;
-        const absl::Status status = ParseReply(grpc_status, &call->response, &response, "CompleteMany");
-        const absl::Time now = absl::Now();
-        self->recorder_->Record(Rpc::kCompleteMany, now - call->start, status.ok());
-        round->commits = self->book_.CompleteManyAnswered(std::move(round->commits), status, response);
+  SendBytes<v1::CompleteManyResponse>(
+      client_->complete_many_method(), Rpc::kCompleteMany, book_.CompleteManyRequest(round->commits),
+      [this, round](const absl::Status& status, const v1::CompleteManyResponse& response, absl::Time now) {
+        round->commits = book_.CompleteManyAnswered(std::move(round->commits), status, response);
         if (round->commits.empty()) {
-          self->Continue(round);
+          Continue(round);
         } else {  // some not settled: sent again after a pause, as FakeWorker does
-          self->scheduler_->At(now + WorkerBook::kRetryPause, [self, round] { self->Continue(round); });
+          scheduler_->At(now + WorkerBook::kRetryPause, [self = shared_from_this(), round] { self->Continue(round); });
         }
-        self->End();
       });
 }
 

@@ -13,6 +13,7 @@
 #ifndef NOVELTYGRID_BENCH_COORDINATOR_LOAD_CALLBACK_WORKER_H_
 #define NOVELTYGRID_BENCH_COORDINATOR_LOAD_CALLBACK_WORKER_H_
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -60,6 +61,11 @@ class CallbackWorker final : public LoadWorker, public std::enable_shared_from_t
   void Round();
   // The round's next call, or, when it has none left, the next round at its time.
   void Continue(std::shared_ptr<RoundCalls> round);
+  // Starts `method` with a request of wire bytes (Report, CompleteMany), counted in flight; its reply,
+  // parsed, goes to `answered` with the call's status and the time it came, on gRPC's thread.
+  template <typename Response>
+  void SendBytes(const grpc::internal::RpcMethod& method, Rpc kind, grpc::ByteBuffer request,
+                 std::function<void(const absl::Status&, const Response&, absl::Time)> answered);
   void SendReport(std::shared_ptr<RoundCalls> round);
   void SendCommits(std::shared_ptr<RoundCalls> round);
   void Heartbeat();
