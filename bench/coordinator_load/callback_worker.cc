@@ -9,9 +9,11 @@
 
 namespace noveltygrid::load {
 
-namespace {
+// A call in flight: what gRPC reads and writes until its callback has run. Not in an anonymous
+// namespace: the member template SendBytes captures it, and a type with internal linkage inside a
+// member of an externally visible class draws -Wsubobject-linkage.
+namespace callback_internal {
 
-// A call in flight: what gRPC reads and writes until its callback has run.
 template <typename Request, typename Response>
 struct Pending {
   std::unique_ptr<grpc::ClientContext> context;
@@ -20,7 +22,9 @@ struct Pending {
   absl::Time start;  // just before the call starts
 };
 
-}  // namespace
+}  // namespace callback_internal
+
+using callback_internal::Pending;
 
 std::shared_ptr<CallbackWorker> CallbackWorker::Create(FakeWorkerOptions options, GrpcCoordinatorClient* client,
                                                        LatencyRecorder* recorder, const StepPool* pool,
