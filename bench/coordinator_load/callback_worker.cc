@@ -10,8 +10,10 @@
 namespace noveltygrid::load {
 
 // A call in flight: what gRPC reads and writes until its callback has run. Not in an anonymous
-// namespace: the member template SendBytes captures it, and a type with internal linkage inside a
-// member of an externally visible class draws -Wsubobject-linkage.
+// namespace: the lambda in the member template SendBytes captures a shared_ptr<Pending<...>>, and GCC
+// warns (-Wsubobject-linkage) when such a closure, which takes its linkage from an externally visible
+// class, has a field whose type uses the anonymous namespace. The name must stay unique in
+// noveltygrid::load (the linker would merge another Pending of this namespace silently).
 namespace callback_internal {
 
 template <typename Request, typename Response>
