@@ -204,7 +204,10 @@ absl::Status SweepCoordinator::Commit(std::vector<JournalEntry> units) {
       unit.record.clear();
     }
   }
-  RETURN_IF_ERROR(Journal(units));
+  const RpcTiming::Clock::time_point store_start = RpcTiming::Clock::now();
+  const absl::Status journaled = Journal(units);
+  if (rpc_timing_ != nullptr) RpcTiming::Answered(rpc_timing_->commit_store(), store_start);
+  RETURN_IF_ERROR(journaled);
   for (JournalEntry& unit : units) Reduce(std::move(unit));
   return absl::OkStatus();
 }

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
@@ -88,7 +89,7 @@ void PrintDelay(const char* what, const char* key, const char* samples, const La
 // The coordinator's own timing of the window's calls (the difference of two scrapes), as a table and
 // into `out`; a failed scrape is said, not fatal.
 void PrintServerTiming(const absl::StatusOr<ServerHistograms>& start, const absl::StatusOr<ServerHistograms>& end,
-                       nlohmann::json* out) {
+                       double window_s, nlohmann::json* out) {
   if (!start.ok() || !end.ok()) {
     std::printf("\nthe coordinator's timing: not read (%s)\n",
                 std::string((start.ok() ? end : start).status().message()).c_str());
@@ -103,8 +104,9 @@ void PrintServerTiming(const absl::StatusOr<ServerHistograms>& start, const absl
       "ms\nexact):\n",
       static_cast<long long>(kP99TargetUs / 1000));
   std::printf("%-12s %9s %9s %9s %11s %lld ms\n", "rpc", "calls", "p50 ms", "p99 ms", "within", target_ms);
-  for (const auto& [method, h] : Difference(*end, *start)) {
-    if (h.count <= 0) continue;
+  const ServerHistograms window = Difference(*end, *start);
+  for (const auto& [method, h] : window) {
+    if (h.count <= 0 || absl::StartsWith(method, kCommitPrefix)) continue;
     const double p50 = Quantile(h, 0.5) * 1000;
     const double p99 = Quantile(h, 0.99) * 1000;
     const std::optional<double> within = ShareWithin(h, target_s);  // nullopt: the target is not a bucket bound
@@ -115,6 +117,29 @@ void PrintServerTiming(const absl::StatusOr<ServerHistograms>& start, const absl
         {"p50_ms", p50},
         {"p99_ms", p99},
         {absl::StrCat("share_within_", target_ms, "ms"), within ? nlohmann::json(*within) : nlohmann::json(nullptr)}};
+  }
+  // The committer (noveltygrid_commit_group_seconds): how much of the window it was busy, and how much
+  // of that it waited on the store; a CompleteMany waits for the group before its own.
+  const auto group = window.find(absl::StrCat(kCommitPrefix, "group"));
+  const auto store = window.find(absl::StrCat(kCommitPrefix, "store"));
+  if (group != window.end() && store != window.end() && group->second.count > 0 && window_s > 0) {
+    const ServerHistogram& g = group->second;
+    const ServerHistogram& st = store->second;
+    double commit_calls = 0;  // Complete and CompleteMany calls the groups answered
+    for (const char* method : {"Complete", "CompleteMany"}) {
+      if (const auto it = window.find(method); it != window.end()) commit_calls += it->second.count;
+    }
+    std::printf(
+        "the committer: %.0f groups (%.1f commit calls each), busy %.1f s of the %.1f s window (%.0f%%), %.1f s of it "
+        "waiting on the store; a group's p50 %.2f ms, p99 %.2f ms; the store's p99 %.2f ms\n",
+        g.count, commit_calls / g.count, g.sum, window_s, 100 * g.sum / window_s, st.sum, Quantile(g, 0.5) * 1000,
+        Quantile(g, 0.99) * 1000, Quantile(st, 0.99) * 1000);
+    (*out)["server_committer"] = {{"groups", g.count},
+                                  {"busy_s", g.sum},
+                                  {"store_s", st.sum},
+                                  {"group_p50_ms", Quantile(g, 0.5) * 1000},
+                                  {"group_p99_ms", Quantile(g, 0.99) * 1000},
+                                  {"store_p99_ms", Quantile(st, 0.99) * 1000}};
   }
 }
 
@@ -434,7 +459,7 @@ int Main(int argc, char** argv) {
     PrintDelay("the callback workers' scheduler (by how much each round, heartbeat or pause started after its time)",
                "scheduler_lateness", "tasks", scheduler.Lateness(), &out);
   }
-  if (!metrics_address.empty()) PrintServerTiming(server_start, server_end, &out);
+  if (!metrics_address.empty()) PrintServerTiming(server_start, server_end, seconds, &out);
   if (parsed->Has("json")) std::ofstream(parsed->Get("json")) << out.dump(2) << "\n";
   return 0;
 }

@@ -12,7 +12,8 @@
 namespace noveltygrid::load {
 namespace {
 
-constexpr absl::string_view kFamily = "noveltygrid_rpc_duration_seconds";
+constexpr absl::string_view kRpcFamily = "noveltygrid_rpc_duration_seconds";
+constexpr absl::string_view kCommitFamily = "noveltygrid_commit_group_seconds";
 
 // The value of `label` in a sample's label set (`method="Lease",le="0.05"`); empty when absent.
 absl::string_view LabelValue(absl::string_view labels, absl::string_view label) {
@@ -37,23 +38,26 @@ bool ParseNumber(absl::string_view text, double* out) {
 
 }  // namespace
 
-absl::StatusOr<ServerHistograms> ParseServerHistograms(absl::string_view text) {
-  ServerHistograms out;
+namespace {
+
+// The samples of `family` in `text` into `out`, keyed by `key_prefix` and the value of `label`.
+absl::Status ParseFamily(absl::string_view text, absl::string_view family, absl::string_view label,
+                         absl::string_view key_prefix, ServerHistograms* out) {
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    if (!absl::ConsumePrefix(&line, kFamily)) continue;
+    if (!absl::ConsumePrefix(&line, family)) continue;
     const size_t open = line.find('{');
     const size_t close = line.rfind('}');
     if (open == absl::string_view::npos || close == absl::string_view::npos || close < open) {
-      return absl::InvalidArgumentError(absl::StrCat("a ", kFamily, " line without its method: ", line));
+      return absl::InvalidArgumentError(absl::StrCat("a ", family, " line without its ", label, ": ", line));
     }
     const absl::string_view suffix = line.substr(0, open);
     const absl::string_view labels = line.substr(open + 1, close - open - 1);
-    const absl::string_view method = LabelValue(labels, "method");
+    const absl::string_view name = LabelValue(labels, label);
     double value = 0;
-    if (method.empty() || !ParseNumber(absl::StripAsciiWhitespace(line.substr(close + 1)), &value)) {
-      return absl::InvalidArgumentError(absl::StrCat("a ", kFamily, " line does not parse: ", line));
+    if (name.empty() || !ParseNumber(absl::StripAsciiWhitespace(line.substr(close + 1)), &value)) {
+      return absl::InvalidArgumentError(absl::StrCat("a ", family, " line does not parse: ", line));
     }
-    ServerHistogram& h = out[std::string(method)];
+    ServerHistogram& h = (*out)[absl::StrCat(key_prefix, name)];
     if (suffix == "_count") {
       h.count = value;
     } else if (suffix == "_sum") {
@@ -65,6 +69,17 @@ absl::StatusOr<ServerHistograms> ParseServerHistograms(absl::string_view text) {
       }
       h.buckets.emplace_back(le, value);  // the exposition lists them ascending
     }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<ServerHistograms> ParseServerHistograms(absl::string_view text) {
+  ServerHistograms out;
+  if (absl::Status rpc = ParseFamily(text, kRpcFamily, "method", "", &out); !rpc.ok()) return rpc;
+  if (absl::Status commits = ParseFamily(text, kCommitFamily, "part", kCommitPrefix, &out); !commits.ok()) {
+    return commits;
   }
   return out;
 }

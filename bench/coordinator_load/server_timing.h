@@ -24,10 +24,13 @@ struct ServerHistogram {
   double count = 0;
   double sum = 0;  // seconds
 };
-using ServerHistograms = std::map<std::string, ServerHistogram>;  // by method ("Lease", ...)
+// By method ("Lease", ...), and the committer's groups as kCommitPrefix + part ("commit group",
+// "commit store").
+using ServerHistograms = std::map<std::string, ServerHistogram>;
+inline constexpr absl::string_view kCommitPrefix = "commit ";
 
-// The noveltygrid_rpc_duration_seconds families in a /metrics page (other families are skipped);
-// InvalidArgument for a line of that family that does not parse.
+// The noveltygrid_rpc_duration_seconds and noveltygrid_commit_group_seconds families in a /metrics page
+// (other families are skipped); InvalidArgument for a line of those families that does not parse.
 absl::StatusOr<ServerHistograms> ParseServerHistograms(absl::string_view text);
 
 // What happened between two scrapes of the same coordinator: `after` minus `before`, method by method

@@ -24,12 +24,21 @@ noveltygrid_rpc_duration_seconds_sum{method="Report"} 0
 noveltygrid_rpc_duration_seconds_bucket{method="Report",le="0.001"} 0
 noveltygrid_rpc_duration_seconds_bucket{method="Report",le="+Inf"} 0
 noveltygrid_workers 50
+# TYPE noveltygrid_commit_group_seconds histogram
+noveltygrid_commit_group_seconds_count{part="group"} 40
+noveltygrid_commit_group_seconds_sum{part="group"} 0.8
+noveltygrid_commit_group_seconds_bucket{part="group",le="0.01"} 30
+noveltygrid_commit_group_seconds_bucket{part="group",le="+Inf"} 40
+noveltygrid_commit_group_seconds_count{part="store"} 39
+noveltygrid_commit_group_seconds_sum{part="store"} 0.5
+noveltygrid_commit_group_seconds_bucket{part="store",le="0.01"} 35
+noveltygrid_commit_group_seconds_bucket{part="store",le="+Inf"} 39
 )";
 
 TEST(ServerTimingTest, ParsesEachMethodsBucketsCountAndSum) {
   const absl::StatusOr<ServerHistograms> parsed = ParseServerHistograms(kPage);
   ASSERT_TRUE(parsed.ok()) << parsed.status();
-  ASSERT_EQ(parsed->size(), 2u);
+  ASSERT_EQ(parsed->size(), 4u);
   const ServerHistogram& lease = parsed->at("Lease");
   EXPECT_EQ(lease.count, 100);
   EXPECT_DOUBLE_EQ(lease.sum, 1.75);
@@ -37,6 +46,20 @@ TEST(ServerTimingTest, ParsesEachMethodsBucketsCountAndSum) {
   EXPECT_DOUBLE_EQ(lease.buckets[1].first, 0.05);
   EXPECT_EQ(lease.buckets[1].second, 99);
   EXPECT_TRUE(std::isinf(lease.buckets[3].first));
+}
+
+TEST(ServerTimingTest, ParsesTheCommittersGroupsUnderTheirPart) {
+  const absl::StatusOr<ServerHistograms> parsed = ParseServerHistograms(kPage);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  const ServerHistogram& group = parsed->at("commit group");
+  EXPECT_EQ(group.count, 40);
+  EXPECT_DOUBLE_EQ(group.sum, 0.8);
+  ASSERT_EQ(group.buckets.size(), 2u);
+  EXPECT_EQ(group.buckets[0].second, 30);
+  EXPECT_EQ(parsed->at("commit store").count, 39);
+  EXPECT_DOUBLE_EQ(parsed->at("commit store").sum, 0.5);
+  // A line of the family without its part is an error, as a method-less RPC line is.
+  EXPECT_FALSE(ParseServerHistograms("noveltygrid_commit_group_seconds_count{le=\"1\"} 3\n").ok());
 }
 
 TEST(ServerTimingTest, QuantilesInterpolateWithinTheBucketAsPrometheusDoes) {

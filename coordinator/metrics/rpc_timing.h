@@ -13,6 +13,19 @@
 // 512 loops the coordinator used 0.76-0.83 cores with one against 0.74-0.78 without, while timing in
 // the handlers made no difference the runs' noise did not hide (BENCHMARKS.md, issue 18 item 3).
 //
+//
+// And the committer's groups (CoordinatorService's commit thread, which persists every Complete and
+// CompleteMany queued since its last group in one go):
+//
+//   noveltygrid_commit_group_seconds{part="group"}  each group, from the committer taking its queued
+//                                                   calls to their answers
+//   noveltygrid_commit_group_seconds{part="store"}  the store's share of it: the journal's fdatasync or
+//                                                   the Redis round trip that persists the group
+//
+// Their _sum over a window is how long the committer was busy, and how much of that it waited on the
+// store: a CompleteMany waits for the group before its own, so a committer busy most of the time is
+// where commits queue (BENCHMARKS.md, issue 18 item 3).
+//
 //   RpcTiming timing;                                   // outlives the service
 //   CoordinatorService service(&core, &timing);
 //   MetricsServer::Start(listen, {timing.collectable(), ...});
@@ -50,12 +63,18 @@ class RpcTiming {
     if (histogram != nullptr) histogram->Observe(std::chrono::duration<double>(Clock::now() - start).count());
   }
 
+  // The committer's groups and the store's share of them (above).
+  prometheus::Histogram* commit_group() const { return commit_group_; }
+  prometheus::Histogram* commit_store() const { return commit_store_; }
+
   std::shared_ptr<prometheus::Collectable> collectable() const { return registry_; }
 
  private:
   std::shared_ptr<prometheus::Registry> registry_ = std::make_shared<prometheus::Registry>();
   // By method name; built once, then only read, without a lock (prometheus::Histogram is thread-safe).
   absl::flat_hash_map<std::string, prometheus::Histogram*> by_method_;
+  prometheus::Histogram* commit_group_ = nullptr;
+  prometheus::Histogram* commit_store_ = nullptr;
 };
 
 }  // namespace noveltygrid

@@ -20,6 +20,7 @@ CoordinatorService::CoordinatorService(CoordinatorCore* core, const RpcTiming* t
       std::abort();
     }
   }
+  if (timing != nullptr) commit_group_ = timing->commit_group();
   committer_ = std::thread([this] { CommitLoop(); });
 }
 
@@ -113,12 +114,14 @@ void CoordinatorService::CommitLoop() {
     }
     // Everything queued since the last wake-up is one group commit: one sink call (one Redis round
     // trip) for all of it, however many calls came in while the previous group was being persisted.
+    const RpcTiming::Clock::time_point group_start = RpcTiming::Clock::now();
     for (PendingCommit& commit : batch) calls.push_back(&commit.call);
     core_->CommitCalls(calls);
     for (PendingCommit& commit : batch) {
       RpcTiming::Answered(commit.timed.histogram, commit.timed.start);
       commit.reactor->Finish(ToGrpcStatus(commit.call.status()));
     }
+    RpcTiming::Answered(commit_group_, group_start);
   }
 }
 
