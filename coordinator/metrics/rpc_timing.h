@@ -13,7 +13,6 @@
 // 512 loops the coordinator used 0.76-0.83 cores with one against 0.74-0.78 without, while timing in
 // the handlers made no difference the runs' noise did not hide (BENCHMARKS.md, issue 18 item 3).
 //
-//
 // And the committer's groups (CoordinatorService's commit thread, which persists every Complete and
 // CompleteMany queued since its last group in one go):
 //
