@@ -148,7 +148,7 @@ class SweepCoordinator {
   std::unique_ptr<BudgetPolicy> budget_;  // with a budget only; the scheduler's lease policy
   std::unique_ptr<UnitScheduler> scheduler_;
   std::unique_ptr<CoordinatorCore> core_;
-  std::unique_ptr<RpcTiming> rpc_timing_;  // with --metrics-listen only; read by service_
+  std::unique_ptr<RpcTiming> rpc_timing_;  // with --metrics-listen only; read by service_ and Commit
   std::unique_ptr<CoordinatorService> service_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<MetricsServer> metrics_;  // reads scheduler_ and core_: goes first

@@ -118,8 +118,8 @@ void PrintServerTiming(const absl::StatusOr<ServerHistograms>& start, const absl
         {"p99_ms", p99},
         {absl::StrCat("share_within_", target_ms, "ms"), within ? nlohmann::json(*within) : nlohmann::json(nullptr)}};
   }
-  // The committer (noveltygrid_commit_group_seconds): how much of the window it was busy, and how much
-  // of that it waited on the store; a CompleteMany waits for the group before its own.
+  // The committer (noveltygrid_commit_{group,store}_seconds): how much of the window it was busy, and how
+  // much of that it spent writing to the store; a CompleteMany waits for the group before its own.
   const auto group = window.find(absl::StrCat(kCommitPrefix, "group"));
   const auto store = window.find(absl::StrCat(kCommitPrefix, "store"));
   if (group != window.end() && store != window.end() && group->second.count > 0 && window_s > 0) {
@@ -131,7 +131,7 @@ void PrintServerTiming(const absl::StatusOr<ServerHistograms>& start, const absl
     }
     std::printf(
         "the committer: %.0f groups (%.1f commit calls each), busy %.1f s of the %.1f s window (%.0f%%), %.1f s of it "
-        "waiting on the store; a group's p50 %.2f ms, p99 %.2f ms; the store's p99 %.2f ms\n",
+        "writing to the store; a group's p50 %.2f ms, p99 %.2f ms; the store's p99 %.2f ms\n",
         g.count, commit_calls / g.count, g.sum, window_s, 100 * g.sum / window_s, st.sum, Quantile(g, 0.5) * 1000,
         Quantile(g, 0.99) * 1000, Quantile(st, 0.99) * 1000);
     (*out)["server_committer"] = {{"groups", g.count},

@@ -13,7 +13,8 @@ namespace noveltygrid::load {
 namespace {
 
 constexpr absl::string_view kRpcFamily = "noveltygrid_rpc_duration_seconds";
-constexpr absl::string_view kCommitFamily = "noveltygrid_commit_group_seconds";
+constexpr absl::string_view kGroupFamily = "noveltygrid_commit_group_seconds";
+constexpr absl::string_view kStoreFamily = "noveltygrid_commit_store_seconds";
 
 // The value of `label` in a sample's label set (`method="Lease",le="0.05"`); empty when absent.
 absl::string_view LabelValue(absl::string_view labels, absl::string_view label) {
@@ -36,27 +37,34 @@ bool ParseNumber(absl::string_view text, double* out) {
   return absl::SimpleAtod(text, out);
 }
 
-}  // namespace
-
-namespace {
-
-// The samples of `family` in `text` into `out`, keyed by `key_prefix` and the value of `label`.
+// The samples of `family` in `text` into `out`: under `key_prefix` and the value of `label` when the
+// family is labelled (then every sample must carry it), under `key_prefix` alone when `label` is empty.
 absl::Status ParseFamily(absl::string_view text, absl::string_view family, absl::string_view label,
                          absl::string_view key_prefix, ServerHistograms* out) {
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    const absl::string_view whole = line;
     if (!absl::ConsumePrefix(&line, family)) continue;
-    const size_t open = line.find('{');
-    const size_t close = line.rfind('}');
-    if (open == absl::string_view::npos || close == absl::string_view::npos || close < open) {
-      return absl::InvalidArgumentError(absl::StrCat("a ", family, " line without its ", label, ": ", line));
+    auto unparsed = [&](absl::string_view why) {
+      return absl::InvalidArgumentError(absl::StrCat("a ", family, " line ", why, ": ", whole));
+    };
+    // "_bucket{method="Lease",le="0.05"} 99", or without labels "_count 40".
+    absl::string_view suffix = line;
+    absl::string_view labels;
+    absl::string_view rest;
+    if (const size_t open = line.find('{'); open != absl::string_view::npos) {
+      const size_t close = line.rfind('}');
+      if (close == absl::string_view::npos || close < open) return unparsed("does not parse");
+      suffix = line.substr(0, open);
+      labels = line.substr(open + 1, close - open - 1);
+      rest = line.substr(close + 1);
+    } else if (const size_t space = line.find(' '); space != absl::string_view::npos) {
+      suffix = line.substr(0, space);
+      rest = line.substr(space);
     }
-    const absl::string_view suffix = line.substr(0, open);
-    const absl::string_view labels = line.substr(open + 1, close - open - 1);
-    const absl::string_view name = LabelValue(labels, label);
+    const absl::string_view name = label.empty() ? absl::string_view() : LabelValue(labels, label);
+    if (!label.empty() && name.empty()) return unparsed(absl::StrCat("without its ", label));
     double value = 0;
-    if (name.empty() || !ParseNumber(absl::StripAsciiWhitespace(line.substr(close + 1)), &value)) {
-      return absl::InvalidArgumentError(absl::StrCat("a ", family, " line does not parse: ", line));
-    }
+    if (!ParseNumber(absl::StripAsciiWhitespace(rest), &value)) return unparsed("does not parse");
     ServerHistogram& h = (*out)[absl::StrCat(key_prefix, name)];
     if (suffix == "_count") {
       h.count = value;
@@ -64,9 +72,7 @@ absl::Status ParseFamily(absl::string_view text, absl::string_view family, absl:
       h.sum = value;
     } else if (suffix == "_bucket") {
       double le = 0;
-      if (!ParseNumber(LabelValue(labels, "le"), &le)) {
-        return absl::InvalidArgumentError(absl::StrCat("a bucket without a bound: ", line));
-      }
+      if (!ParseNumber(LabelValue(labels, "le"), &le)) return unparsed("without a bound");
       h.buckets.emplace_back(le, value);  // the exposition lists them ascending
     }
   }
@@ -77,9 +83,10 @@ absl::Status ParseFamily(absl::string_view text, absl::string_view family, absl:
 
 absl::StatusOr<ServerHistograms> ParseServerHistograms(absl::string_view text) {
   ServerHistograms out;
-  if (absl::Status rpc = ParseFamily(text, kRpcFamily, "method", "", &out); !rpc.ok()) return rpc;
-  if (absl::Status commits = ParseFamily(text, kCommitFamily, "part", kCommitPrefix, &out); !commits.ok()) {
-    return commits;
+  for (const absl::Status& parsed : {ParseFamily(text, kRpcFamily, "method", "", &out),
+                                     ParseFamily(text, kGroupFamily, "", absl::StrCat(kCommitPrefix, "group"), &out),
+                                     ParseFamily(text, kStoreFamily, "", absl::StrCat(kCommitPrefix, "store"), &out)}) {
+    if (!parsed.ok()) return parsed;
   }
   return out;
 }

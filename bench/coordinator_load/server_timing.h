@@ -1,6 +1,7 @@
 // The coordinator's own timing of its calls, for the load generator: the histograms it serves as
-// noveltygrid_rpc_duration_seconds{method} (coordinator/metrics/rpc_timing.h), scraped at both ends of
-// the measured window and subtracted. Beside the generator's client-side latencies this shows how much
+// noveltygrid_rpc_duration_seconds{method}, and its committer's noveltygrid_commit_group_seconds and
+// noveltygrid_commit_store_seconds (coordinator/metrics/rpc_timing.h), scraped at both ends of the
+// measured window and subtracted. Beside the generator's client-side latencies this shows how much
 // of a slow call was the coordinator's: on a machine shared with the generator, a client-side latency
 // also holds the generator's wait for a core before it sees the answer.
 #ifndef NOVELTYGRID_BENCH_COORDINATOR_LOAD_SERVER_TIMING_H_

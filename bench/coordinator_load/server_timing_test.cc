@@ -25,14 +25,15 @@ noveltygrid_rpc_duration_seconds_bucket{method="Report",le="0.001"} 0
 noveltygrid_rpc_duration_seconds_bucket{method="Report",le="+Inf"} 0
 noveltygrid_workers 50
 # TYPE noveltygrid_commit_group_seconds histogram
-noveltygrid_commit_group_seconds_count{part="group"} 40
-noveltygrid_commit_group_seconds_sum{part="group"} 0.8
-noveltygrid_commit_group_seconds_bucket{part="group",le="0.01"} 30
-noveltygrid_commit_group_seconds_bucket{part="group",le="+Inf"} 40
-noveltygrid_commit_group_seconds_count{part="store"} 39
-noveltygrid_commit_group_seconds_sum{part="store"} 0.5
-noveltygrid_commit_group_seconds_bucket{part="store",le="0.01"} 35
-noveltygrid_commit_group_seconds_bucket{part="store",le="+Inf"} 39
+noveltygrid_commit_group_seconds_count 40
+noveltygrid_commit_group_seconds_sum 0.8
+noveltygrid_commit_group_seconds_bucket{le="0.01"} 30
+noveltygrid_commit_group_seconds_bucket{le="+Inf"} 40
+# TYPE noveltygrid_commit_store_seconds histogram
+noveltygrid_commit_store_seconds_count 39
+noveltygrid_commit_store_seconds_sum 0.5
+noveltygrid_commit_store_seconds_bucket{le="0.01"} 35
+noveltygrid_commit_store_seconds_bucket{le="+Inf"} 39
 )";
 
 TEST(ServerTimingTest, ParsesEachMethodsBucketsCountAndSum) {
@@ -48,7 +49,7 @@ TEST(ServerTimingTest, ParsesEachMethodsBucketsCountAndSum) {
   EXPECT_TRUE(std::isinf(lease.buckets[3].first));
 }
 
-TEST(ServerTimingTest, ParsesTheCommittersGroupsUnderTheirPart) {
+TEST(ServerTimingTest, ParsesTheCommittersGroupsAndStoreWrites) {
   const absl::StatusOr<ServerHistograms> parsed = ParseServerHistograms(kPage);
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   const ServerHistogram& group = parsed->at("commit group");
@@ -58,8 +59,9 @@ TEST(ServerTimingTest, ParsesTheCommittersGroupsUnderTheirPart) {
   EXPECT_EQ(group.buckets[0].second, 30);
   EXPECT_EQ(parsed->at("commit store").count, 39);
   EXPECT_DOUBLE_EQ(parsed->at("commit store").sum, 0.5);
-  // A line of the family without its part is an error, as a method-less RPC line is.
-  EXPECT_FALSE(ParseServerHistograms("noveltygrid_commit_group_seconds_count{le=\"1\"} 3\n").ok());
+  // Unlabelled lines that do not parse are errors, as labelled ones are.
+  EXPECT_FALSE(ParseServerHistograms("noveltygrid_commit_group_seconds_count many\n").ok());
+  EXPECT_FALSE(ParseServerHistograms("noveltygrid_commit_store_seconds_bucket 3\n").ok());
 }
 
 TEST(ServerTimingTest, QuantilesInterpolateWithinTheBucketAsPrometheusDoes) {

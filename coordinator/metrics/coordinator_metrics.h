@@ -12,8 +12,8 @@
 //     the calls of the committed units, those committed before this coordinator started included --
 //     summary.json's "calls" and cost; cost only with prices:
 //   noveltygrid_redis_errors_total
-// and, timed as calls are answered rather than read at scrape time, noveltygrid_rpc_duration_seconds{method}
-// (rpc_timing.h).
+// and, timed as calls are answered rather than read at scrape time, noveltygrid_rpc_duration_seconds{method},
+// noveltygrid_commit_group_seconds and noveltygrid_commit_store_seconds (rpc_timing.h).
 #ifndef NOVELTYGRID_COORDINATOR_METRICS_COORDINATOR_METRICS_H_
 #define NOVELTYGRID_COORDINATOR_METRICS_COORDINATOR_METRICS_H_
 

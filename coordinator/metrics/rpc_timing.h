@@ -16,14 +16,17 @@
 // And the committer's groups (CoordinatorService's commit thread, which persists every Complete and
 // CompleteMany queued since its last group in one go):
 //
-//   noveltygrid_commit_group_seconds{part="group"}  each group, from the committer taking its queued
-//                                                   calls to their answers
-//   noveltygrid_commit_group_seconds{part="store"}  the store's share of it: the journal's fdatasync or
-//                                                   the Redis round trip that persists the group
+//   noveltygrid_commit_group_seconds  each group, from the committer taking its queued calls to their
+//                                     answers being ready
+//   noveltygrid_commit_store_seconds  each write of the commit log inside a group (SweepCoordinator::
+//                                     Commit): the records serialised, the journal's fdatasync or the
+//                                     Redis round trip, and a read-back of units stored before; one per
+//                                     group, more when a group repeats a unit
 //
-// Their _sum over a window is how long the committer was busy, and how much of that it waited on the
+// Their _sum over a window is how long the committer was busy, and how much of that it spent on the
 // store: a CompleteMany waits for the group before its own, so a committer busy most of the time is
-// where commits queue (BENCHMARKS.md, issue 18 item 3).
+// where commits queue (BENCHMARKS.md, issue 18 item 3). Only a coordinator serving gRPC times them
+// (`noveltygrid run` commits in its workers' threads and serves no metrics).
 //
 //   RpcTiming timing;                                   // outlives the service
 //   CoordinatorService service(&core, &timing);

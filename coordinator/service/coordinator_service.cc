@@ -117,11 +117,12 @@ void CoordinatorService::CommitLoop() {
     const RpcTiming::Clock::time_point group_start = RpcTiming::Clock::now();
     for (PendingCommit& commit : batch) calls.push_back(&commit.call);
     core_->CommitCalls(calls);
+    // Timed before the answers go, as the calls are: a worker that has its answer finds its group counted.
+    RpcTiming::Answered(commit_group_, group_start);
     for (PendingCommit& commit : batch) {
       RpcTiming::Answered(commit.timed.histogram, commit.timed.start);
       commit.reactor->Finish(ToGrpcStatus(commit.call.status()));
     }
-    RpcTiming::Answered(commit_group_, group_start);
   }
 }
 

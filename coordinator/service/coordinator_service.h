@@ -10,7 +10,9 @@
 // committer thread that finishes each call when its results are durable. The committer takes every queued
 // commit at each wake-up and commits them as one group (CoordinatorCore::CommitCalls): one sink call,
 // one journal write or Redis round trip, for all of them. With an RpcTiming, every call's time from its
-// handler to its answer goes to noveltygrid_rpc_duration_seconds (coordinator/metrics/rpc_timing.h).
+// handler to its answer goes to noveltygrid_rpc_duration_seconds, and each group's time, from taking
+// its calls to their answers being ready, to noveltygrid_commit_group_seconds (coordinator/metrics/
+// rpc_timing.h).
 #ifndef NOVELTYGRID_COORDINATOR_SERVICE_COORDINATOR_SERVICE_H_
 #define NOVELTYGRID_COORDINATOR_SERVICE_COORDINATOR_SERVICE_H_
 

@@ -217,16 +217,20 @@ TEST_F(CoordinatorServiceTest, ACompleteManySentAsBytesIsTheSameCall) {
 }
 
 // The timed calls of each method so far, from one collection of `timing`'s histograms, and the
-// committer's groups as "commit group" and "commit store".
+// committer's groups and store writes as "commit group" and "commit store".
 std::map<std::string, uint64_t> TimedCalls(const RpcTiming& timing) {
+  const std::map<std::string, std::string> unlabelled = {{"noveltygrid_commit_group_seconds", "commit group"},
+                                                         {"noveltygrid_commit_store_seconds", "commit store"}};
   std::map<std::string, uint64_t> out;
   for (const prometheus::MetricFamily& family : timing.collectable()->Collect()) {
     const bool rpc = family.name == "noveltygrid_rpc_duration_seconds";
-    EXPECT_TRUE(rpc || family.name == "noveltygrid_commit_group_seconds") << family.name;
+    EXPECT_TRUE(rpc || unlabelled.count(family.name) == 1) << family.name;
     for (const prometheus::ClientMetric& metric : family.metric) {
       EXPECT_EQ(metric.histogram.bucket.size(), RpcTiming::Buckets().size() + 1);  // and +Inf
-      if (metric.label.size() == 1 && metric.label[0].name == (rpc ? "method" : "part")) {
-        out[(rpc ? "" : "commit ") + metric.label[0].value] = metric.histogram.sample_count;
+      if (rpc && metric.label.size() == 1 && metric.label[0].name == "method") {
+        out[metric.label[0].value] = metric.histogram.sample_count;
+      } else if (!rpc && metric.label.empty() && unlabelled.count(family.name) == 1) {
+        out[unlabelled.at(family.name)] = metric.histogram.sample_count;
       }
     }
   }
