@@ -307,6 +307,15 @@ std::vector<absl::Status> CoordinatorCore::CommitLocked(const std::vector<const 
     // The same unit twice (in one call or in two committed together): the first is persisted and
     // marked done before the second is checked, which then is a duplicate, as if it had come later.
     if (batched.contains(units[i]->unit_id())) persist();
+    // The same goes for a unit another group is persisting (the commit lock is released for its sink
+    // call): it is checked once that group has marked it done, or failed to persist it.
+    const std::string& id = units[i]->unit_id();
+    if (persisting_.contains(id)) {
+      Count(&CommitCounts::waited);
+      const auto settled = [this, &id]()
+                               ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_) { return !persisting_.contains(id); };
+      commit_mu_.Await(absl::Condition(&settled));
+    }
     // Stale, unknown and duplicate units are answered from memory whatever the store does.
     if (std::optional<absl::Status> answered = CheckLocked(*units[i], responses[i])) {
       statuses[i] = *std::move(answered);
@@ -362,13 +371,21 @@ absl::Status CoordinatorCore::PersistLocked(const std::vector<const v1::Complete
     entries.push_back({std::move(result), FromProto(request.calls()), std::move(record)});
     MergeCallStats(entries.back().calls, calls);
   }
-  if (absl::Status persisted = sink_(std::move(entries)); !persisted.ok()) {
+  // The sink call (a journal fdatasync or a Redis round trip) runs without the commit lock, so that
+  // another group is checked and persisted meanwhile; its units are marked as being persisted until
+  // they are done (or stay leased), for the other groups to wait on.
+  for (size_t i : batch) persisting_.insert(units[i]->unit_id());
+  commit_mu_.Unlock();
+  const absl::Status persisted = sink_(std::move(entries));
+  commit_mu_.Lock();
+  if (persisted.ok()) FinishLocked(units, batch, calls, responses);
+  for (size_t i : batch) persisting_.erase(units[i]->unit_id());
+  if (!persisted.ok()) {
     // The units stay leased; the worker retries the commit or the leases expire and they run again.
     absl::MutexLock lock(&mu_);
     commits_.unpersisted += static_cast<int64_t>(batch.size());
     return absl::UnavailableError(absl::StrCat("cannot persist the result: ", persisted.message()));
   }
-  FinishLocked(units, batch, calls, responses);
   return absl::OkStatus();
 }
 

@@ -6,7 +6,9 @@
 // Thread-safe. Lease, Heartbeat, Report, Release and Status only touch the scheduler's in-memory state
 // and return at once. Complete, CompleteMany and CommitCalls (several of them at once) persist results
 // through the CommitBatchSink (journal fsync or Redis, reducer) before they return OK, so they may
-// block; commits are serialised, which keeps "check token -> persist -> mark done" atomic. Every call is
+// block. Commits on several threads overlap only in their sink calls: the checks and the marking done
+// are serialised under the commit lock, and a unit one commit is persisting is waited for by any other
+// that carries it, which keeps "check token -> persist -> mark done" atomic for each unit. Every call is
 // refused with UNAUTHENTICATED unless it carries the shared token.
 #ifndef NOVELTYGRID_COORDINATOR_SERVICE_COORDINATOR_CORE_H_
 #define NOVELTYGRID_COORDINATOR_SERVICE_COORDINATOR_CORE_H_
@@ -19,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
@@ -36,7 +39,8 @@ namespace noveltygrid {
 // Where committed results go (journal + reducer): the units one group of commit calls accepted, in
 // order, in one call, so that they are persisted together (one fdatasync or Redis round trip, not one
 // per unit). OK: every unit is durable; an error: none of them counts as committed (they stay leased
-// and the worker sends them again). Called by one commit at a time.
+// and the worker sends them again). Called by several commits at once (never with the same unit), so
+// it must be thread-safe.
 using CommitBatchSink = std::function<absl::Status(std::vector<JournalEntry> units)>;
 
 struct CoordinatorServiceOptions {
@@ -68,6 +72,7 @@ struct CommitCounts {
   int64_t stale_tokens = 0;   // refused: not the unit's current lease (taken back and given again: fencing)
   int64_t unknown_units = 0;  // refused: no such unit in the plan
   int64_t unpersisted = 0;    // could not be persisted (the worker retries)
+  int64_t waited = 0;         // checked only once another commit's write of the same unit had ended
   CallStats calls;            // of the committed units, those committed before this coordinator started included
 };
 // (CoordinatorCore keeps the counters in commits_ and the calls in calls_, which Status reads too;
@@ -127,10 +132,9 @@ class CoordinatorCore {
   // refused for a stale fencing token (not accepted). NOT_FOUND for an unknown lease; UNAVAILABLE when
   // the result cannot be persisted (the worker retries).
   absl::Status Complete(std::string_view token, const v1::CompleteRequest& request, v1::CompleteResponse* response);
-  // Each unit as Complete, in order, under one hold of the commit lock; its outcome carries what
-  // Complete would have returned. The units accepted are persisted in one sink call; if that fails,
-  // each of them is UNAVAILABLE and stays leased. Returns once every accepted unit is durable and
-  // marked done.
+  // Each unit as Complete, in order; its outcome carries what Complete would have returned. The units accepted are
+  // persisted in one sink call; if that fails, each of them is UNAVAILABLE and stays leased. Returns once every
+  // accepted unit is durable and marked done.
   absl::Status CompleteMany(std::string_view token, const v1::CompleteManyRequest& request,
                             v1::CompleteManyResponse* response);
   // Group commit: `calls` as if each were made alone, one after the other (Complete and CompleteMany
@@ -139,6 +143,8 @@ class CoordinatorCore {
   // alone (UNAUTHENTICATED) and its units are not looked at. A unit repeated in a later call is a
   // duplicate there. When a sink call fails, each unit it carried is UNAVAILABLE and stays leased, and
   // the units after it are not tried (UNAVAILABLE too). Wakes on_marked_done once for the group.
+  // Groups committed on two threads overlap in their sink calls (the committer's pipeline,
+  // coordinator_service.h); a unit in both is committed by one and a duplicate in the other.
   void CommitCalls(const std::vector<CommitCall*>& calls);
   absl::Status Release(std::string_view token, const v1::ReleaseRequest& request, v1::ReleaseResponse* response);
   absl::Status Status(std::string_view token, const v1::StatusRequest& request, v1::StatusResponse* response);
@@ -166,8 +172,9 @@ class CoordinatorCore {
   // not to be persisted; nullopt when the caller holds the unit's lease (persist it).
   std::optional<absl::Status> CheckLocked(const v1::CompleteRequest& request, v1::CompleteResponse* response)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
-  // The units `batch` indexes (accepted by CheckLocked) in one sink call, then FinishLocked; UNAVAILABLE
-  // when they cannot be persisted.
+  // The units `batch` indexes (accepted by CheckLocked) in one sink call, made with the commit lock
+  // released (persisting_ holds them meanwhile), then FinishLocked; UNAVAILABLE when they cannot be
+  // persisted.
   absl::Status PersistLocked(const std::vector<const v1::CompleteRequest*>& units, const std::vector<size_t>& batch,
                              const std::vector<v1::CompleteResponse*>& responses)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_);
@@ -185,7 +192,10 @@ class CoordinatorCore {
   UnitScheduler* const scheduler_;
   const CommitBatchSink sink_;
 
-  absl::Mutex commit_mu_;  // held through a whole commit
+  absl::Mutex commit_mu_;  // held through a commit but for its sink calls
+  // The units of the sink calls in progress (PersistLocked): a commit that carries one of them waits
+  // until it is marked done or has failed.
+  absl::flat_hash_set<std::string> persisting_ ABSL_GUARDED_BY(commit_mu_);
   mutable absl::Mutex mu_;
   std::set<std::string> told_complete_ ABSL_GUARDED_BY(mu_);
   int64_t lease_log_errors_ ABSL_GUARDED_BY(mu_) = 0;

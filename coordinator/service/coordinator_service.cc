@@ -21,7 +21,7 @@ CoordinatorService::CoordinatorService(CoordinatorCore* core, const RpcTiming* t
     }
   }
   if (timing != nullptr) commit_group_ = timing->commit_group();
-  committer_ = std::thread([this] { CommitLoop(); });
+  for (int i = 0; i < kCommitters; ++i) committers_.emplace_back([this] { CommitLoop(); });
 }
 
 CoordinatorService::~CoordinatorService() {
@@ -29,7 +29,7 @@ CoordinatorService::~CoordinatorService() {
     absl::MutexLock lock(&mu_);
     stopping_ = true;
   }
-  committer_.join();
+  for (std::thread& committer : committers_) committer.join();
 }
 
 grpc::ServerUnaryReactor* CoordinatorService::Finish(grpc::CallbackServerContext* context, const absl::Status& status,
@@ -113,7 +113,7 @@ void CoordinatorService::CommitLoop() {
       std::swap(batch, commits_);
     }
     // Everything queued since the last wake-up is one group commit: one sink call (one Redis round
-    // trip) for all of it, however many calls came in while the previous group was being persisted.
+    // trip) for all of it, however many calls came in while the groups before it were being persisted.
     const RpcTiming::Clock::time_point group_start = RpcTiming::Clock::now();
     for (PendingCommit& commit : batch) calls.push_back(&commit.call);
     core_->CommitCalls(calls);

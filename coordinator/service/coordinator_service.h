@@ -6,10 +6,12 @@
 // scheduler's in-memory state there, and Lease also writes its leases to the lease log (one file write,
 // or one Redis round trip of ~0.15 ms under load; answering Lease from a thread of its own instead was
 // tried on 2026-12-06 and its tails did not improve at 50 workers x 512 loops). Complete and
-// CompleteMany persist results (journal fsync, reducer), which may block, so commits are queued to one
-// committer thread that finishes each call when its results are durable. The committer takes every queued
-// commit at each wake-up and commits them as one group (CoordinatorCore::CommitCalls): one sink call,
-// one journal write or Redis round trip, for all of them. With an RpcTiming, every call's time from its
+// CompleteMany persist results (journal fsync or Redis, reducer), which may block, so commits are queued
+// to the committer threads, which finish each call when its results are durable. A committer takes
+// every queued commit at each wake-up and commits them as one group (CoordinatorCore::CommitCalls): one
+// sink call, one journal write or Redis round trip, for all of them. There are two, a pipeline: while
+// one group waits on the store, the other takes what arrived meanwhile, checks it and sends it (the
+// core serialises everything but the sink calls). With an RpcTiming, every call's time from its
 // handler to its answer goes to noveltygrid_rpc_duration_seconds, and each group's time, from taking
 // its calls to their answers being ready, to noveltygrid_commit_group_seconds (coordinator/metrics/
 // rpc_timing.h).
@@ -39,7 +41,7 @@ class CoordinatorService final
   ~CoordinatorService() override;
 
   // Each call: the core's, with the token the call presents; Complete's and CompleteMany's finish on the
-  // commit thread.
+  // committer threads.
 #define NOVELTYGRID_SERVICE_CALL(Name)                                                                   \
   grpc::ServerUnaryReactor* Name(grpc::CallbackServerContext* context, const v1::Name##Request* request, \
                                  v1::Name##Response* response) override;
@@ -69,10 +71,13 @@ class CoordinatorService final
   // A reactor finished with `status`, the call timed.
   static grpc::ServerUnaryReactor* Finish(grpc::CallbackServerContext* context, const absl::Status& status,
                                           const Timed& timed);
-  // Queues `call` for the committer thread, which commits it with the others queued and finishes it
+  // Queues `call` for a committer thread, which commits it with the others queued and finishes it
   // (a wrong token too: CommitCalls refuses it alone).
   grpc::ServerUnaryReactor* QueueCommit(grpc::CallbackServerContext* context, CommitCall call, const Timed& timed);
   void CommitLoop();
+
+  // Committer threads: two, so that a group's checks and reduction overlap another's store write.
+  static constexpr int kCommitters = 2;
 
   CoordinatorCore* const core_;
   std::array<prometheus::Histogram*, kMethods> timers_{};  // by Method; all nullptr without an RpcTiming
@@ -81,7 +86,7 @@ class CoordinatorService final
   absl::Mutex mu_;
   std::vector<PendingCommit> commits_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
-  std::thread committer_;
+  std::vector<std::thread> committers_;
 };
 
 }  // namespace noveltygrid

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "common/clock.h"
 #include "coordinator/benchmarks/benchmark.h"
 #include "coordinator/lease/unit_scheduler.h"
@@ -90,6 +91,21 @@ class TestCoordinator {
   CoordinatorCore& core() { return *core_; }
   UnitScheduler& scheduler() { return scheduler_; }
 
+  // While held, a sink call waits, counted in held(), until ResumePersist.
+  void HoldPersist() {
+    absl::MutexLock lock(&mu_);
+    hold_ = true;
+  }
+  void ResumePersist() {
+    absl::MutexLock lock(&mu_);
+    hold_ = false;
+  }
+  // Whether `n` sink calls are held within `timeout`.
+  bool AwaitHeld(int n, absl::Duration timeout) {
+    absl::MutexLock lock(&mu_);
+    const auto enough = [this, n]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return held_ >= n; };
+    return mu_.AwaitWithTimeout(absl::Condition(&enough), timeout);
+  }
   // While set, persisting fails (as when the journal's disk is full).
   void FailPersist(bool fail) {
     absl::MutexLock lock(&mu_);
@@ -123,7 +139,14 @@ class TestCoordinator {
   absl::Status Persist(std::vector<JournalEntry> units) {
     absl::MutexLock lock(&mu_);
     ++persist_attempts_;
-    if (fail_persist_) return absl::InternalError("disk full");
+    const bool fail = fail_persist_;  // as the call starts: a held call fails as it would have
+    if (hold_) {
+      ++held_;
+      const auto resumed = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !hold_; };
+      mu_.Await(absl::Condition(&resumed));
+      --held_;
+    }
+    if (fail) return absl::InternalError("disk full");
     std::vector<std::string>& batch = batches_.emplace_back();
     for (JournalEntry& unit : units) {
       batch.push_back(unit.result.unit.id);
@@ -137,6 +160,8 @@ class TestCoordinator {
   std::unique_ptr<CoordinatorCore> core_;
   mutable absl::Mutex mu_;
   bool fail_persist_ ABSL_GUARDED_BY(mu_) = false;
+  bool hold_ ABSL_GUARDED_BY(mu_) = false;
+  int held_ ABSL_GUARDED_BY(mu_) = 0;  // sink calls waiting for ResumePersist
   std::vector<UnitResult> committed_ ABSL_GUARDED_BY(mu_);
   std::vector<std::vector<std::string>> batches_ ABSL_GUARDED_BY(mu_);
   int marked_done_ ABSL_GUARDED_BY(mu_) = 0;
