@@ -6,7 +6,7 @@
 # kind, the p99 of every call per second of the window (a stall shows as a few bad seconds) and the CPU
 # of the coordinator, Redis and the generator over the measured window, and the coordinator's own timing
 # of the same calls (its noveltygrid_rpc_duration_seconds, scraped from --metrics-listen), with how
-# busy its committer was and how long it spent writing to Redis (noveltygrid_commit_{group,store}_seconds).
+# busy its committers were and how long they spent writing to Redis (noveltygrid_commit_{group,store}_seconds).
 #
 #   bash bench/coordinator_load.sh                        # 50 workers x 512 loops
 #   WORKERS=10 LOOPS=512 DURATION_S=30 bash bench/coordinator_load.sh

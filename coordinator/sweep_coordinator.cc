@@ -145,8 +145,8 @@ absl::StatusOr<std::unique_ptr<SweepCoordinator>> SweepCoordinator::Start(const 
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, kMinPingIntervalMs);
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
   // gRPC's reactor threads start with the server. Started from a thread at a lower priority, they
-  // yield to the committer (coordinator_service.h) when they contend for a core: it is the one serial
-  // stage, and every commit waits for its group. At 50 workers x 512 loops on two cores the p99 of
+  // yield to the committers (coordinator_service.h) when they contend for a core: every commit waits
+  // for its group. At 50 workers x 512 loops on two cores the p99 of
   // every call halved with it (BENCHMARKS.md, issue 18 item 3).
   RunAtLowerPriority(kReactorNiceAbove, [&] { c->server_ = builder.BuildAndStart(); });
   if (c->server_ == nullptr || c->port_ == 0) {

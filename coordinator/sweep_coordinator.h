@@ -159,7 +159,7 @@ class SweepCoordinator {
   int failed_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<std::string, int64_t> failure_reasons_ ABSL_GUARDED_BY(mu_);
   // Checkpoint keys of committed units, deleted by Wait() every so often (DropCheckpoints) rather than
-  // one round trip per commit on the committer thread.
+  // one round trip per commit on a committer thread.
   std::vector<std::string> stale_checkpoints_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -118,8 +118,8 @@ void PrintServerTiming(const absl::StatusOr<ServerHistograms>& start, const absl
         {"p99_ms", p99},
         {absl::StrCat("share_within_", target_ms, "ms"), within ? nlohmann::json(*within) : nlohmann::json(nullptr)}};
   }
-  // The committer (noveltygrid_commit_{group,store}_seconds): how much of the window it was busy, and how
-  // much of that it spent writing to the store; a CompleteMany waits for the group before its own.
+  // The committers (noveltygrid_commit_{group,store}_seconds): how busy they were in the window, as
+  // threads busy on average (two committers: up to 2), and how much of that went to writing to the store.
   const auto group = window.find(absl::StrCat(kCommitPrefix, "group"));
   const auto store = window.find(absl::StrCat(kCommitPrefix, "store"));
   if (group != window.end() && store != window.end() && group->second.count > 0 && window_s > 0) {
@@ -130,9 +130,9 @@ void PrintServerTiming(const absl::StatusOr<ServerHistograms>& start, const absl
       if (const auto it = window.find(method); it != window.end()) commit_calls += it->second.count;
     }
     std::printf(
-        "the committer: %.0f groups (%.1f commit calls each), busy %.1f s of the %.1f s window (%.0f%%), %.1f s of it "
-        "writing to the store; a group's p50 %.2f ms, p99 %.2f ms; the store's p99 %.2f ms\n",
-        g.count, commit_calls / g.count, g.sum, window_s, 100 * g.sum / window_s, st.sum, Quantile(g, 0.5) * 1000,
+        "the committers: %.0f groups (%.1f commit calls each), busy %.1f s in the %.1f s window (%.2f threads on "
+        "average), %.1f s of it writing to the store; a group's p50 %.2f ms, p99 %.2f ms; the store's p99 %.2f ms\n",
+        g.count, commit_calls / g.count, g.sum, window_s, g.sum / window_s, st.sum, Quantile(g, 0.5) * 1000,
         Quantile(g, 0.99) * 1000, Quantile(st, 0.99) * 1000);
     (*out)["server_committer"] = {{"groups", g.count},
                                   {"busy_s", g.sum},

@@ -1,5 +1,5 @@
 // The coordinator's own timing of its calls, for the load generator: the histograms it serves as
-// noveltygrid_rpc_duration_seconds{method}, and its committer's noveltygrid_commit_group_seconds and
+// noveltygrid_rpc_duration_seconds{method}, and its committers' noveltygrid_commit_group_seconds and
 // noveltygrid_commit_store_seconds (coordinator/metrics/rpc_timing.h), scraped at both ends of the
 // measured window and subtracted. Beside the generator's client-side latencies this shows how much
 // of a slow call was the coordinator's: on a machine shared with the generator, a client-side latency
@@ -25,7 +25,7 @@ struct ServerHistogram {
   double count = 0;
   double sum = 0;  // seconds
 };
-// By method ("Lease", ...), and the committer's groups as kCommitPrefix + part ("commit group",
+// By method ("Lease", ...), and the committers' groups as kCommitPrefix + part ("commit group",
 // "commit store").
 using ServerHistograms = std::map<std::string, ServerHistogram>;
 inline constexpr absl::string_view kCommitPrefix = "commit ";

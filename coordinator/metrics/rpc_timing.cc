@@ -15,14 +15,14 @@ RpcTiming::RpcTiming() {
   commit_group_ = &prometheus::BuildHistogram()
                        .Name("noveltygrid_commit_group_seconds")
                        .Help(
-                           "The committer's groups: each from taking its queued commit calls to their answers "
+                           "The committers' groups: each from taking the queued commit calls to their answers "
                            "being ready.")
                        .Register(*registry_)
                        .Add({}, Buckets());
   commit_store_ = &prometheus::BuildHistogram()
                        .Name("noveltygrid_commit_store_seconds")
                        .Help(
-                           "The commit log's part of the committer's groups: each write of committed units "
+                           "The commit log's part of the committers' groups: each write of committed units "
                            "(serialised, then a journal fdatasync or a Redis round trip).")
                        .Register(*registry_)
                        .Add({}, Buckets());

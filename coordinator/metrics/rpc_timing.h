@@ -13,19 +13,20 @@
 // 512 loops the coordinator used 0.76-0.83 cores with one against 0.74-0.78 without, while timing in
 // the handlers made no difference the runs' noise did not hide (BENCHMARKS.md, issue 18 item 3).
 //
-// And the committer's groups (CoordinatorService's commit thread, which persists every Complete and
-// CompleteMany queued since its last group in one go):
+// And the committers' groups (CoordinatorService's two commit threads, each of which persists every
+// Complete and CompleteMany queued when it takes them in one go):
 //
-//   noveltygrid_commit_group_seconds  each group, from the committer taking its queued calls to their
+//   noveltygrid_commit_group_seconds  each group, from a committer taking the queued calls to their
 //                                     answers being ready
 //   noveltygrid_commit_store_seconds  each write of the commit log inside a group (SweepCoordinator::
 //                                     Commit): the records serialised, the journal's fdatasync or the
 //                                     Redis round trip, and a read-back of units stored before; one per
 //                                     group, more when a group repeats a unit
 //
-// Their _sum over a window is how long the committer was busy, and how much of that it spent on the
-// store: a CompleteMany waits for the group before its own, so a committer busy most of the time is
-// where commits queue (BENCHMARKS.md, issue 18 item 3). Only a coordinator serving gRPC times them
+// Their _sum over a window is how long the committers were busy (up to twice the window), and how
+// much of that they spent on the store: a CompleteMany waits for a committer to take it, so committers
+// busy most of the time are where commits queue (BENCHMARKS.md, issue 18 item 3). Only a coordinator serving gRPC times
+// them
 // (`noveltygrid run` commits in its workers' threads and serves no metrics).
 //
 //   RpcTiming timing;                                   // outlives the service
@@ -65,7 +66,7 @@ class RpcTiming {
     if (histogram != nullptr) histogram->Observe(std::chrono::duration<double>(Clock::now() - start).count());
   }
 
-  // The committer's groups and the store's share of them (above).
+  // The committers' groups and the store's share of them (above).
   prometheus::Histogram* commit_group() const { return commit_group_; }
   prometheus::Histogram* commit_store() const { return commit_store_; }
 
