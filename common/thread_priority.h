@@ -2,8 +2,8 @@
 // the nice value of the thread that created it: a library's threads can be given a lower priority than
 // the process's own by creating them from a thread that lowered its own first.
 //
-// The coordinator uses it so that its committer -- the one serial stage, which every commit waits for
-// -- runs before gRPC's reactor threads when they contend for a core (coordinator/sweep_coordinator.cc).
+// The coordinator uses it so that its committers -- which every commit waits for -- run before gRPC's
+// reactor threads when they contend for a core (coordinator/sweep_coordinator.cc).
 // Lowering a priority needs no privilege (raising one back would need CAP_SYS_NICE).
 #ifndef NOVELTYGRID_COMMON_THREAD_PRIORITY_H_
 #define NOVELTYGRID_COMMON_THREAD_PRIORITY_H_

@@ -308,8 +308,11 @@ std::vector<absl::Status> CoordinatorCore::CommitLocked(const std::vector<const 
     // marked done before the second is checked, which then is a duplicate, as if it had come later.
     if (batched.contains(units[i]->unit_id())) persist();
     // The same goes for a unit another group is persisting (the commit lock is released for its sink
-    // call): it is checked once that group has marked it done, or failed to persist it.
+    // call): it is checked once that group has marked it done, or failed to persist it. The units
+    // accepted so far are persisted first: waiting releases the lock, and they are neither done nor
+    // being persisted, so another group would accept them too.
     const std::string& id = units[i]->unit_id();
+    if (persisting_.contains(id)) persist();
     if (persisting_.contains(id)) {
       Count(&CommitCounts::waited);
       const auto settled = [this, &id]()

@@ -73,6 +73,7 @@ struct CommitCounts {
   int64_t unknown_units = 0;  // refused: no such unit in the plan
   int64_t unpersisted = 0;    // could not be persisted (the worker retries)
   int64_t waited = 0;         // checked only once another commit's write of the same unit had ended
+                              // (not served as a metric: a worker's retry racing its first commit)
   CallStats calls;            // of the committed units, those committed before this coordinator started included
 };
 // (CoordinatorCore keeps the counters in commits_ and the calls in calls_, which Status reads too;
@@ -143,8 +144,9 @@ class CoordinatorCore {
   // alone (UNAUTHENTICATED) and its units are not looked at. A unit repeated in a later call is a
   // duplicate there. When a sink call fails, each unit it carried is UNAVAILABLE and stays leased, and
   // the units after it are not tried (UNAVAILABLE too). Wakes on_marked_done once for the group.
-  // Groups committed on two threads overlap in their sink calls (the committer's pipeline,
-  // coordinator_service.h); a unit in both is committed by one and a duplicate in the other.
+  // Groups committed on two threads overlap in their sink calls (the committers' pipeline,
+  // coordinator_service.h): a unit in both is committed by one and a duplicate in the other, or, when
+  // the first one's write fails, tried again by the other.
   void CommitCalls(const std::vector<CommitCall*>& calls);
   absl::Status Release(std::string_view token, const v1::ReleaseRequest& request, v1::ReleaseResponse* response);
   absl::Status Status(std::string_view token, const v1::StatusRequest& request, v1::StatusResponse* response);

@@ -81,7 +81,7 @@ class CoordinatorService final
 
   CoordinatorCore* const core_;
   std::array<prometheus::Histogram*, kMethods> timers_{};  // by Method; all nullptr without an RpcTiming
-  prometheus::Histogram* commit_group_ = nullptr;          // the committer's groups; nullptr: not timed
+  prometheus::Histogram* commit_group_ = nullptr;          // the committers' groups; nullptr: not timed
 
   absl::Mutex mu_;
   std::vector<PendingCommit> commits_ ABSL_GUARDED_BY(mu_);

@@ -307,7 +307,7 @@ absl::Status ResultJournal::Load(PlannedUnits& planned, const CommittedVisitor& 
   RETURN_IF_ERROR(MoveLegacyJournal(planned, visit));
   // Room for what is stored and every planned unit besides (a journal may also hold units of other
   // configs), so that no commit waits while the index rehashes (at a few hundred thousand entries,
-  // tens of milliseconds with the committer's lock held).
+  // tens of milliseconds with the journal's lock held).
   lines_.reserve(lines_.size() + planned.ids().size());
   loaded_ = true;
   return absl::OkStatus();

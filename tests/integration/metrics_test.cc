@@ -166,7 +166,7 @@ TEST_F(MetricsTest, CoordinatorAndWorkersAgreeWithTheSummary) {
   EXPECT_GT(after.Sum("noveltygrid_rpc_duration_seconds_count", {{"method", "Lease"}}), 0);
   EXPECT_GT(after.Sum("noveltygrid_rpc_duration_seconds_count", {{"method", "CompleteMany"}}), 0);
   EXPECT_GT(after.Sum("noveltygrid_rpc_duration_seconds_count", {{"method", "Report"}}), 0);
-  // And the committer's groups and its writes of the commit log: none before, some after.
+  // And the committers' groups and their writes of the commit log: none before, some after.
   EXPECT_EQ(before.Sum("noveltygrid_commit_group_seconds_count"), 0);
   EXPECT_EQ(before.Sum("noveltygrid_commit_store_seconds_count"), 0);
   EXPECT_GT(after.Sum("noveltygrid_commit_group_seconds_count"), 0);

@@ -1,6 +1,6 @@
 // CoordinatorService over real gRPC on loopback: commits sent from several threads at once, each over
-// its own channel, are committed by the service's committer (in groups of whatever is queued when it
-// wakes) and each call gets its own answers; a Report sent as bytes is the same call; every call is
+// its own channel, are committed by the service's committers (in groups of whatever is queued when one
+// is free) and each call gets its own answers; a Report sent as bytes is the same call; every call is
 // timed under its method (RpcTiming).
 #include "coordinator/service/coordinator_service.h"
 
@@ -217,7 +217,7 @@ TEST_F(CoordinatorServiceTest, ACompleteManySentAsBytesIsTheSameCall) {
 }
 
 // The timed calls of each method so far, from one collection of `timing`'s histograms, and the
-// committer's groups and store writes as "commit group" and "commit store".
+// committers' groups and store writes as "commit group" and "commit store".
 std::map<std::string, uint64_t> TimedCalls(const RpcTiming& timing) {
   const std::map<std::string, std::string> unlabelled = {{"noveltygrid_commit_group_seconds", "commit group"},
                                                          {"noveltygrid_commit_store_seconds", "commit store"}};
@@ -238,8 +238,8 @@ std::map<std::string, uint64_t> TimedCalls(const RpcTiming& timing) {
 }
 
 // Every method is timed once a call under its own name, whether it is answered on the reactor or by
-// the committer, refused calls too; a worker that has its answer finds its call counted. The committer
-// times each group it commits (one per call here: each waits for its answer before the next); the
+// a committer, refused calls too; a worker that has its answer finds its call counted. The committers
+// time each group they commit (one per call here: each waits for its answer before the next); the
 // store's share is timed where the results are persisted (SweepCoordinator), not by this fixture's sink.
 TEST_F(CoordinatorServiceTest, EveryCallIsTimedOnceUnderItsMethod) {
   ASSERT_NE(server_, nullptr);

@@ -1,6 +1,7 @@
 // Commits on two threads (the service's two committers) overlap in their sink calls: the checks and
 // the marking done stay serialised, and a unit one commit is persisting is waited for by another that
 // carries it, which then finds it done (a duplicate), so that no unit is persisted twice.
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <thread>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "absl/time/clock.h"
+#include "coordinator/service/coordinator_core.h"
 #include "gtest/gtest.h"
 #include "tests/coordinator/service/coordinator_core_fixture.h"
 #include "tests/coordinator/service/test_coordinator.h"
@@ -103,6 +105,45 @@ TEST_F(OverlappingCommitsTest, AUnitWhoseWriteFailedIsCommittedByTheGroupThatWai
   EXPECT_FALSE(retry[0].response().duplicate());
   EXPECT_EQ(coordinator_.batches(), (std::vector<std::vector<std::string>>{{"u0"}}));
   EXPECT_EQ(StatusNow().units_done(), 1);
+}
+
+TEST_F(OverlappingCommitsTest, AGroupPersistsWhatItAcceptedBeforeWaitingForAnotherGroupsUnit) {
+  ASSERT_EQ(leases_.size(), 4u);
+  coordinator_.HoldPersist();
+  // Group A: a Complete of u1, then a CompleteMany repeating u1 with u0. The repeat persists u1 first,
+  // alone, and that write is held, with u0 still to be checked.
+  const v1::CompleteManyRequest u1_alone = CompleteManyRequestOf({leases_[1]});
+  const v1::CompleteManyRequest u1_and_u0 = CompleteManyRequestOf({leases_[1], leases_[0]});
+  v1::CompleteManyResponse a_first;
+  v1::CompleteManyResponse a_second;
+  CommitCall a_calls[] = {{kToken, u1_alone, &a_first}, {kToken, u1_and_u0, &a_second}};
+  std::thread a([&] { core().CommitCalls({&a_calls[0], &a_calls[1]}); });
+  ASSERT_TRUE(coordinator_.AwaitHeld(1, kPatience));
+  // Group B: u0, then u1, which A is persisting. B must persist u0 before it waits for u1: while it
+  // waits, A goes on to check u0, and must find it being persisted, not free to take.
+  Outcomes b;
+  std::thread b_thread([&] { b = CompleteManyOf({leases_[0], leases_[1]}); });
+  EXPECT_TRUE(coordinator_.AwaitHeld(2, kPatience));  // A's write of u1 and B's of u0, at once
+  coordinator_.ResumePersist();
+  a.join();
+  b_thread.join();
+  // Each unit persisted once and accepted once; the other sight of it is a duplicate.
+  std::vector<std::string> persisted;
+  for (const std::vector<std::string>& batch : coordinator_.batches()) {
+    persisted.insert(persisted.end(), batch.begin(), batch.end());
+  }
+  std::sort(persisted.begin(), persisted.end());
+  EXPECT_EQ(persisted, (std::vector<std::string>{"u0", "u1"}));
+  ASSERT_EQ(a_first.outcomes_size(), 1);
+  ASSERT_EQ(a_second.outcomes_size(), 2);
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_FALSE(a_first.outcomes(0).response().duplicate());  // u1, first sight
+  EXPECT_TRUE(a_second.outcomes(0).response().duplicate());  // u1 again
+  EXPECT_TRUE(a_second.outcomes(1).response().duplicate());  // u0: B's
+  EXPECT_FALSE(b[0].response().duplicate());                 // u0
+  EXPECT_TRUE(b[1].response().duplicate());                  // u1: A's
+  EXPECT_EQ(core().Commits().accepted, 2);
+  EXPECT_EQ(StatusNow().units_done(), 2);
 }
 
 }  // namespace
