@@ -1,5 +1,7 @@
 #include "coordinator/metrics/rpc_timing.h"
 
+#include <string>
+
 #include "google/protobuf/descriptor.h"
 #include "noveltygrid/v1/coordinator.grpc.pb.h"
 
@@ -11,21 +13,22 @@ const std::vector<double>& RpcTiming::Buckets() {
   return buckets;
 }
 
+namespace {
+
+// A histogram without labels, registered in `registry` under `name`, on RpcTiming's buckets.
+prometheus::Histogram* Unlabelled(prometheus::Registry& registry, const std::string& name, const std::string& help) {
+  return &prometheus::BuildHistogram().Name(name).Help(help).Register(registry).Add({}, RpcTiming::Buckets());
+}
+
+}  // namespace
+
 RpcTiming::RpcTiming() {
-  commit_group_ = &prometheus::BuildHistogram()
-                       .Name("noveltygrid_commit_group_seconds")
-                       .Help(
-                           "The committers' groups: each from taking the queued commit calls to their answers "
-                           "being ready.")
-                       .Register(*registry_)
-                       .Add({}, Buckets());
-  commit_store_ = &prometheus::BuildHistogram()
-                       .Name("noveltygrid_commit_store_seconds")
-                       .Help(
-                           "The commit log's part of the committers' groups: each write of committed units "
-                           "(serialised, then a journal fdatasync or a Redis round trip).")
-                       .Register(*registry_)
-                       .Add({}, Buckets());
+  commit_group_ = Unlabelled(*registry_, "noveltygrid_commit_group_seconds",
+                             "The committers' groups: each from taking the queued commit calls to their answers "
+                             "being ready.");
+  commit_store_ = Unlabelled(*registry_, "noveltygrid_commit_store_seconds",
+                             "The commit log's part of the committers' groups: each write of committed units "
+                             "(serialised, then a journal fdatasync or a Redis round trip).");
   auto& family = prometheus::BuildHistogram()
                      .Name("noveltygrid_rpc_duration_seconds")
                      .Help("Time from a call reaching the coordinator's handler to its answer, by method.")

@@ -25,9 +25,8 @@
 //
 // Their _sum over a window is how long the committers were busy (up to twice the window), and how
 // much of that they spent on the store: a CompleteMany waits for a committer to take it, so committers
-// busy most of the time are where commits queue (BENCHMARKS.md, issue 18 item 3). Only a coordinator serving gRPC times
-// them
-// (`noveltygrid run` commits in its workers' threads and serves no metrics).
+// busy most of the time are where commits queue (BENCHMARKS.md, issue 18 item 3). Only a coordinator
+// serving gRPC times them (`noveltygrid run` commits in its workers' threads and serves no metrics).
 //
 //   RpcTiming timing;                                   // outlives the service
 //   CoordinatorService service(&core, &timing);

@@ -306,13 +306,12 @@ std::vector<absl::Status> CoordinatorCore::CommitLocked(const std::vector<const 
   for (size_t i = 0; i < units.size(); ++i) {
     // The same unit twice (in one call or in two committed together): the first is persisted and
     // marked done before the second is checked, which then is a duplicate, as if it had come later.
-    if (batched.contains(units[i]->unit_id())) persist();
     // The same goes for a unit another group is persisting (the commit lock is released for its sink
     // call): it is checked once that group has marked it done, or failed to persist it. The units
-    // accepted so far are persisted first: waiting releases the lock, and they are neither done nor
-    // being persisted, so another group would accept them too.
+    // accepted so far are persisted before that wait: it releases the lock, and they are neither done
+    // nor being persisted, so another group would accept them too.
     const std::string& id = units[i]->unit_id();
-    if (persisting_.contains(id)) persist();
+    if (batched.contains(id) || persisting_.contains(id)) persist();
     if (persisting_.contains(id)) {
       Count(&CommitCounts::waited);
       const auto settled = [this, &id]()
@@ -331,7 +330,7 @@ std::vector<absl::Status> CoordinatorCore::CommitLocked(const std::vector<const 
       continue;
     }
     batch.push_back(i);
-    batched.insert(units[i]->unit_id());
+    batched.insert(id);
   }
   persist();
   return statuses;

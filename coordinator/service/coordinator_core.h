@@ -133,9 +133,9 @@ class CoordinatorCore {
   // refused for a stale fencing token (not accepted). NOT_FOUND for an unknown lease; UNAVAILABLE when
   // the result cannot be persisted (the worker retries).
   absl::Status Complete(std::string_view token, const v1::CompleteRequest& request, v1::CompleteResponse* response);
-  // Each unit as Complete, in order; its outcome carries what Complete would have returned. The units accepted are
-  // persisted in one sink call; if that fails, each of them is UNAVAILABLE and stays leased. Returns once every
-  // accepted unit is durable and marked done.
+  // Each unit as Complete, in order; its outcome carries what Complete would have returned. The units
+  // accepted are persisted in one sink call; if that fails, each of them is UNAVAILABLE and stays
+  // leased. Returns once every accepted unit is durable and marked done.
   absl::Status CompleteMany(std::string_view token, const v1::CompleteManyRequest& request,
                             v1::CompleteManyResponse* response);
   // Group commit: `calls` as if each were made alone, one after the other (Complete and CompleteMany

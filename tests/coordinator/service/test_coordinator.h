@@ -91,7 +91,7 @@ class TestCoordinator {
   CoordinatorCore& core() { return *core_; }
   UnitScheduler& scheduler() { return scheduler_; }
 
-  // While held, a sink call waits, counted in held(), until ResumePersist.
+  // While held, a sink call waits (AwaitHeld counts those waiting) until ResumePersist.
   void HoldPersist() {
     absl::MutexLock lock(&mu_);
     hold_ = true;
