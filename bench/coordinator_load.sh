@@ -24,6 +24,9 @@
 # PERF_CALLGRAPH=dwarf for callers inside libraries built without frame pointers, default fp),
 # COORDINATOR_ENV="VAR=VALUE ..." (the coordinator's environment, e.g. LD_PRELOAD of another malloc),
 # EXTRA="--client sync" (the blocking fake workers of the runs before 2026-12-07),
+# EXTRA="--step-embeddings report" (each step with its 256-float embedding, ~1.4 KB, as a worker without
+# a checkpoint store reports it, and every worker before 2026-12-07; the default is a worker with --redis:
+# the embedding left to its store, ~0.4 KB),
 # COORDINATOR_TIMING=0 (no --metrics-listen: the coordinator without its per-call timing, to see what the
 # timing costs), LOAD_NICE (the generator's nice, default 19, so that Redis and the coordinator are not kept waiting;
 # under a whole-bench quota of 1.45 cores nice 19 gave a median per-second p99 of 13-30 ms against 19-52 at

@@ -103,7 +103,8 @@ absl::Status LeaseLoop::Run() {
     v1::LeaseRequest request;
     request.set_worker_id(options_.worker_id);
     request.set_max_units(free);
-    request.set_shared_settings(true);  // the settings once per benchmark, not on every lease
+    request.set_shared_settings(true);           // the settings once per benchmark, not on every lease
+    request.set_knows_embedding_in_store(true);  // StartUnit below
     v1::LeaseResponse response;
     absl::Status status = client_->Lease(request, &response, Deadline());
     if (!status.ok()) {
@@ -233,15 +234,27 @@ v1::ReleaseRequest LeaseLoop::MakeRelease(const std::string& lease_id, uint64_t 
 
 void LeaseLoop::StartUnit(const v1::Lease& lease) {
   const std::string lease_id = lease.lease_id();
+  // The lease's checkpoint as far as it is whole: a step whose embedding was left to the reporting
+  // worker's store ends it (its answers after that need the store, or are recomputed).
   UnitCheckpoint checkpoint;
+  bool leased_whole = true;
   for (const v1::Step& a : lease.checkpoint()) {
+    if (a.embedding_in_store()) {
+      leased_whole = false;
+      break;
+    }
     checkpoint.answers.push_back(FromProto(a));
     checkpoint.embeddings.push_back(EmbeddingFromProto(a));
   }
   if (checkpoints_ != nullptr) {
-    // The store may be ahead of the coordinator (reports are asynchronous): take the longer one.
+    // One history, whole: the longer of the two (the store may be ahead of the coordinator, whose
+    // reports are asynchronous, or hold what the lease's steps left to it); the store's on a tie when
+    // the lease's was cut short.
     UnitCheckpoint stored = checkpoints_->Load(lease.unit().id());
-    if (stored.answers.size() > checkpoint.answers.size()) checkpoint = std::move(stored);
+    if (stored.answers.size() > checkpoint.answers.size() ||
+        (!leased_whole && stored.answers.size() == checkpoint.answers.size())) {
+      checkpoint = std::move(stored);
+    }
   }
   absl::ReleasableMutexLock lock(&mu_);
   if (!fatal_.ok()) {  // leased while this worker was stopping
@@ -303,15 +316,19 @@ bool LeaseLoop::OnStep(const std::string& lease_id, const StepEvent& step) {
   // A step that recorded an error ends the unit; it is not a checkpoint to resume from (a retry must
   // call the judge again), so it is neither persisted nor reported.
   if (!step.answer().error.empty()) return true;
-  // Persisted before the next iteration starts: a crash loses at most the iteration in flight.
-  if (checkpoints_ != nullptr) checkpoints_->CatchUp(unit_id, step.steps, step.embeddings);
+  // Persisted before the next iteration starts: a crash loses at most the iteration in flight. What
+  // the store holds, a resuming worker reads from it: the report then leaves the embedding out.
+  const bool stored = checkpoints_ != nullptr && checkpoints_->CatchUp(unit_id, step.steps, step.embeddings);
   absl::MutexLock lock(&mu_);
   auto it = active_.find(lease_id);
   if (it == active_.end() || it->second.lost) return false;
   ++it->second.steps_done;
   it->second.last_step = clock_->Now();
   it->second.stall_logged = false;
-  ToProto(step.answer(), &step.embedding(), &outgoing_.steps[lease_id].emplace_back());
+  v1::Step& reported = outgoing_.steps[lease_id].emplace_back();
+  const bool leave_out = stored && !step.embedding().empty();
+  ToProto(step.answer(), leave_out ? nullptr : &step.embedding(), &reported);
+  if (leave_out) reported.set_embedding_in_store(true);
   return true;
 }
 

@@ -157,7 +157,12 @@ int Main(int argc, char** argv) {
       {"step-ms", "MS", "one step per loop every MS (default 200)"},
       {"iterations", "N", "steps per unit, +-2 by unit id (default 15)"},
       {"answer-bytes", "N", "answer text per step (default 400)"},
-      {"embedding-dim", "N", "floats per step's embedding (default 256, the lexical embedder's)"},
+      {"step-embeddings", "store|report",
+       "how a step carries its embedding: left out and flagged, as noveltygrid worker --redis reports a step "
+       "its checkpoint store took (store, the default since 2026-12-07), or in the step (report: a worker "
+       "without a store, and every worker before)"},
+      {"embedding-dim", "N",
+       "with --step-embeddings report: floats per step's embedding (default 256, the lexical embedder's)"},
       {"one-complete-per-rpc", "",
        "with --client sync: commit with one Complete per unit (a worker from before CompleteMany)"},
       {"complete-senders", "N",
@@ -267,8 +272,15 @@ int Main(int argc, char** argv) {
 
   // Before the clients: requests reference its bytes (report_wire.h), and a channel may hold a request's
   // slices until it is destroyed.
+  const std::string step_embeddings = parsed->Get("step-embeddings", "store");
+  if (step_embeddings != "store" && step_embeddings != "report") {
+    std::fprintf(stderr, "coordinator_load: --step-embeddings must be store or report, not '%s'\n",
+                 step_embeddings.c_str());
+    return 2;
+  }
   const StepPool pool(256, static_cast<int>(get_int("answer-bytes", 400)),
-                      static_cast<int>(get_int("embedding-dim", 256)), /*seed=*/18);
+                      static_cast<int>(get_int("embedding-dim", 256)), /*seed=*/18,
+                      /*embedding_in_store=*/step_embeddings == "store");
   GrpcClientOptions client_options;
   client_options.address = address;
   client_options.token = parsed->GetOrEnv("token", "NOVELTYGRID_TOKEN");
@@ -379,11 +391,15 @@ int Main(int argc, char** argv) {
       {"results_waiting_start", first.sum.completes_waiting},
       {"results_waiting_end", last.sum.completes_waiting},
       {"units_refused", last.sum.units_refused - first.sum.units_refused},
-      {"coordinator_cpu_per_second", coordinator_cpu_per_second}};
+      {"coordinator_cpu_per_second", coordinator_cpu_per_second},
+      {"step_embeddings", step_embeddings}};
   std::printf(
       "%d workers x %d loops (%d loops), a step every %lld ms, ~%d steps per unit; %d gRPC channel(s), %s calls\n",
       n_workers, loops, n_workers * loops, static_cast<long long>(absl::ToInt64Milliseconds(step)), iterations,
       n_channels, callback ? "callback-API" : "blocking");
+  std::printf(
+      "steps: %zu bytes each on the wire (answer_num and novelty aside), %s\n", pool.FixedStep(0).size(),
+      step_embeddings == "store" ? "the embedding left to the worker's checkpoint store" : "the embedding in the step");
   if (complete_many) {
     std::printf(
         "commits: one CompleteMany per worker round, after its Report, rounds at most every %lld ms (as "

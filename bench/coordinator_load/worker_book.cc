@@ -35,7 +35,7 @@ int TargetSteps(uint64_t unit_hash, int iterations) {
 
 }  // namespace
 
-StepPool::StepPool(int size, int answer_bytes, int embedding_dim, uint64_t seed) {
+StepPool::StepPool(int size, int answer_bytes, int embedding_dim, uint64_t seed, bool embedding_in_store) {
   uint64_t state = seed;
   for (int i = 0; i < size; ++i) {
     std::string text;
@@ -56,7 +56,11 @@ StepPool::StepPool(int size, int answer_bytes, int embedding_dim, uint64_t seed)
     fixed.set_answer(answers_.back());
     fixed.set_coherence(Coherence(answers_.size() - 1));
     fixed.set_valid(true);
-    fixed.mutable_embedding()->Add(e.begin(), e.end());
+    if (embedding_in_store) {
+      fixed.set_embedding_in_store(true);
+    } else {
+      fixed.mutable_embedding()->Add(e.begin(), e.end());
+    }
     fixed_steps_.push_back(fixed.SerializeAsString());
   }
 }
@@ -139,6 +143,7 @@ v1::LeaseRequest WorkerBook::LeaseRequest(int free) const {
   request.set_worker_id(options_.worker_id);
   request.set_max_units(free);
   request.set_shared_settings(true);  // as noveltygrid worker asks: settings once per response
+  request.set_knows_embedding_in_store(true);
   return request;
 }
 

@@ -38,7 +38,9 @@ namespace noveltygrid::load {
 // shared by every worker); and the results units commit, serialized once per shape. Thread-safe.
 class StepPool {
  public:
-  StepPool(int size, int answer_bytes, int embedding_dim, uint64_t seed);
+  // `embedding_in_store`: the steps are reported as a worker with a checkpoint store reports them, the
+  // embedding left out and flagged (v1::Step.embedding_in_store); otherwise with `embedding_dim` floats.
+  StepPool(int size, int answer_bytes, int embedding_dim, uint64_t seed, bool embedding_in_store = false);
   // The coherence of a step drawn from entry `pick`.
   static double Coherence(size_t pick) { return 70 + static_cast<double>(pick % 25); }
   size_t size() const { return answers_.size(); }

@@ -77,6 +77,20 @@ TEST_F(WorkerBookTest, ARoundReportsEachLeasesStepsMadeSinceTheLast) {
   EXPECT_EQ(book_.counters().steps_made, 2);
 }
 
+TEST(StepPoolTest, StepsLeftToTheStoreCarryTheFlagAndNoEmbedding) {
+  const StepPool reported(2, 40, 4, /*seed=*/1);
+  const StepPool stored(2, 40, 4, /*seed=*/1, /*embedding_in_store=*/true);
+  v1::Step with, without;
+  ASSERT_TRUE(with.ParseFromString(reported.FixedStep(1)));
+  ASSERT_TRUE(without.ParseFromString(stored.FixedStep(1)));
+  EXPECT_EQ(with.embedding_size(), 4);
+  EXPECT_FALSE(with.embedding_in_store());
+  EXPECT_EQ(without.embedding_size(), 0);
+  EXPECT_TRUE(without.embedding_in_store());
+  EXPECT_EQ(without.answer(), with.answer());
+  EXPECT_LT(stored.FixedStep(1).size(), reported.FixedStep(1).size());
+}
+
 TEST_F(WorkerBookTest, ALoopAtItsTargetEndsInACommitOfEveryAnswerAndFreesItsSlot) {
   LeaseTwo();
   book_.TakeRound(t0_ + kStep);  // step 1 of each

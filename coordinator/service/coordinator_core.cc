@@ -57,8 +57,11 @@ absl::Status CoordinatorCore::Lease(std::string_view token, const v1::LeaseReque
     }
     for (const CheckpointStep& step : grant.checkpoint) {
       // Report kept only steps that parse (StepAnswerNum); should one still not, the checkpoint ends
-      // there and the unit recomputes the rest, as after a lost report.
-      if (!lease->add_checkpoint()->ParseFromString(step.bytes)) {
+      // there and the unit recomputes the rest, as after a lost report. So it does at a step that left
+      // its embedding to the reporting worker's store, for a worker that would resume it without.
+      v1::Step* resumed = lease->add_checkpoint();
+      if (!resumed->ParseFromString(step.bytes) ||
+          (resumed->embedding_in_store() && !request.knows_embedding_in_store())) {
         lease->mutable_checkpoint()->RemoveLast();
         break;
       }

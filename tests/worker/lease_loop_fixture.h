@@ -38,9 +38,12 @@ class LeaseLoopTest : public ::testing::Test {
     }
   }
 
-  // Starts Run() on its own thread, against a coordinator of `units` units.
+  // The coordinator of `units` units, made before Start (to give its units a history first).
+  void PrepareCoordinator(int units) { coordinator_ = std::make_unique<TestCoordinator>(units, &clock_); }
+
+  // Starts Run() on its own thread, against a coordinator of `units` units (PrepareCoordinator's, if made).
   void Start(int units, int concurrency, const std::string& token = kToken, bool reachable = true) {
-    coordinator_ = std::make_unique<TestCoordinator>(units, &clock_);
+    if (coordinator_ == nullptr) PrepareCoordinator(units);
     in_process_ = std::make_unique<InProcessCoordinatorClient>(&coordinator_->core(), token);
     in_process_->SetReachable(reachable);
     client_ = std::make_unique<RecordingClient>(in_process_.get());
@@ -69,6 +72,14 @@ class LeaseLoopTest : public ::testing::Test {
   absl::Status Join() {
     run_thread_.join();
     return run_status_;
+  }
+
+  // Finishes the one unit running, waits for its commit and stops the loop.
+  void FinishTheUnitAndStop() {
+    runner_.Finish(0, kStopIncoherent);
+    client_->AwaitUntil([](const CallLog& log) { return log.completes.size() == 1; });
+    loop_->Drain();
+    ASSERT_TRUE(Join().ok()) << run_status_;
   }
 
   // Waits until the heartbeat thread waits for its interval, then lets it beat once.

@@ -9,9 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "common/storage/keys.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "proto/wire.h"
 #include "tests/worker/lease_loop_fixture.h"
 
 namespace noveltygrid::testing {
@@ -306,6 +308,100 @@ TEST_F(LeaseLoopTest, AUnitResumesFromTheLongerOfTheLeaseAndTheStoredCheckpoint)
   ASSERT_TRUE(Join().ok()) << run_status_;
   ASSERT_THAT(coordinator_->committed(), SizeIs(1));
   EXPECT_EQ(coordinator_->committed()[0].answers.size(), 4u);
+}
+
+// Every step the coordinator took from this worker's reports, in order.
+std::vector<v1::Step> ReportedSteps(const CallLog& log) {
+  std::vector<v1::Step> steps;
+  for (const auto& call : log.reports) {
+    if (!call.status.ok()) continue;
+    for (const v1::LeaseSteps& lease : call.request.leases())
+      steps.insert(steps.end(), lease.steps().begin(), lease.steps().end());
+  }
+  return steps;
+}
+
+TEST_F(LeaseLoopTest, AReportLeavesOutTheEmbeddingOfAStepTheCheckpointStoreHolds) {
+  checkpoints_ = std::make_unique<CheckpointStore>(&store_);
+  Start(/*units=*/1, /*concurrency=*/1);
+  runner_.AwaitStarted(1);
+  EXPECT_TRUE(runner_.Step(0));
+  client_->AwaitUntil([](const CallLog& log) { return log.StepsAccepted() == 1; });
+  // The store refuses the next step (the key now holds another kind): its report carries the embedding.
+  ASSERT_TRUE(store_.Delete(keys::Checkpoint("u0")).ok());
+  ASSERT_TRUE(store_.Set(keys::Checkpoint("u0"), "not a list").ok());
+  EXPECT_TRUE(runner_.Step(0));
+  client_->AwaitUntil([](const CallLog& log) { return log.StepsAccepted() == 2; });
+  const std::vector<v1::Step> reported = ReportedSteps(client_->log());
+  ASSERT_THAT(reported, SizeIs(2));
+  EXPECT_TRUE(reported[0].embedding_in_store());
+  EXPECT_THAT(reported[0].embedding(), IsEmpty());
+  EXPECT_FALSE(reported[1].embedding_in_store());
+  EXPECT_THAT(reported[1].embedding(), ElementsAre(1.0f, 2.0f));
+  FinishTheUnitAndStop();
+}
+
+TEST_F(LeaseLoopTest, WithoutACheckpointStoreAReportCarriesEveryEmbedding) {
+  Start(/*units=*/1, /*concurrency=*/1);
+  runner_.AwaitStarted(1);
+  EXPECT_TRUE(runner_.Step(0));
+  client_->AwaitUntil([](const CallLog& log) { return log.StepsAccepted() == 1; });
+  const std::vector<v1::Step> reported = ReportedSteps(client_->log());
+  ASSERT_THAT(reported, SizeIs(1));
+  EXPECT_FALSE(reported[0].embedding_in_store());
+  EXPECT_THAT(reported[0].embedding(), ElementsAre(1.0f, 1.0f));
+  FinishTheUnitAndStop();
+}
+
+// Unit u0's history before this worker: an earlier worker reported step 1 with its embedding (its
+// store was away) and step 2 without (left to the store), then released the unit.
+class ResumeFromReportsTest : public LeaseLoopTest {
+ protected:
+  void SetUp() override {
+    PrepareCoordinator(/*units=*/1);
+    std::vector<LeaseGrant> first = coordinator_->scheduler().Lease("w0", 1);
+    ASSERT_THAT(first, SizeIs(1));
+    std::vector<CheckpointStep> steps;
+    for (int n = 1; n <= 2; ++n) {
+      StepRecord record;
+      record.answer_num = n;
+      record.answer = absl::StrCat("reported ", n);
+      const Embedding embedding = {9.0f, static_cast<float>(n)};
+      v1::Step step;
+      ToProto(record, n == 1 ? &embedding : nullptr, &step);
+      step.set_embedding_in_store(n == 2);
+      steps.push_back({n, step.SerializeAsString()});
+    }
+    ASSERT_TRUE(coordinator_->scheduler().Report(first[0].lease_id, first[0].fencing_token, std::move(steps)));
+    coordinator_->scheduler().Release(first[0].lease_id, first[0].fencing_token);
+    checkpoints_ = std::make_unique<CheckpointStore>(&store_);
+  }
+};
+
+TEST_F(ResumeFromReportsTest, StepsLeftToTheStoreAreTakenFromIt) {
+  std::vector<StepRecord> stored(2);
+  for (int n = 1; n <= 2; ++n) {
+    stored[n - 1].answer_num = n;
+    stored[n - 1].answer = absl::StrCat("stored ", n);
+  }
+  ASSERT_TRUE(checkpoints_->CatchUp("u0", stored, std::vector<Embedding>{{1.0f, 1.0f}, {1.0f, 2.0f}}));
+  Start(/*units=*/1, /*concurrency=*/1);
+  runner_.AwaitStarted(1);
+  const UnitCheckpoint& resumed = runner_.unit(0).checkpoint;
+  ASSERT_THAT(resumed.answers, SizeIs(2));
+  EXPECT_EQ(resumed.answers[1].answer, "stored 2");
+  EXPECT_THAT(resumed.embeddings, ElementsAre(ElementsAre(1.0f, 1.0f), ElementsAre(1.0f, 2.0f)));
+  FinishTheUnitAndStop();
+}
+
+TEST_F(ResumeFromReportsTest, WithoutThemInTheStoreTheReportedStepsEndBeforeTheFirstLeftToIt) {
+  Start(/*units=*/1, /*concurrency=*/1);  // the store lost the unit's list (a restart without persistence)
+  runner_.AwaitStarted(1);
+  const UnitCheckpoint& resumed = runner_.unit(0).checkpoint;
+  ASSERT_THAT(resumed.answers, SizeIs(1));
+  EXPECT_EQ(resumed.answers[0].answer, "reported 1");
+  EXPECT_THAT(resumed.embeddings, ElementsAre(ElementsAre(9.0f, 1.0f)));
+  FinishTheUnitAndStop();
 }
 
 }  // namespace

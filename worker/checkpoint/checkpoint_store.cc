@@ -5,25 +5,30 @@
 
 namespace noveltygrid {
 
-void CheckpointStore::CatchUp(const std::string& unit_id, absl::Span<const StepRecord> steps,
+bool CheckpointStore::CatchUp(const std::string& unit_id, absl::Span<const StepRecord> steps,
                               absl::Span<const Embedding> embeddings) {
   // Embeddings are per step or absent; a mismatch is the caller's bug, and no checkpoint beats a wrong one.
-  if (!embeddings.empty() && embeddings.size() != steps.size()) return;
+  if (!embeddings.empty() && embeddings.size() != steps.size()) return false;
   // Only the steps numbered 1, 2, ... from the first: nothing from a gap on is stored.
   size_t in_order = 0;
   while (in_order < steps.size() && steps[in_order].answer_num == static_cast<int>(in_order) + 1) ++in_order;
+  const bool whole = in_order == steps.size();
   steps = steps.first(in_order);
   if (!embeddings.empty()) embeddings = embeddings.first(in_order);
-  if (steps.empty() || !guard_.Allow()) return;
+  if (steps.empty()) return whole;
+  if (!guard_.Allow()) return false;
   const std::string key = keys::Checkpoint(unit_id);
   absl::StatusOr<int64_t> length = store_->ListLength(key);
   guard_.Record(length.status());
-  if (!length.ok() || static_cast<size_t>(*length) >= steps.size()) return;
+  if (!length.ok()) return false;
+  if (static_cast<size_t>(*length) >= steps.size()) return whole;
   // One command, so the list never holds half of what was missing. Another writer appending in between
   // (the loop of an earlier lease of the unit, before it learned it had lost it) leaves a repeated
   // step, at which Load stops: a shorter checkpoint, but of one history -- rewriting the list here
   // could put that other loop's steps before this one's.
-  guard_.Record(store_->ListAppendMany(key, Serialized(steps, embeddings, *length)).status());
+  const absl::Status appended = store_->ListAppendMany(key, Serialized(steps, embeddings, *length)).status();
+  guard_.Record(appended);
+  return appended.ok() && whole;
 }
 
 std::vector<std::string> CheckpointStore::Serialized(absl::Span<const StepRecord> steps,

@@ -25,8 +25,10 @@ class CheckpointStore {
   // empty for steps without one): appends the steps it lacks in one command, so that a list which
   // missed some (the store was away) catches up with the next step. Steps already stored (a resumed
   // unit re-reporting) are not appended twice; steps from the first out of order on, and all of them
-  // when the embeddings are of another count, are not written.
-  void CatchUp(const std::string& unit_id, absl::Span<const StepRecord> steps, absl::Span<const Embedding> embeddings);
+  // when the embeddings are of another count, are not written. True when the store now holds as many
+  // steps as `steps` (so a resuming worker can take them from it); false when any is missing (the
+  // store is away, the steps are out of order or the embeddings miscounted).
+  bool CatchUp(const std::string& unit_id, absl::Span<const StepRecord> steps, absl::Span<const Embedding> embeddings);
 
   // The stored steps 1..n without gaps (empty when none or the store is away).
   UnitCheckpoint Load(const std::string& unit_id);

@@ -47,17 +47,18 @@ History StepsUpTo(int n, bool embedded = true) {
   }
   return history;
 }
-void CatchUp(CheckpointStore& checkpoints, const std::string& unit_id, int n, bool embedded = true) {
+// Whether the store holds the n steps afterwards (CatchUp's answer).
+bool CatchUp(CheckpointStore& checkpoints, const std::string& unit_id, int n, bool embedded = true) {
   const History history = StepsUpTo(n, embedded);
-  checkpoints.CatchUp(unit_id, history.steps, history.embeddings);
+  return checkpoints.CatchUp(unit_id, history.steps, history.embeddings);
 }
 
 TEST(CheckpointStoreTest, StepsComeBackInOrderWithTheirEmbeddings) {
   InMemoryStore store;
   CheckpointStore checkpoints(&store);
   EXPECT_THAT(checkpoints.Load("u0").answers, IsEmpty());
-  CatchUp(checkpoints, "u0", 1);
-  CatchUp(checkpoints, "u0", 2);
+  EXPECT_TRUE(CatchUp(checkpoints, "u0", 1));
+  EXPECT_TRUE(CatchUp(checkpoints, "u0", 2));
   UnitCheckpoint loaded = checkpoints.Load("u0");
   EXPECT_THAT(Nums(loaded), ElementsAre(1, 2));
   EXPECT_EQ(loaded.answers[1].answer, "answer 2");
@@ -70,9 +71,9 @@ TEST(CheckpointStoreTest, StepsComeBackInOrderWithTheirEmbeddings) {
 TEST(CheckpointStoreTest, AStepAlreadyStoredIsNotAppendedAgain) {
   InMemoryStore store;
   CheckpointStore checkpoints(&store);
-  CatchUp(checkpoints, "u0", 2);
-  CatchUp(checkpoints, "u0", 1);  // a resumed unit re-reporting
-  CatchUp(checkpoints, "u0", 2);
+  EXPECT_TRUE(CatchUp(checkpoints, "u0", 2));
+  EXPECT_TRUE(CatchUp(checkpoints, "u0", 1));  // a resumed unit re-reporting: held already
+  EXPECT_TRUE(CatchUp(checkpoints, "u0", 2));
   EXPECT_THAT(Nums(checkpoints.Load("u0")), ElementsAre(1, 2));
   EXPECT_EQ(*store.ListLength(keys::Checkpoint("u0")), 2);
 }
@@ -103,7 +104,7 @@ TEST(CheckpointStoreTest, StepsOutOfOrderAreNotAppended) {
   CheckpointStore checkpoints(&store);
   History history = StepsUpTo(3);
   history.steps[1].answer_num = 5;  // not step 2: neither it nor anything after it is stored
-  checkpoints.CatchUp("u0", history.steps, history.embeddings);
+  EXPECT_FALSE(checkpoints.CatchUp("u0", history.steps, history.embeddings));
   EXPECT_THAT(Nums(checkpoints.Load("u0")), ElementsAre(1));
 }
 
@@ -112,7 +113,7 @@ TEST(CheckpointStoreTest, EmbeddingsOfAnotherCountThanTheStepsStoreNothing) {
   CheckpointStore checkpoints(&store);
   History history = StepsUpTo(3);
   history.embeddings.pop_back();
-  checkpoints.CatchUp("u0", history.steps, history.embeddings);
+  EXPECT_FALSE(checkpoints.CatchUp("u0", history.steps, history.embeddings));
   EXPECT_EQ(*store.ListLength(keys::Checkpoint("u0")), 0);
 }
 
@@ -141,7 +142,9 @@ TEST(CheckpointStoreTest, AnotherWritersStepInBetweenLeavesTheCheckpointOfOneHis
   v1::Step step;
   ToProto(other, nullptr, &step);
   store.step = step.SerializeAsString();
-  CatchUp(checkpoints, "u0", 3);
+  // The store took all three (so the reports leave their embeddings to it); that Load stops short of
+  // them is a resumed unit's to see -- it takes the lease's steps, or recomputes (worker/lease_loop.cc).
+  EXPECT_TRUE(CatchUp(checkpoints, "u0", 3));
   EXPECT_FALSE(store.step.has_value());  // it did append
   EXPECT_EQ(*store.ListLength(keys::Checkpoint("u0")), 4);
   const UnitCheckpoint loaded = checkpoints.Load("u0");
@@ -163,7 +166,7 @@ TEST(CheckpointStoreTest, AStoreOfTheWrongKindLeavesTheUnitWithoutCheckpoint) {
   InMemoryStore store;
   ASSERT_TRUE(store.Set(keys::Checkpoint("u0"), "a string, not a list").ok());
   CheckpointStore checkpoints(&store);
-  CatchUp(checkpoints, "u0", 1);  // refused by the store: not persisted, no failure
+  EXPECT_FALSE(CatchUp(checkpoints, "u0", 1));  // refused by the store: not persisted, no failure
   EXPECT_THAT(checkpoints.Load("u0").answers, IsEmpty());
 }
 
