@@ -170,6 +170,7 @@ void ToProto(const UnitResult& result, v1::CompleteRequest* out) {
 UnitResult ResultFromProto(const v1::CompleteRequest& request, UnitSpec result_unit) {
   UnitResult result;
   result.unit = std::move(result_unit);
+  result.answers.reserve(request.answers_size());
   for (const v1::Step& a : request.answers()) result.answers.push_back(FromProto(a));
   result.stop_reason = request.stop_reason();
   result.error = request.error();
