@@ -22,7 +22,8 @@ UnitSpec FromProto(const v1::Unit& unit);
 void ToProto(const NoveltyOutcome& outcome, v1::NoveltyOutcome* out);
 NoveltyOutcome FromProto(const v1::NoveltyOutcome& outcome);
 
-// The embedding is optional: step reports carry it, completed results do not.
+// The embedding is optional: step reports carry it (unless the worker's checkpoint store holds it:
+// Step.embedding_in_store), completed results do not.
 void ToProto(const StepRecord& answer, const Embedding* embedding, v1::Step* out);
 StepRecord FromProto(const v1::Step& answer);
 Embedding EmbeddingFromProto(const v1::Step& answer);

@@ -235,24 +235,22 @@ v1::ReleaseRequest LeaseLoop::MakeRelease(const std::string& lease_id, uint64_t 
 void LeaseLoop::StartUnit(const v1::Lease& lease) {
   const std::string lease_id = lease.lease_id();
   // The lease's checkpoint as far as it is whole: a step whose embedding was left to the reporting
-  // worker's store ends it (its answers after that need the store, or are recomputed).
+  // worker's store ends it (an older coordinator sends such steps to every worker).
   UnitCheckpoint checkpoint;
-  bool leased_whole = true;
   for (const v1::Step& a : lease.checkpoint()) {
-    if (a.embedding_in_store()) {
-      leased_whole = false;
-      break;
-    }
+    if (a.embedding_in_store()) break;
     checkpoint.answers.push_back(FromProto(a));
     checkpoint.embeddings.push_back(EmbeddingFromProto(a));
   }
+  // One history, whole: the store's list when it is at least as long (it may be ahead of the
+  // coordinator, whose reports are asynchronous, or hold what the lease's steps left to it), and then
+  // the loop goes on writing it; otherwise the lease's, and the loop leaves a list it did not resume
+  // from alone (CheckpointStore::CatchUp).
+  size_t stored_own = 0;
   if (checkpoints_ != nullptr) {
-    // One history, whole: the longer of the two (the store may be ahead of the coordinator, whose
-    // reports are asynchronous, or hold what the lease's steps left to it); the store's on a tie when
-    // the lease's was cut short.
     UnitCheckpoint stored = checkpoints_->Load(lease.unit().id());
-    if (stored.answers.size() > checkpoint.answers.size() ||
-        (!leased_whole && stored.answers.size() == checkpoint.answers.size())) {
+    if (!stored.answers.empty() && stored.answers.size() >= checkpoint.answers.size()) {
+      stored_own = stored.answers.size();
       checkpoint = std::move(stored);
     }
   }
@@ -266,6 +264,7 @@ void LeaseLoop::StartUnit(const v1::Lease& lease) {
   a.token = lease.fencing_token();
   a.unit_id = lease.unit().id();
   a.steps_done = static_cast<int>(checkpoint.answers.size());
+  a.stored_own = stored_own;
   a.last_step = clock_->Now();
   ++running_;
   ++stats_.units_started;
@@ -307,22 +306,26 @@ bool LeaseLoop::StillLeased(const std::string& lease_id) const {
 bool LeaseLoop::OnStep(const std::string& lease_id, const StepEvent& step) {
   ObserveCalls(lease_id, step.calls, /*ended=*/false);
   std::string unit_id;
+  size_t stored_own = 0;
   {
     absl::MutexLock lock(&mu_);
     auto it = active_.find(lease_id);
     if (it == active_.end() || it->second.lost) return false;
     unit_id = it->second.unit_id;
+    stored_own = it->second.stored_own;
   }
   // A step that recorded an error ends the unit; it is not a checkpoint to resume from (a retry must
   // call the judge again), so it is neither persisted nor reported.
   if (!step.answer().error.empty()) return true;
   // Persisted before the next iteration starts: a crash loses at most the iteration in flight. What
   // the store holds, a resuming worker reads from it: the report then leaves the embedding out.
-  const bool stored = checkpoints_ != nullptr && checkpoints_->CatchUp(unit_id, step.steps, step.embeddings);
+  const bool stored =
+      checkpoints_ != nullptr && checkpoints_->CatchUp(unit_id, step.steps, step.embeddings, &stored_own);
   absl::MutexLock lock(&mu_);
   auto it = active_.find(lease_id);
   if (it == active_.end() || it->second.lost) return false;
   ++it->second.steps_done;
+  it->second.stored_own = stored_own;
   it->second.last_step = clock_->Now();
   it->second.stall_logged = false;
   v1::Step& reported = outgoing_.steps[lease_id].emplace_back();

@@ -140,6 +140,7 @@ class LeaseLoop {
     bool lost = false;        // no longer this worker's (taken back, or given up by it): abandon the unit
     bool taken_back = false;  // lost because the coordinator said so (TakeBack)
     int steps_done = 0;
+    size_t stored_own = 0;      // entries of the unit's checkpoint list that are this loop's (CheckpointStore::CatchUp)
     absl::Time last_step;       // started, or its latest step
     bool stall_logged = false;  // since its latest step
     CallStats calls_seen;       // its calls as last told to the observer

@@ -294,7 +294,8 @@ TEST_F(LeaseLoopTest, AUnitResumesFromTheLongerOfTheLeaseAndTheStoredCheckpoint)
     steps[n - 1].answer_num = n;
     steps[n - 1].answer = absl::StrCat("stored ", n);
   }
-  checkpoints_->CatchUp("u0", steps, std::vector<Embedding>(3, {1.0f}));
+  size_t own = 0;
+  checkpoints_->CatchUp("u0", steps, std::vector<Embedding>(3, {1.0f}), &own);
   Start(/*units=*/1, /*concurrency=*/1);
   runner_.AwaitStarted(1);
   ASSERT_THAT(runner_.unit(0).checkpoint.answers, SizeIs(3));
@@ -353,41 +354,59 @@ TEST_F(LeaseLoopTest, WithoutACheckpointStoreAReportCarriesEveryEmbedding) {
   FinishTheUnitAndStop();
 }
 
-// Unit u0's history before this worker: an earlier worker reported step 1 with its embedding (its
-// store was away) and step 2 without (left to the store), then released the unit.
+// Unit u0's history before this worker, reported by an earlier one that then released the unit.
 class ResumeFromReportsTest : public LeaseLoopTest {
  protected:
   void SetUp() override {
     PrepareCoordinator(/*units=*/1);
+    checkpoints_ = std::make_unique<CheckpointStore>(&store_);
+  }
+
+  // Steps 1..n reported ("reported N", embedding {9, N}), from `first_left_to_store` on without the
+  // embedding (its worker's store took them).
+  void ReportEarlierRun(int n, int first_left_to_store) {
     std::vector<LeaseGrant> first = coordinator_->scheduler().Lease("w0", 1);
     ASSERT_THAT(first, SizeIs(1));
     std::vector<CheckpointStep> steps;
-    for (int n = 1; n <= 2; ++n) {
+    for (int i = 1; i <= n; ++i) {
       StepRecord record;
-      record.answer_num = n;
-      record.answer = absl::StrCat("reported ", n);
-      const Embedding embedding = {9.0f, static_cast<float>(n)};
+      record.answer_num = i;
+      record.answer = absl::StrCat("reported ", i);
+      const Embedding embedding = {9.0f, static_cast<float>(i)};
       v1::Step step;
-      ToProto(record, n == 1 ? &embedding : nullptr, &step);
-      step.set_embedding_in_store(n == 2);
-      steps.push_back({n, step.SerializeAsString()});
+      const bool left = i >= first_left_to_store;
+      ToProto(record, left ? nullptr : &embedding, &step);
+      step.set_embedding_in_store(left);
+      steps.push_back({i, step.SerializeAsString()});
     }
     ASSERT_TRUE(coordinator_->scheduler().Report(first[0].lease_id, first[0].fencing_token, std::move(steps)));
     coordinator_->scheduler().Release(first[0].lease_id, first[0].fencing_token);
-    checkpoints_ = std::make_unique<CheckpointStore>(&store_);
+  }
+
+  // Steps 1..n in the store's list ("stored N", embedding {1, N}).
+  void Store(int n) {
+    std::vector<StepRecord> stored(n);
+    std::vector<Embedding> embeddings;
+    for (int i = 1; i <= n; ++i) {
+      stored[i - 1].answer_num = i;
+      stored[i - 1].answer = absl::StrCat("stored ", i);
+      embeddings.push_back({1.0f, static_cast<float>(i)});
+    }
+    size_t own = 0;
+    ASSERT_TRUE(checkpoints_->CatchUp("u0", stored, embeddings, &own));
+  }
+
+  const UnitCheckpoint& Resumed() {
+    Start(/*units=*/1, /*concurrency=*/1);
+    runner_.AwaitStarted(1);
+    return runner_.unit(0).checkpoint;
   }
 };
 
 TEST_F(ResumeFromReportsTest, StepsLeftToTheStoreAreTakenFromIt) {
-  std::vector<StepRecord> stored(2);
-  for (int n = 1; n <= 2; ++n) {
-    stored[n - 1].answer_num = n;
-    stored[n - 1].answer = absl::StrCat("stored ", n);
-  }
-  ASSERT_TRUE(checkpoints_->CatchUp("u0", stored, std::vector<Embedding>{{1.0f, 1.0f}, {1.0f, 2.0f}}));
-  Start(/*units=*/1, /*concurrency=*/1);
-  runner_.AwaitStarted(1);
-  const UnitCheckpoint& resumed = runner_.unit(0).checkpoint;
+  ReportEarlierRun(/*n=*/2, /*first_left_to_store=*/2);
+  Store(2);
+  const UnitCheckpoint& resumed = Resumed();
   ASSERT_THAT(resumed.answers, SizeIs(2));
   EXPECT_EQ(resumed.answers[1].answer, "stored 2");
   EXPECT_THAT(resumed.embeddings, ElementsAre(ElementsAre(1.0f, 1.0f), ElementsAre(1.0f, 2.0f)));
@@ -395,12 +414,44 @@ TEST_F(ResumeFromReportsTest, StepsLeftToTheStoreAreTakenFromIt) {
 }
 
 TEST_F(ResumeFromReportsTest, WithoutThemInTheStoreTheReportedStepsEndBeforeTheFirstLeftToIt) {
-  Start(/*units=*/1, /*concurrency=*/1);  // the store lost the unit's list (a restart without persistence)
-  runner_.AwaitStarted(1);
-  const UnitCheckpoint& resumed = runner_.unit(0).checkpoint;
+  ReportEarlierRun(/*n=*/2, /*first_left_to_store=*/2);  // and the store lost the unit's list
+  const UnitCheckpoint& resumed = Resumed();
   ASSERT_THAT(resumed.answers, SizeIs(1));
   EXPECT_EQ(resumed.answers[0].answer, "reported 1");
   EXPECT_THAT(resumed.embeddings, ElementsAre(ElementsAre(9.0f, 1.0f)));
+  FinishTheUnitAndStop();
+}
+
+TEST_F(ResumeFromReportsTest, OnATieTheStoresListIsTakenAndWrittenOn) {
+  ReportEarlierRun(/*n=*/1, /*first_left_to_store=*/2);  // step 1 with its embedding
+  Store(1);
+  const UnitCheckpoint& resumed = Resumed();
+  ASSERT_THAT(resumed.answers, SizeIs(1));
+  EXPECT_EQ(resumed.answers[0].answer, "stored 1");
+  EXPECT_TRUE(runner_.Step(0));  // step 2 goes into the list it resumed from, and leaves it the embedding
+  client_->AwaitUntil([](const CallLog& log) { return log.StepsAccepted() == 1; });
+  EXPECT_THAT(checkpoints_->Load("u0").answers, SizeIs(2));
+  const std::vector<v1::Step> reported = ReportedSteps(client_->log());
+  ASSERT_THAT(reported, SizeIs(1));
+  EXPECT_TRUE(reported[0].embedding_in_store());
+  FinishTheUnitAndStop();
+}
+
+TEST_F(ResumeFromReportsTest, ALoopNotResumedFromTheListLeavesItAloneAndReportsItsEmbeddings) {
+  ReportEarlierRun(/*n=*/3, /*first_left_to_store=*/4);  // three whole steps
+  Store(2);                                              // of another history, and shorter
+  const UnitCheckpoint& resumed = Resumed();
+  ASSERT_THAT(resumed.answers, SizeIs(3));
+  EXPECT_EQ(resumed.answers[2].answer, "reported 3");
+  // Step 4 after the list's two steps would splice the two histories.
+  EXPECT_TRUE(runner_.Step(0));
+  client_->AwaitUntil([](const CallLog& log) { return log.StepsAccepted() == 1; });
+  EXPECT_EQ(*store_.ListLength(keys::Checkpoint("u0")), 2);
+  const std::vector<v1::Step> reported = ReportedSteps(client_->log());
+  ASSERT_THAT(reported, SizeIs(1));
+  EXPECT_EQ(reported[0].answer_num(), 4);
+  EXPECT_FALSE(reported[0].embedding_in_store());
+  EXPECT_THAT(reported[0].embedding(), ElementsAre(1.0f, 4.0f));
   FinishTheUnitAndStop();
 }
 

@@ -6,7 +6,7 @@
 namespace noveltygrid {
 
 bool CheckpointStore::CatchUp(const std::string& unit_id, absl::Span<const StepRecord> steps,
-                              absl::Span<const Embedding> embeddings) {
+                              absl::Span<const Embedding> embeddings, size_t* own) {
   // Embeddings are per step or absent; a mismatch is the caller's bug, and no checkpoint beats a wrong one.
   if (!embeddings.empty() && embeddings.size() != steps.size()) return false;
   // Only the steps numbered 1, 2, ... from the first: nothing from a gap on is stored.
@@ -21,14 +21,19 @@ bool CheckpointStore::CatchUp(const std::string& unit_id, absl::Span<const StepR
   absl::StatusOr<int64_t> length = store_->ListLength(key);
   guard_.Record(length.status());
   if (!length.ok()) return false;
-  if (static_cast<size_t>(*length) >= steps.size()) return whole;
+  // An empty list holds nothing of another history: this loop's steps go in from the first. A list of
+  // another length than what this loop knows as its own holds someone else's entries: left alone.
+  if (*length == 0) *own = 0;
+  if (static_cast<size_t>(*length) != *own) return false;
+  if (*own >= steps.size()) return whole;
   // One command, so the list never holds half of what was missing. Another writer appending in between
-  // (the loop of an earlier lease of the unit, before it learned it had lost it) leaves a repeated
-  // step, at which Load stops: a shorter checkpoint, but of one history -- rewriting the list here
-  // could put that other loop's steps before this one's.
-  const absl::Status appended = store_->ListAppendMany(key, Serialized(steps, embeddings, *length)).status();
-  guard_.Record(appended);
-  return appended.ok() && whole;
+  // (the loop of an earlier lease of the unit, before it learned it had lost it) shows in the length
+  // it leaves: the list is then that other loop's from there on, and this one stops writing it.
+  absl::StatusOr<int64_t> appended = store_->ListAppendMany(key, Serialized(steps, embeddings, *own));
+  guard_.Record(appended.status());
+  if (!appended.ok() || static_cast<size_t>(*appended) != steps.size()) return false;
+  *own = steps.size();
+  return whole;
 }
 
 std::vector<std::string> CheckpointStore::Serialized(absl::Span<const StepRecord> steps,

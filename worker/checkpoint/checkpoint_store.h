@@ -22,13 +22,19 @@ class CheckpointStore {
   explicit CheckpointStore(Store* store) : store_(store), guard_("loop checkpoints") {}
 
   // Brings the stored list up to `steps` (steps 1..n of the unit, in order; `embeddings` parallel, or
-  // empty for steps without one): appends the steps it lacks in one command, so that a list which
-  // missed some (the store was away) catches up with the next step. Steps already stored (a resumed
-  // unit re-reporting) are not appended twice; steps from the first out of order on, and all of them
-  // when the embeddings are of another count, are not written. True when the store now holds as many
-  // steps as `steps` (so a resuming worker can take them from it); false when any is missing (the
-  // store is away, the steps are out of order or the embeddings miscounted).
-  bool CatchUp(const std::string& unit_id, absl::Span<const StepRecord> steps, absl::Span<const Embedding> embeddings);
+  // empty for steps without one), appending the steps it lacks in one command, so that a list which
+  // missed some (the store was away) catches up with the next step. `*own` is how many of the list's
+  // entries, from the first, this loop knows to be its own history (0 for a loop that did not resume
+  // from the list; the length of the list it resumed from otherwise); CatchUp keeps it. Steps are
+  // appended only to a list of exactly those entries, or to an empty one (lost, or never written): never
+  // after entries of another history (an earlier run of the unit, or a loop of a lease it lost), which
+  // a resume would read as one. Steps from the first out of order on, and all of them when the
+  // embeddings are of another count, are not written. True when the list now holds exactly this loop's
+  // steps 1..n -- so a resuming worker can take them from it, and a report may leave their embeddings
+  // to it; false when it may not (the store is away, the list holds another history's entries, another
+  // writer appended in between, or the steps are out of order or miscounted).
+  bool CatchUp(const std::string& unit_id, absl::Span<const StepRecord> steps, absl::Span<const Embedding> embeddings,
+               size_t* own);
 
   // The stored steps 1..n without gaps (empty when none or the store is away).
   UnitCheckpoint Load(const std::string& unit_id);

@@ -47,18 +47,20 @@ History StepsUpTo(int n, bool embedded = true) {
   }
   return history;
 }
-// Whether the store holds the n steps afterwards (CatchUp's answer).
-bool CatchUp(CheckpointStore& checkpoints, const std::string& unit_id, int n, bool embedded = true) {
+// Steps 1..n of one loop's history into the list; `own` is what that loop knows of the list (kept
+// between its calls). Whether the list now holds exactly those steps (CatchUp's answer).
+bool CatchUp(CheckpointStore& checkpoints, const std::string& unit_id, size_t* own, int n, bool embedded = true) {
   const History history = StepsUpTo(n, embedded);
-  return checkpoints.CatchUp(unit_id, history.steps, history.embeddings);
+  return checkpoints.CatchUp(unit_id, history.steps, history.embeddings, own);
 }
 
 TEST(CheckpointStoreTest, StepsComeBackInOrderWithTheirEmbeddings) {
   InMemoryStore store;
   CheckpointStore checkpoints(&store);
+  size_t own = 0;
   EXPECT_THAT(checkpoints.Load("u0").answers, IsEmpty());
-  EXPECT_TRUE(CatchUp(checkpoints, "u0", 1));
-  EXPECT_TRUE(CatchUp(checkpoints, "u0", 2));
+  EXPECT_TRUE(CatchUp(checkpoints, "u0", &own, 1));
+  EXPECT_TRUE(CatchUp(checkpoints, "u0", &own, 2));
   UnitCheckpoint loaded = checkpoints.Load("u0");
   EXPECT_THAT(Nums(loaded), ElementsAre(1, 2));
   EXPECT_EQ(loaded.answers[1].answer, "answer 2");
@@ -71,9 +73,10 @@ TEST(CheckpointStoreTest, StepsComeBackInOrderWithTheirEmbeddings) {
 TEST(CheckpointStoreTest, AStepAlreadyStoredIsNotAppendedAgain) {
   InMemoryStore store;
   CheckpointStore checkpoints(&store);
-  EXPECT_TRUE(CatchUp(checkpoints, "u0", 2));
-  EXPECT_TRUE(CatchUp(checkpoints, "u0", 1));  // a resumed unit re-reporting: held already
-  EXPECT_TRUE(CatchUp(checkpoints, "u0", 2));
+  size_t own = 0;
+  EXPECT_TRUE(CatchUp(checkpoints, "u0", &own, 2));
+  EXPECT_TRUE(CatchUp(checkpoints, "u0", &own, 1));  // a resumed unit re-reporting: held already
+  EXPECT_TRUE(CatchUp(checkpoints, "u0", &own, 2));
   EXPECT_THAT(Nums(checkpoints.Load("u0")), ElementsAre(1, 2));
   EXPECT_EQ(*store.ListLength(keys::Checkpoint("u0")), 2);
 }
@@ -81,9 +84,10 @@ TEST(CheckpointStoreTest, AStepAlreadyStoredIsNotAppendedAgain) {
 TEST(CheckpointStoreTest, AListThatMissedStepsCatchesUpWithTheNextOne) {
   InMemoryStore store;
   CheckpointStore checkpoints(&store);
-  CatchUp(checkpoints, "u0", 1);
+  size_t own = 0;
+  CatchUp(checkpoints, "u0", &own, 1);
   // Steps 2 and 3 were never stored (the store was away then); step 4 brings them.
-  CatchUp(checkpoints, "u0", 4);
+  CatchUp(checkpoints, "u0", &own, 4);
   UnitCheckpoint loaded = checkpoints.Load("u0");
   EXPECT_THAT(Nums(loaded), ElementsAre(1, 2, 3, 4));
   EXPECT_THAT(loaded.embeddings[2], ElementsAre(3.0f, 0.0f));
@@ -93,7 +97,8 @@ TEST(CheckpointStoreTest, AListThatMissedStepsCatchesUpWithTheNextOne) {
 TEST(CheckpointStoreTest, StepsWithoutEmbeddingsAreStoredWithout) {
   InMemoryStore store;
   CheckpointStore checkpoints(&store);
-  CatchUp(checkpoints, "u0", 3, /*embedded=*/false);
+  size_t own = 0;
+  CatchUp(checkpoints, "u0", &own, 3, /*embedded=*/false);
   UnitCheckpoint loaded = checkpoints.Load("u0");
   EXPECT_THAT(Nums(loaded), ElementsAre(1, 2, 3));
   EXPECT_THAT(loaded.embeddings, ElementsAre(IsEmpty(), IsEmpty(), IsEmpty()));
@@ -102,18 +107,20 @@ TEST(CheckpointStoreTest, StepsWithoutEmbeddingsAreStoredWithout) {
 TEST(CheckpointStoreTest, StepsOutOfOrderAreNotAppended) {
   InMemoryStore store;
   CheckpointStore checkpoints(&store);
+  size_t own = 0;
   History history = StepsUpTo(3);
   history.steps[1].answer_num = 5;  // not step 2: neither it nor anything after it is stored
-  EXPECT_FALSE(checkpoints.CatchUp("u0", history.steps, history.embeddings));
+  EXPECT_FALSE(checkpoints.CatchUp("u0", history.steps, history.embeddings, &own));
   EXPECT_THAT(Nums(checkpoints.Load("u0")), ElementsAre(1));
 }
 
 TEST(CheckpointStoreTest, EmbeddingsOfAnotherCountThanTheStepsStoreNothing) {
   InMemoryStore store;
   CheckpointStore checkpoints(&store);
+  size_t own = 0;
   History history = StepsUpTo(3);
   history.embeddings.pop_back();
-  EXPECT_FALSE(checkpoints.CatchUp("u0", history.steps, history.embeddings));
+  EXPECT_FALSE(checkpoints.CatchUp("u0", history.steps, history.embeddings, &own));
   EXPECT_EQ(*store.ListLength(keys::Checkpoint("u0")), 0);
 }
 
@@ -134,7 +141,8 @@ class InterleavingStore : public InMemoryStore {
 TEST(CheckpointStoreTest, AnotherWritersStepInBetweenLeavesTheCheckpointOfOneHistory) {
   InterleavingStore store;
   CheckpointStore checkpoints(&store);
-  CatchUp(checkpoints, "u0", 1);
+  size_t own = 0;
+  CatchUp(checkpoints, "u0", &own, 1);
   // The loop of an earlier lease of the unit appends its step 1 in between: the list is not rewritten
   // (that could put the other loop's steps before this one's); Load stops at the repeated step.
   StepRecord other = Step(1);
@@ -142,23 +150,56 @@ TEST(CheckpointStoreTest, AnotherWritersStepInBetweenLeavesTheCheckpointOfOneHis
   v1::Step step;
   ToProto(other, nullptr, &step);
   store.step = step.SerializeAsString();
-  // The store took all three (so the reports leave their embeddings to it); that Load stops short of
-  // them is a resumed unit's to see -- it takes the lease's steps, or recomputes (worker/lease_loop.cc).
-  EXPECT_TRUE(CatchUp(checkpoints, "u0", 3));
+  // The list is now the other loop's from its second entry: CatchUp says it does not hold this loop's
+  // steps (so the reports carry their embeddings), and writes none after it again.
+  EXPECT_FALSE(CatchUp(checkpoints, "u0", &own, 3));
   EXPECT_FALSE(store.step.has_value());  // it did append
+  EXPECT_EQ(*store.ListLength(keys::Checkpoint("u0")), 4);
+  EXPECT_FALSE(CatchUp(checkpoints, "u0", &own, 4));
   EXPECT_EQ(*store.ListLength(keys::Checkpoint("u0")), 4);
   const UnitCheckpoint loaded = checkpoints.Load("u0");
   EXPECT_THAT(Nums(loaded), ElementsAre(1));
   EXPECT_EQ(loaded.answers[0].answer, "answer 1");
 }
 
+TEST(CheckpointStoreTest, AListOfAnotherHistoryIsNeitherExtendedNorClaimed) {
+  InMemoryStore store;
+  CheckpointStore checkpoints(&store);
+  size_t earlier = 0;
+  ASSERT_TRUE(CatchUp(checkpoints, "u0", &earlier, 2));  // an earlier run of the unit
+  // A loop that did not resume from the list (it took the lease's steps, or started over): appending
+  // its step 3 after the earlier run's 1 and 2 would splice two histories.
+  size_t own = 0;
+  EXPECT_FALSE(CatchUp(checkpoints, "u0", &own, 3));
+  EXPECT_EQ(*store.ListLength(keys::Checkpoint("u0")), 2);
+  EXPECT_EQ(own, 0u);
+  // A loop that resumed from those two goes on writing it.
+  size_t resumed = 2;
+  EXPECT_TRUE(CatchUp(checkpoints, "u0", &resumed, 3));
+  EXPECT_EQ(resumed, 3u);
+  EXPECT_THAT(Nums(checkpoints.Load("u0")), ElementsAre(1, 2, 3));
+}
+
+TEST(CheckpointStoreTest, AnEmptiedListIsWrittenAgainFromTheFirstStep) {
+  InMemoryStore store;
+  CheckpointStore checkpoints(&store);
+  size_t own = 0;
+  ASSERT_TRUE(CatchUp(checkpoints, "u0", &own, 2));
+  ASSERT_TRUE(store.Delete(keys::Checkpoint("u0")).ok());  // a Redis restart without persistence
+  EXPECT_TRUE(CatchUp(checkpoints, "u0", &own, 3));
+  EXPECT_EQ(own, 3u);
+  EXPECT_THAT(Nums(checkpoints.Load("u0")), ElementsAre(1, 2, 3));
+}
+
 TEST(CheckpointStoreTest, LoadStopsAtTheFirstGapOrUnreadableEntry) {
   InMemoryStore store;
   CheckpointStore checkpoints(&store);
-  CatchUp(checkpoints, "u0", 2);
+  size_t own = 0;
+  CatchUp(checkpoints, "u0", &own, 2);
   ASSERT_TRUE(store.ListAppend(keys::Checkpoint("u0"), "\xff not a step").ok());
-  CatchUp(checkpoints, "u0", 4);  // length is 3 now: step 4 is appended after the unreadable entry
-  EXPECT_EQ(*store.ListLength(keys::Checkpoint("u0")), 4);
+  // Not this loop's entry: nothing goes after it, and the list is not claimed.
+  EXPECT_FALSE(CatchUp(checkpoints, "u0", &own, 4));
+  EXPECT_EQ(*store.ListLength(keys::Checkpoint("u0")), 3);
   EXPECT_THAT(Nums(checkpoints.Load("u0")), ElementsAre(1, 2));
 }
 
@@ -166,7 +207,8 @@ TEST(CheckpointStoreTest, AStoreOfTheWrongKindLeavesTheUnitWithoutCheckpoint) {
   InMemoryStore store;
   ASSERT_TRUE(store.Set(keys::Checkpoint("u0"), "a string, not a list").ok());
   CheckpointStore checkpoints(&store);
-  EXPECT_FALSE(CatchUp(checkpoints, "u0", 1));  // refused by the store: not persisted, no failure
+  size_t own = 0;
+  EXPECT_FALSE(CatchUp(checkpoints, "u0", &own, 1));  // refused by the store: not persisted, no failure
   EXPECT_THAT(checkpoints.Load("u0").answers, IsEmpty());
 }
 
