@@ -237,19 +237,26 @@ void LeaseLoop::StartUnit(const v1::Lease& lease) {
   // The lease's checkpoint as far as it is whole: a step whose embedding was left to the reporting
   // worker's store ends it (an older coordinator sends such steps to every worker).
   UnitCheckpoint checkpoint;
+  bool leased_whole = true;
   for (const v1::Step& a : lease.checkpoint()) {
-    if (a.embedding_in_store()) break;
+    if (a.embedding_in_store()) {
+      leased_whole = false;
+      break;
+    }
     checkpoint.answers.push_back(FromProto(a));
     checkpoint.embeddings.push_back(EmbeddingFromProto(a));
   }
-  // One history, whole: the store's list when it is at least as long (it may be ahead of the
-  // coordinator, whose reports are asynchronous, or hold what the lease's steps left to it), and then
-  // the loop goes on writing it; otherwise the lease's, and the loop leaves a list it did not resume
-  // from alone (CheckpointStore::CatchUp).
+  // One history, whole: the store's list when it is longer (it may be ahead of the coordinator, whose
+  // reports are asynchronous, or hold what the lease's steps left to it), or as long as a lease's
+  // checkpoint that was cut short, and then the loop goes on writing it; otherwise the lease's, and the
+  // loop leaves a list it did not resume from alone (CheckpointStore::CatchUp). Not on a tie with a
+  // whole one: the coordinator would take this loop's next step after those steps, which may be of
+  // another history than the list's.
   size_t stored_own = 0;
   if (checkpoints_ != nullptr) {
     UnitCheckpoint stored = checkpoints_->Load(lease.unit().id());
-    if (!stored.answers.empty() && stored.answers.size() >= checkpoint.answers.size()) {
+    if (!stored.answers.empty() && (stored.answers.size() > checkpoint.answers.size() ||
+                                    (!leased_whole && stored.answers.size() == checkpoint.answers.size()))) {
       stored_own = stored.answers.size();
       checkpoint = std::move(stored);
     }

@@ -422,8 +422,8 @@ TEST_F(ResumeFromReportsTest, WithoutThemInTheStoreTheReportedStepsEndBeforeTheF
   FinishTheUnitAndStop();
 }
 
-TEST_F(ResumeFromReportsTest, OnATieTheStoresListIsTakenAndWrittenOn) {
-  ReportEarlierRun(/*n=*/1, /*first_left_to_store=*/2);  // step 1 with its embedding
+TEST_F(ResumeFromReportsTest, AsLongAsTheCutLeasedStepsTheStoresListIsTakenAndWrittenOn) {
+  ReportEarlierRun(/*n=*/2, /*first_left_to_store=*/2);  // cut to step 1
   Store(1);
   const UnitCheckpoint& resumed = Resumed();
   ASSERT_THAT(resumed.answers, SizeIs(1));
@@ -434,6 +434,23 @@ TEST_F(ResumeFromReportsTest, OnATieTheStoresListIsTakenAndWrittenOn) {
   const std::vector<v1::Step> reported = ReportedSteps(client_->log());
   ASSERT_THAT(reported, SizeIs(1));
   EXPECT_TRUE(reported[0].embedding_in_store());
+  FinishTheUnitAndStop();
+}
+
+// The coordinator takes this loop's next step after the lease's steps: resuming from a list of
+// another history as long as them would splice the two there.
+TEST_F(ResumeFromReportsTest, AsLongAsWholeLeasedStepsTheListIsLeftAlone) {
+  ReportEarlierRun(/*n=*/1, /*first_left_to_store=*/2);  // step 1 with its embedding
+  Store(1);
+  const UnitCheckpoint& resumed = Resumed();
+  ASSERT_THAT(resumed.answers, SizeIs(1));
+  EXPECT_EQ(resumed.answers[0].answer, "reported 1");
+  EXPECT_TRUE(runner_.Step(0));
+  client_->AwaitUntil([](const CallLog& log) { return log.StepsAccepted() == 1; });
+  EXPECT_EQ(*store_.ListLength(keys::Checkpoint("u0")), 1);
+  const std::vector<v1::Step> reported = ReportedSteps(client_->log());
+  ASSERT_THAT(reported, SizeIs(1));
+  EXPECT_FALSE(reported[0].embedding_in_store());
   FinishTheUnitAndStop();
 }
 
