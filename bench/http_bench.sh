@@ -49,6 +49,9 @@ WORKER_PREFIX=${WORKER_PREFIX:-}
 # valgrind runs in serve-sim's process, so its CPU figure stays serve-sim's; under perf it would be perf's.
 SIM_PREFIX=${SIM_PREFIX:-}
 read -ra SIM_PREFIX_ARGS <<<"$SIM_PREFIX"
+# The same for the measured sweep's coordinator, e.g. COORDINATOR_PREFIX="perf record -F 999 -o FILE"
+# (with GNU time outside it, the coordinator's CPU figure then includes the profiler's).
+COORDINATOR_PREFIX=${COORDINATOR_PREFIX:-}
 GNU_TIME=${GNU_TIME:-/usr/bin/time}
 [[ -x "$GNU_TIME" ]] || { echo "http_bench: needs GNU time at $GNU_TIME (apt-get install time)" >&2; exit 2; }
 
@@ -176,8 +179,10 @@ run_cluster() {  # NAME CONFIG CONCURRENCY SAMPLE(0/1)
   local metrics_args=()
   # The sampler reads the units leased from the coordinator's metrics.
   [[ "$sample" == 1 ]] && metrics_args=(--metrics-listen 127.0.0.1:0)
+  local cprefix=()
+  [[ "$name" == sweep && -n "$COORDINATOR_PREFIX" ]] && read -ra cprefix <<<"$COORDINATOR_PREFIX"
   "${PIN_OTHER[@]}" "$GNU_TIME" -v -o "$WORK/$name-coordinator.time" \
-    "$BIN" coordinator --config "$config" --listen 127.0.0.1:0 --out "$out" "${metrics_args[@]}" \
+    "${cprefix[@]}" "$BIN" coordinator --config "$config" --listen 127.0.0.1:0 --out "$out" "${metrics_args[@]}" \
     >"$WORK/$name-coordinator.log" 2>&1 &
   local cpid=$!
   PIDS+=("$cpid")

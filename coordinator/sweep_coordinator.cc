@@ -268,7 +268,9 @@ absl::Status SweepCoordinator::TakeStored(const std::vector<UnitResult*>& result
 bool SweepCoordinator::AddToReducer(UnitResult result, const CallStats& calls) {
   auto reducer = reducers_.find(result.unit.benchmark);
   if (reducer == reducers_.end()) return false;  // not a benchmark of this plan (the service refuses those)
-  return reducer->second->Add(std::move(result), calls);
+  const bool added = reducer->second->Add(std::move(result), calls);
+  reduced_.fetch_add(1);  // a duplicate's calls are merged too
+  return added;
 }
 
 void SweepCoordinator::Shutdown() {
@@ -360,10 +362,15 @@ absl::Status SweepCoordinator::WriteResults() {
                  {"units", plan_.units.size()},
                  {"units_resumed", units_resumed_}};
   for (auto& [name, reducer] : reducers_) reducer->SetRunInfo(run);
+  const int64_t reduced = reduced_.load();  // before the snapshots: a later result makes the text stale
   const std::vector<std::unique_ptr<BenchmarkResults>> parts = Parts();
   ResultsOptions options = ResultsOptionsOf();
   options.rows_key = RowsKey();
-  return WriteSweepResults(options_.out_dir, PartsOf(parts), options);
+  RETURN_IF_ERROR(WriteSweepResults(options_.out_dir, PartsOf(parts), options));
+  std::string leaderboard = SweepLeaderboardText(PartsOf(parts), options);
+  absl::MutexLock lock(&mu_);
+  written_leaderboard_.emplace(reduced, std::move(leaderboard));
+  return absl::OkStatus();
 }
 
 namespace {
@@ -456,6 +463,12 @@ std::string SweepCoordinator::BudgetMessage() const {
 }
 
 std::string SweepCoordinator::LeaderboardText() const {
+  {
+    absl::MutexLock lock(&mu_);
+    if (written_leaderboard_.has_value() && written_leaderboard_->first == reduced_.load()) {
+      return written_leaderboard_->second;
+    }
+  }
   const std::vector<std::unique_ptr<BenchmarkResults>> parts = Parts();
   return SweepLeaderboardText(PartsOf(parts), ResultsOptionsOf());
 }

@@ -7,6 +7,7 @@
 #ifndef NOVELTYGRID_COORDINATOR_SWEEP_COORDINATOR_H_
 #define NOVELTYGRID_COORDINATOR_SWEEP_COORDINATOR_H_
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -161,6 +162,11 @@ class SweepCoordinator {
   // Checkpoint keys of committed units, deleted by Wait() every so often (DropCheckpoints) rather than
   // one round trip per commit on a committer thread.
   std::vector<std::string> stale_checkpoints_ ABSL_GUARDED_BY(mu_);
+  // Results handed to the reducers so far, and the leaderboard text WriteResults wrote with how many
+  // there were then: LeaderboardText() returns it while nothing has been added since, rather than
+  // snapshotting every reducer again at the end of a sweep.
+  std::atomic<int64_t> reduced_{0};
+  std::optional<std::pair<int64_t, std::string>> written_leaderboard_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace noveltygrid

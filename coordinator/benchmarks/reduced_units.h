@@ -120,25 +120,40 @@ class ReducedUnits : public BenchmarkReducer {
   template <typename Key>
   Contents Sorted(Key key) const {
     Contents contents;
+    // Each entry's model and temperature ranks, found once (not at every comparison), then the entries
+    // sorted by address and copied once, in order. Kept entries are never changed or removed, and the
+    // map is node-based, so their addresses hold and they can be read after the lock is let go.
+    struct Ranked {
+      size_t model_rank;
+      size_t temperature_rank;
+      const Entry* entry;
+    };
+    std::vector<Ranked> ranked;
     {
       absl::MutexLock lock(&mu_);
-      contents.entries.reserve(entries_.size());
-      for (const auto& [id, entry] : entries_) contents.entries.push_back(entry);
+      ranked.reserve(entries_.size());
+      for (const auto& [id, entry] : entries_) ranked.push_back({0, 0, &entry});
       contents.calls = calls_;
       contents.run = run_;
     }
-    std::sort(contents.entries.begin(), contents.entries.end(), [this, &key](const Entry& a, const Entry& b) {
-      return std::tuple_cat(CellKey(a.result.unit), key(a)) < std::tuple_cat(CellKey(b.result.unit), key(b));
+    for (Ranked& r : ranked) {
+      r.model_rank = RankOf(models_, r.entry->result.unit.model);
+      r.temperature_rank = RankOf(temperatures_, r.entry->result.unit.temperature);
+    }
+    std::sort(ranked.begin(), ranked.end(), [&key](const Ranked& a, const Ranked& b) {
+      const UnitSpec& ua = a.entry->result.unit;
+      const UnitSpec& ub = b.entry->result.unit;
+      return std::tuple_cat(std::make_tuple(a.model_rank, std::cref(ua.model), a.temperature_rank, ua.temperature),
+                            key(*a.entry)) <
+             std::tuple_cat(std::make_tuple(b.model_rank, std::cref(ub.model), b.temperature_rank, ub.temperature),
+                            key(*b.entry));
     });
+    contents.entries.reserve(ranked.size());
+    for (const Ranked& r : ranked) contents.entries.push_back(*r.entry);
     return contents;
   }
 
  private:
-  auto CellKey(const UnitSpec& u) const {
-    return std::make_tuple(RankOf(models_, u.model), std::cref(u.model), RankOf(temperatures_, u.temperature),
-                           u.temperature);
-  }
-
   // Constant after construction.
   const std::vector<std::string> models_;
   const std::vector<double> temperatures_;

@@ -18,12 +18,13 @@ bool IsKeptWhole(const UnitResult& unit, const UnitSource* source) {
 }  // namespace
 
 absl::Status ForEachWholeUnit(const std::vector<const UnitResult*>& kept, const UnitSource* source,
-                              const std::function<absl::Status(const UnitResult&)>& fn) {
+                              const std::function<absl::Status(UnitResult&)>& fn) {
   size_t begin = 0;
   while (begin < kept.size()) {
     // A run of units kept whole, then a batch of units to fetch.
     if (IsKeptWhole(*kept[begin], source)) {
-      if (absl::Status s = fn(*kept[begin]); !s.ok()) return s;
+      UnitResult copy = *kept[begin];
+      if (absl::Status s = fn(copy); !s.ok()) return s;
       ++begin;
       continue;
     }

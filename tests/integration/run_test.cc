@@ -85,6 +85,16 @@ TEST_F(RunTest, SameConfigAndSeedGiveByteIdenticalResults) {
   EXPECT_NE(Slurp(dir_ + "/a/answers.jsonl"), Slurp(dir_ + "/c/answers.jsonl"));
 }
 
+// The leaderboard printed at the end is the one written (the coordinator keeps the text it wrote rather
+// than snapshotting its reducers again).
+TEST_F(RunTest, ThePrintedLeaderboardIsTheWrittenOne) {
+  std::string out;
+  ASSERT_EQ(Run({"run", SmallSweep(), "--out", dir_ + "/p"}, &out), 0) << out;
+  const std::string written = Slurp(dir_ + "/p/leaderboard.txt");
+  ASSERT_FALSE(written.empty());
+  EXPECT_NE(out.find(written), std::string::npos) << out;
+}
+
 TEST_F(RunTest, ReRunningIntoTheSameFolderResumesWithoutModelCalls) {
   const std::string config = SmallSweep();
   std::string out;

@@ -41,8 +41,15 @@ void WorkerMetrics::Called(const CallStats& delta) {
 }
 
 void WorkerMetrics::ObserveRequest(const std::string& provider, absl::Duration latency, bool ok) {
-  latency_.Add({{"provider", provider}, {"outcome", ok ? "ok" : "failed"}}, LatencyBuckets())
-      .Observe(absl::ToDoubleSeconds(latency));
+  prometheus::Histogram* histogram;
+  {
+    absl::MutexLock lock(&latency_mu_);
+    prometheus::Histogram*& made = latency_of_.try_emplace(provider).first->second[ok ? 0 : 1];
+    if (made == nullptr)
+      made = &latency_.Add({{"provider", provider}, {"outcome", ok ? "ok" : "failed"}}, LatencyBuckets());
+    histogram = made;
+  }
+  histogram->Observe(absl::ToDoubleSeconds(latency));
 }
 
 std::vector<prometheus::MetricFamily> WorkerMetrics::Collect() const {

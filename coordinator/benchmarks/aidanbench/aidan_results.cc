@@ -79,7 +79,7 @@ absl::Status WriteAidanAnswers(const AidanSnapshot& snapshot, const RowsSink& si
   units.reserve(snapshot.units.size());
   for (const UnitResult& unit : snapshot.units) units.push_back(&unit);
   std::string lines;  // one unit's, its capacity kept from unit to unit
-  return ForEachWholeUnit(units, snapshot.source, [&](const UnitResult& unit) {
+  return ForEachWholeUnit(units, snapshot.source, [&](UnitResult& unit) {
     const UnitSpec& u = unit.unit;
     // The unit's fields open every line of it: dumped once, the closing brace turned into a comma.
     Json head{{"benchmark", kAidanBench},
@@ -91,10 +91,9 @@ absl::Status WriteAidanAnswers(const AidanSnapshot& snapshot, const RowsSink& si
     for (const auto& [key, value] : UnitMetadata(u)) head[key] = value;  // only when set
     std::string prefix = DumpJson(head);
     prefix.back() = ',';
-    std::vector<StepRecord> answers = unit.answers;
-    MarkValidAnswers(snapshot.preset, answers);  // as the reducer marked them
+    MarkValidAnswers(snapshot.preset, unit.answers);  // as the reducer marked them
     lines.clear();
-    for (const StepRecord& a : answers) {
+    for (const StepRecord& a : unit.answers) {
       // Written without a Json tree (a run's end waits for this file): the answer's own fields as
       // records_json names them, its MMR and unit id, "error" last.
       lines.append(prefix);
