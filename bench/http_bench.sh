@@ -50,7 +50,7 @@ WORKER_PREFIX=${WORKER_PREFIX:-}
 SIM_PREFIX=${SIM_PREFIX:-}
 read -ra SIM_PREFIX_ARGS <<<"$SIM_PREFIX"
 # The same for the measured sweep's coordinator, e.g. COORDINATOR_PREFIX="perf record -F 999 -o FILE"
-# (with GNU time outside it, the coordinator's CPU figure then includes the profiler's).
+# (with GNU time outside it, the coordinator's CPU and peak RSS figures then include the profiler's).
 COORDINATOR_PREFIX=${COORDINATOR_PREFIX:-}
 GNU_TIME=${GNU_TIME:-/usr/bin/time}
 [[ -x "$GNU_TIME" ]] || { echo "http_bench: needs GNU time at $GNU_TIME (apt-get install time)" >&2; exit 2; }

@@ -120,8 +120,8 @@ class ReducedUnits : public BenchmarkReducer {
   template <typename Key>
   Contents Sorted(Key key) const {
     Contents contents;
-    // Each entry's model and temperature ranks, found once (not at every comparison), then the entries
-    // sorted by address and copied once, in order. Kept entries are never changed or removed, and the
+    // Each entry's model and temperature ranks, found once (not at every comparison), then pointers to
+    // the entries sorted and the entries copied once, in order. Kept entries are never changed or removed, and the
     // map is node-based, so their addresses hold and they can be read after the lock is let go.
     struct Ranked {
       size_t model_rank;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 
 namespace noveltygrid {
@@ -17,14 +18,17 @@ bool IsKeptWhole(const UnitResult& unit, const UnitSource* source) {
 
 }  // namespace
 
-absl::Status ForEachWholeUnit(const std::vector<const UnitResult*>& kept, const UnitSource* source,
-                              const std::function<absl::Status(UnitResult&)>& fn) {
+namespace {
+
+// ForEachWholeUnit's walk: `kept_whole` gets the units kept whole, `fetched` those fetched from `source`.
+absl::Status WalkWholeUnits(const std::vector<const UnitResult*>& kept, const UnitSource* source,
+                            absl::FunctionRef<absl::Status(const UnitResult&)> kept_whole,
+                            absl::FunctionRef<absl::Status(UnitResult&)> fetched) {
   size_t begin = 0;
   while (begin < kept.size()) {
     // A run of units kept whole, then a batch of units to fetch.
     if (IsKeptWhole(*kept[begin], source)) {
-      UnitResult copy = *kept[begin];
-      if (absl::Status s = fn(copy); !s.ok()) return s;
+      if (absl::Status s = kept_whole(*kept[begin]); !s.ok()) return s;
       ++begin;
       continue;
     }
@@ -39,13 +43,31 @@ absl::Status ForEachWholeUnit(const std::vector<const UnitResult*>& kept, const 
         return absl::InternalError(absl::StrCat("the unit source returned ", whole.unit.id, " out of order"));
       }
       whole.unit = kept[next++]->unit;
-      return fn(whole);
+      return fetched(whole);
     });
     if (!status.ok()) return status;
     if (next != end) return absl::InternalError("the unit source returned fewer units than asked for");
     begin = end;
   }
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ForEachWholeUnit(const std::vector<const UnitResult*>& kept, const UnitSource* source,
+                              const std::function<absl::Status(const UnitResult&)>& fn) {
+  return WalkWholeUnits(kept, source, fn, [&fn](UnitResult& unit) { return fn(unit); });
+}
+
+absl::Status ForEachWholeUnitToChange(const std::vector<const UnitResult*>& kept, const UnitSource* source,
+                                      const std::function<absl::Status(UnitResult&)>& fn) {
+  return WalkWholeUnits(
+      kept, source,
+      [&fn](const UnitResult& unit) {
+        UnitResult copy = unit;
+        return fn(copy);
+      },
+      fn);
 }
 
 void DropRefetchable(UnitResult& result) {

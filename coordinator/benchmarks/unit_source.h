@@ -28,11 +28,14 @@ class UnitSource {
 };
 
 // Calls `fn` with each of `kept` in order, whole: fetched from `source` (in batches) with the kept unit
-// spec in place of the stored one (same id, so the same content; the index is the plan's); a copy of the
-// kept one when `source` is null or the unit failed (failed units are not committed: a reducer keeps
-// them whole). The unit is `fn`'s to change (say, to mark its answers) or to take apart.
+// spec in place of the stored one (same id, so the same content; the index is the plan's); as kept when
+// `source` is null or the unit failed (failed units are not committed: a reducer keeps them whole).
 absl::Status ForEachWholeUnit(const std::vector<const UnitResult*>& kept, const UnitSource* source,
-                              const std::function<absl::Status(UnitResult&)>& fn);
+                              const std::function<absl::Status(const UnitResult&)>& fn);
+// The same for a caller that changes each unit (say, marks its answers) or takes it apart: a fetched
+// unit is handed over as it is, one kept whole as a copy.
+absl::Status ForEachWholeUnitToChange(const std::vector<const UnitResult*>& kept, const UnitSource* source,
+                                      const std::function<absl::Status(UnitResult&)>& fn);
 
 // For a reducer given a source: drops what ForEachWholeUnit brings back (the answers) unless the unit
 // failed.

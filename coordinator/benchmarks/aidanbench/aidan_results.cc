@@ -79,7 +79,7 @@ absl::Status WriteAidanAnswers(const AidanSnapshot& snapshot, const RowsSink& si
   units.reserve(snapshot.units.size());
   for (const UnitResult& unit : snapshot.units) units.push_back(&unit);
   std::string lines;  // one unit's, its capacity kept from unit to unit
-  return ForEachWholeUnit(units, snapshot.source, [&](UnitResult& unit) {
+  return ForEachWholeUnitToChange(units, snapshot.source, [&](UnitResult& unit) {
     const UnitSpec& u = unit.unit;
     // The unit's fields open every line of it: dumped once, the closing brace turned into a comma.
     Json head{{"benchmark", kAidanBench},
