@@ -102,15 +102,25 @@ bool CpuHasAvx() { return false; }
 
 }  // namespace embedding_internal
 
-double MaxCosineSimilarity(const Embedding& candidate, double candidate_squared, const std::vector<Embedding>& earlier,
-                           const std::vector<double>& earlier_squared) {
+namespace {
+
+using DotFourKernel = void (*)(const float*, const float* const*, size_t, double*);
+DotFourKernel DotFour() {
+  return embedding_internal::CpuHasAvx() ? embedding_internal::DotFourAvx : embedding_internal::DotFourPortable;
+}
+
+}  // namespace
+
+namespace {
+
+// Folds the cosines of candidate to earlier[0, end) into `best`, in index order, four vectors at a time
+// while their sizes match the candidate's, then one at a time.
+double FoldCosines(const Embedding& candidate, double candidate_squared, const std::vector<Embedding>& earlier,
+                   const std::vector<double>& earlier_squared, size_t end, double best) {
   const size_t n = candidate.size();
-  const auto dot_four =
-      embedding_internal::CpuHasAvx() ? embedding_internal::DotFourAvx : embedding_internal::DotFourPortable;
-  double best = -1.0;
+  const auto dot_four = DotFour();
   size_t i = 0;
-  // Folded in index order, as a loop over CosineSimilarity would.
-  for (; i + 4 <= earlier.size(); i += 4) {
+  for (; i + 4 <= end; i += 4) {
     if (earlier[i].size() != n || earlier[i + 1].size() != n || earlier[i + 2].size() != n ||
         earlier[i + 3].size() != n) {
       break;  // the rest one at a time
@@ -122,10 +132,42 @@ double MaxCosineSimilarity(const Embedding& candidate, double candidate_squared,
     for (size_t j = 0; j < 4; ++j)
       best = std::max(best, CosineFromDot(ab[j], candidate_squared, earlier_squared[i + j]));
   }
-  for (; i < earlier.size(); ++i) {
+  for (; i < end; ++i) {
     best = std::max(best, CosineSimilarity(candidate, candidate_squared, earlier[i], earlier_squared[i]));
   }
   return best;
+}
+
+}  // namespace
+
+double MaxCosineSimilarity(const Embedding& candidate, double candidate_squared, const std::vector<Embedding>& earlier,
+                           const std::vector<double>& earlier_squared) {
+  return FoldCosines(candidate, candidate_squared, earlier, earlier_squared, earlier.size(), -1.0);
+}
+
+CandidateCosines MaxCosineAndSquaredNorm(const Embedding& candidate, const std::vector<Embedding>& earlier,
+                                         const std::vector<double>& earlier_squared) {
+  const size_t n = candidate.size();
+  const size_t whole = earlier.size() / 4 * 4;  // the earlier vectors in whole blocks of four
+  for (size_t i = whole; i < earlier.size(); ++i) {
+    if (earlier[i].size() != n) {
+      const double squared = SquaredNorm(candidate);
+      return {MaxCosineSimilarity(candidate, squared, earlier, earlier_squared), squared};
+    }
+  }
+  // The last block: the 0-3 vectors after the whole blocks, then the candidate itself (its lane sums
+  // what SquaredNorm sums, in the same order), the spare lanes the candidate again.
+  const size_t rest = earlier.size() - whole;
+  const float* block[4];
+  for (size_t j = 0; j < 4; ++j) block[j] = j < rest ? earlier[whole + j].data() : candidate.data();
+  double ab[4];
+  DotFour()(candidate.data(), block, n, ab);
+  CandidateCosines out{-1.0, ab[rest]};
+  out.max_cosine = FoldCosines(candidate, out.squared, earlier, earlier_squared, whole, -1.0);
+  for (size_t j = 0; j < rest; ++j) {  // folded last, in index order
+    out.max_cosine = std::max(out.max_cosine, CosineFromDot(ab[j], out.squared, earlier_squared[whole + j]));
+  }
+  return out;
 }
 
 }  // namespace noveltygrid

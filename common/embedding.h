@@ -37,6 +37,17 @@ double CosineSimilarity(const Embedding& a, double a_squared, const Embedding& b
 double MaxCosineSimilarity(const Embedding& candidate, double candidate_squared, const std::vector<Embedding>& earlier,
                            const std::vector<double>& earlier_squared);
 
+// What the AidanBench loop needs of a new embedding: its MaxCosineSimilarity to the earlier ones and its
+// own SquaredNorm (kept for the next iterations), both to the bit. The squared norm rides in a spare lane
+// of the last block of four (the candidate against itself), so the whole measure is ceil((earlier + 1) /
+// 4) passes of the four-lane kernel.
+struct CandidateCosines {
+  double max_cosine = -1.0;  // -1 when `earlier` is empty
+  double squared = 0;
+};
+CandidateCosines MaxCosineAndSquaredNorm(const Embedding& candidate, const std::vector<Embedding>& earlier,
+                                         const std::vector<double>& earlier_squared);
+
 // MaxCosineSimilarity's kernels, for tests: out[j] = the sum over k < n of double(c[k]) * e[j][k], in
 // index order. DotFourAvx only where CpuHasAvx() (elsewhere it is the portable one); both give the
 // same bits.

@@ -1,8 +1,10 @@
 #include "common/prompts.h"
 
+#include <initializer_list>
 #include <string_view>
 #include <utility>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -35,9 +37,11 @@ void FillTemplateInto(std::string_view tmpl, absl::FunctionRef<bool(std::string_
   out->append(tmpl.substr(i));
 }
 
-std::string FillTemplate(const std::string& tmpl, const std::vector<std::pair<std::string, std::string>>& values) {
+std::string FillTemplate(std::string_view tmpl, absl::Span<const TemplateValue> values) {
+  size_t size = tmpl.size();  // room for one of each value: most templates name each once
+  for (const TemplateValue& value : values) size += value.second.size();
   std::string out;
-  out.reserve(tmpl.size());
+  out.reserve(size);
   FillTemplateInto(
       tmpl,
       [&values](std::string_view name, std::string* into) {
@@ -62,10 +66,44 @@ std::string PromptTemplates::GenerationPrompt(const std::string& question,
 
 GenerationPromptBuilder::GenerationPromptBuilder(const PromptTemplates& templates, std::string question)
     : templates_(&templates), question_(std::move(question)) {
-  const std::vector<std::pair<std::string, std::string>> q = {{"question", question_}};
+  const TemplateValue q[] = {{"question", question_}};
   head_ = FillTemplate(templates.generation_base, q);
   head_ += FillTemplate(templates.generation_instructions, q);
 }
+
+namespace {
+
+// A template cut at the placeholders in `names`, as FillTemplateInto reads it (whose names are views
+// into the template): text[k] (a view into the template) comes before placeholder slot[k], an index
+// into `names`; text has one entry more than slot.
+struct TemplateCut {
+  absl::InlinedVector<std::string_view, 4> text;
+  absl::InlinedVector<size_t, 3> slot;
+};
+
+TemplateCut CutTemplate(std::string_view tmpl, std::initializer_list<std::string_view> names) {
+  TemplateCut cut;
+  size_t from = 0;  // where the text after the last placeholder found starts
+  std::string unused;
+  FillTemplateInto(
+      tmpl,
+      [&](std::string_view name, std::string*) {
+        for (size_t k = 0; k < names.size(); ++k) {
+          if (name != names.begin()[k]) continue;
+          const size_t open = static_cast<size_t>(name.data() - tmpl.data()) - 1;  // its '{'
+          cut.text.push_back(tmpl.substr(from, open - from));
+          cut.slot.push_back(k);
+          from = open + name.size() + 2;
+          return true;
+        }
+        return false;
+      },
+      &unused);
+  cut.text.push_back(tmpl.substr(from));
+  return cut;
+}
+
+}  // namespace
 
 std::string GenerationPromptBuilder::Prompt(size_t count, absl::FunctionRef<std::string_view(size_t)> answer) const {
   if (count == 0) return head_;
@@ -78,33 +116,29 @@ std::string GenerationPromptBuilder::Prompt(size_t count, absl::FunctionRef<std:
   std::string prompt;
   prompt.reserve(size);
   prompt += head_;
-  FillTemplateInto(
-      t.generation_previous_block,
-      [&](std::string_view name, std::string* out) {
-        if (name == "question") {
-          out->append(question_);
-          return true;
+  // Both templates cut once a prompt, not once an answer.
+  const TemplateCut block = CutTemplate(t.generation_previous_block, {"question", "previous_answers"});
+  const TemplateCut item = CutTemplate(t.previous_answer_item, {"index", "answer"});
+  for (size_t b = 0; b < block.slot.size(); ++b) {
+    prompt += block.text[b];
+    if (block.slot[b] == 0) {
+      prompt += question_;
+      continue;
+    }
+    for (size_t i = 0; i < count; ++i) {
+      if (i > 0) prompt += t.previous_answers_separator;
+      for (size_t k = 0; k < item.slot.size(); ++k) {
+        prompt += item.text[k];
+        if (item.slot[k] == 0) {
+          absl::StrAppend(&prompt, i + 1);
+        } else {
+          prompt += answer(i);
         }
-        if (name != "previous_answers") return false;
-        for (size_t i = 0; i < count; ++i) {
-          if (i > 0) out->append(t.previous_answers_separator);
-          FillTemplateInto(
-              t.previous_answer_item,
-              [&](std::string_view item, std::string* into) {
-                if (item == "index") {
-                  absl::StrAppend(into, i + 1);
-                } else if (item == "answer") {
-                  into->append(answer(i));
-                } else {
-                  return false;
-                }
-                return true;
-              },
-              out);
-        }
-        return true;
-      },
-      &prompt);
+      }
+      prompt += item.text.back();
+    }
+  }
+  prompt += block.text.back();
   return prompt;
 }
 

@@ -13,11 +13,13 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_join.h"
+#include "absl/types/span.h"
 
 namespace noveltygrid {
 
@@ -68,9 +70,11 @@ const PromptTemplates& DefaultPromptTemplates();
 absl::StatusOr<PromptTemplates> LoadPromptTemplates(const std::string& path);
 
 // Replaces {name} placeholders from `values` in one pass; unknown {...} text is left as it is.
-std::string FillTemplate(const std::string& tmpl, const std::vector<std::pair<std::string, std::string>>& values);
+using TemplateValue = std::pair<std::string_view, std::string_view>;  // {name, text}
+std::string FillTemplate(std::string_view tmpl, absl::Span<const TemplateValue> values);
 // The same pass appending to *out, each value written by `append(name, out)`, which returns false for a
 // name it does not fill (that text is then kept as it is); it must append nothing when it returns false.
+// `name` is a view into `tmpl` (GenerationPromptBuilder finds the placeholders' places by it).
 void FillTemplateInto(std::string_view tmpl, absl::FunctionRef<bool(std::string_view name, std::string* out)> append,
                       std::string* out);
 

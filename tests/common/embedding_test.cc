@@ -11,9 +11,10 @@
 namespace noveltygrid {
 namespace {
 
-// MaxCosineSimilarity, four vectors at a time, gives the bits a loop over CosineSimilarity gives, for
-// every count (whole blocks of four and the rest), with a zero vector and vectors of another size inside
-// the first block or a later one (their cosine is 0, and the rest are still compared).
+// MaxCosineSimilarity, four vectors at a time, gives the bits a loop over CosineSimilarity gives, and
+// MaxCosineAndSquaredNorm those and SquaredNorm's, for every count (whole blocks of four and the rest), with a zero
+// vector and vectors of another size inside the first block or a later one (their cosine is 0, and the rest are still
+// compared).
 TEST(MaxCosineSimilarity, BlocksOfFourGiveTheBitsOfOneAtATime) {
   uint64_t state = 7;
   auto next = [&state] { return static_cast<float>(static_cast<int64_t>(Mix64(++state) % 2001) - 1000) / 991.0f; };
@@ -39,6 +40,10 @@ TEST(MaxCosineSimilarity, BlocksOfFourGiveTheBitsOfOneAtATime) {
       }
       EXPECT_EQ(MaxCosineSimilarity(candidate, candidate_squared, earlier, squared), expected)  // exact
           << count << " vectors, variant " << variant;
+      // With the candidate's own squared norm in the last block's spare lane: the same bits, both.
+      const CandidateCosines both = MaxCosineAndSquaredNorm(candidate, earlier, squared);
+      EXPECT_EQ(both.max_cosine, expected) << count << " vectors, variant " << variant;
+      EXPECT_EQ(both.squared, candidate_squared) << count << " vectors, variant " << variant;
     }
   }
   // The most similar vector is found wherever it is (here in the second block).

@@ -126,6 +126,11 @@ TEST(PromptTemplatesTest, GenerationPromptKeepsWhatNoTemplateFills) {
   }
   EXPECT_EQ(t.GenerationPrompt("q{answer}", {}), "Q=q{answer};I{x}.");
   EXPECT_EQ(t.GenerationPrompt("q{answer}", answers), "Q=q{answer};I{x}.[" + items + "|q{answer}|" + items + "]");
+  // Braces around and inside the placeholders, an unclosed one last: as FillTemplate reads them.
+  t.generation_previous_block = "{{previous_answers}}{question";
+  t.previous_answer_item = "{{index}{}{answer}}{index";
+  const std::vector<std::string> two = {"x", "y"};
+  EXPECT_EQ(t.GenerationPrompt("q", two), "Q=q;I{x}.{{1{}x}{index{index},{2{}y}{index}{question");
 }
 
 TEST(PromptTemplatesTest, DefaultJudgesFollowTheTagAndScaleConventions) {
@@ -178,7 +183,7 @@ TEST(FillTemplateTest, SinglePassNeverExpandsSubstitutedText) {
 }
 
 TEST(FillTemplateTest, OtherBracesAreLeftAsTheyAre) {
-  const std::vector<std::pair<std::string, std::string>> values = {{"x", "1"}};
+  const std::vector<TemplateValue> values = {{"x", "1"}};
   EXPECT_EQ(FillTemplate("{y} {x} {} {x", values), "{y} 1 {} {x");
   EXPECT_EQ(FillTemplate("{{x}}", values), "{1}");
   EXPECT_EQ(FillTemplate("json {\"a\": {x}}", values), "json {\"a\": 1}");

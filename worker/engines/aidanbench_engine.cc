@@ -270,10 +270,13 @@ class AidanLoop : public std::enable_shared_from_this<AidanLoop> {
     if (!pending->error.empty()) {
       pending->answer.error = pending->error;
     } else {
-      // The squared norms of the earlier embeddings, computed once each as they are first needed
-      // (a checkpoint brings embeddings without them). embeddings_ only grows after construction.
+      // The squared norms of the earlier embeddings: each new one's comes with its novelty; those a
+      // checkpoint brought (or a step that failed stored) are computed as they are first needed.
+      // embeddings_ only grows after construction.
       while (squared_.size() < embeddings_.size()) squared_.push_back(SquaredNorm(embeddings_[squared_.size()]));
-      pending->answer.novelty = AidanNovelty(pending->embedding, embeddings_, squared_);
+      double squared = 0;
+      pending->answer.novelty = AidanNovelty(pending->embedding, embeddings_, squared_, &squared);
+      squared_.push_back(squared);  // Record adds the embedding it belongs to
       if (options_.llm_novelty) {
         int max_similarity = 0;
         for (const std::optional<int>& s : pending->similarity) max_similarity = std::max(max_similarity, *s);
@@ -336,9 +339,10 @@ double AidanNovelty(const Embedding& candidate, const std::vector<Embedding>& ea
 }
 
 double AidanNovelty(const Embedding& candidate, const std::vector<Embedding>& earlier,
-                    const std::vector<double>& earlier_squared) {
-  if (earlier.empty()) return 1.0;
-  return 1.0 - MaxCosineSimilarity(candidate, SquaredNorm(candidate), earlier, earlier_squared);
+                    const std::vector<double>& earlier_squared, double* candidate_squared) {
+  const CandidateCosines cosines = MaxCosineAndSquaredNorm(candidate, earlier, earlier_squared);
+  if (candidate_squared != nullptr) *candidate_squared = cosines.squared;
+  return earlier.empty() ? 1.0 : 1.0 - cosines.max_cosine;
 }
 
 void RunAidanLoop(const AidanEngineOptions& options, const AidanModels& models, UnitSpec unit,

@@ -56,9 +56,10 @@ void RunAidanLoop(const AidanEngineOptions& options, const AidanModels& models, 
 // 1 - max cosine(candidate, earlier); 1.0 when `earlier` is empty. A zero vector has cosine 0.
 double AidanNovelty(const Embedding& candidate, const std::vector<Embedding>& earlier);
 // The same with the earlier embeddings' SquaredNorm known (one per earlier embedding; a loop keeps
-// them as it goes): the same result, a third of the arithmetic.
+// them as it goes): the same result, a third of the arithmetic. `candidate_squared`, when given,
+// receives the candidate's SquaredNorm, for the loop to keep.
 double AidanNovelty(const Embedding& candidate, const std::vector<Embedding>& earlier,
-                    const std::vector<double>& earlier_squared);
+                    const std::vector<double>& earlier_squared, double* candidate_squared = nullptr);
 
 // The answer inside the LAST <answer> tag, else the whole (stripped) reply; always valid UTF-8.
 std::string ExtractAnswer(const std::string& reply);

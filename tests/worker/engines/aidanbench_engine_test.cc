@@ -196,8 +196,10 @@ TEST(AidanNovelty, KnownNormsGiveTheSameBitsAsTheFullCosine) {
     for (float& x : candidate) x = next();
     double full_max = -1.0;
     for (const Embedding& e : earlier) full_max = std::max(full_max, CosineSimilarity(candidate, e));
-    const double novelty = AidanNovelty(candidate, earlier, squared);
+    double candidate_squared = -1;
+    const double novelty = AidanNovelty(candidate, earlier, squared, &candidate_squared);
     EXPECT_EQ(novelty, 1.0 - full_max) << trial;  // exact: == on doubles
+    EXPECT_EQ(candidate_squared, SquaredNorm(candidate)) << trial;
     EXPECT_EQ(AidanNovelty(candidate, earlier), novelty);
   }
 }

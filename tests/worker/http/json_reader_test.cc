@@ -254,6 +254,28 @@ TEST(AppendJsonStringTest, SpecialBytesAtEveryOffset) {
   }
 }
 
+// Several special bytes in one 16-byte block are taken from one mask: every pair of them at every two
+// offsets (a UTF-8 sequence crossing the block's end, a bad one after a good one) as DumpJson writes it.
+TEST(AppendJsonStringTest, TwoSpecialBytesAtEveryPairOfOffsets) {
+  const std::vector<std::string> specials = {"\"", "\n", "\x01", "\xC3\xA9", "\xF0\x9F\x98\x80", "\xC3"};
+  for (size_t length : {14, 17, 33}) {
+    for (size_t first = 0; first <= length; ++first) {
+      for (size_t second = first; second <= length; ++second) {
+        for (const std::string& a : specials) {
+          for (const std::string& b : specials) {
+            std::string text(length, 'a');
+            text.insert(second, b);
+            text.insert(first, a);
+            std::string out;
+            AppendJsonString(text, &out);
+            ASSERT_EQ(out, DumpJson(Json(text))) << "length " << length << " at " << first << ", " << second;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(AppendJsonStringTest, RandomTextsEscapeAsDumpJsonDoes) {
   std::mt19937 random(7);
   const std::string alphabet = std::string("abc \"\\\n\t\x01\x7f", 11) + "\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\xFF";
