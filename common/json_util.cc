@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -67,55 +66,6 @@ size_t Utf8Length(const unsigned char* s, size_t i, size_t n) {
   return 0;
 }
 
-#if defined(__SSE2__)
-// One bit per byte of the 16 at `p` that JSON text cannot hold as it is: below 0x20, '"', '\\' or >=
-// 0x80 (a signed compare: bytes >= 0x80 are negative, so "below 0x20" takes them too).
-uint32_t SpecialBytes16(const unsigned char* p) {
-  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  const __m128i special =
-      _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
-                   _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
-  return static_cast<uint32_t>(_mm_movemask_epi8(special));
-}
-#endif
-
-// Appends the escape of `c` (below 0x20, '"' or '\\') as DumpJson writes it. Appended with their
-// lengths: append(const char*) would measure each escape with strlen.
-void AppendEscape(unsigned char c, std::string* out) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  char letter = 0;  // of a two-byte escape
-  switch (c) {
-    case '"':
-    case '\\':
-      letter = static_cast<char>(c);
-      break;
-    case '\b':
-      letter = 'b';
-      break;
-    case '\f':
-      letter = 'f';
-      break;
-    case '\n':
-      letter = 'n';
-      break;
-    case '\r':
-      letter = 'r';
-      break;
-    case '\t':
-      letter = 't';
-      break;
-    default:
-      break;
-  }
-  if (letter != 0) {
-    const char escape[] = {'\\', letter};
-    out->append(escape, sizeof escape);
-  } else {
-    const char escape[] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xF]};
-    out->append(escape, sizeof escape);
-  }
-}
-
 }  // namespace
 
 size_t SkipPlainJsonText(absl::string_view text, size_t from) {
@@ -123,9 +73,16 @@ size_t SkipPlainJsonText(absl::string_view text, size_t from) {
   const size_t n = text.size();
   size_t i = from;
 #if defined(__SSE2__)
+  const __m128i space = _mm_set1_epi8(0x20);
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
   while (i + 16 <= n) {
-    const uint32_t mask = SpecialBytes16(s + i);
-    if (mask != 0) return i + static_cast<size_t>(__builtin_ctz(mask));
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+    // A signed compare: bytes >= 0x80 are negative, so "below 0x20" takes them too.
+    const __m128i special =
+        _mm_or_si128(_mm_cmplt_epi8(v, space), _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
+    const int mask = _mm_movemask_epi8(special);
+    if (mask != 0) return i + static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
     i += 16;
   }
 #endif
@@ -194,6 +151,7 @@ void AppendJsonNumber(double value, std::string* out) {
 }
 
 void AppendJsonString(absl::string_view text, std::string* out) {
+  static constexpr char kHex[] = "0123456789abcdef";
   const auto* s = reinterpret_cast<const unsigned char*>(text.data());
   const size_t n = text.size();
   const size_t start = out->size();
@@ -202,36 +160,51 @@ void AppendJsonString(absl::string_view text, std::string* out) {
   size_t run = 0;  // start of the bytes not yet copied
   size_t i = 0;
   while ((i = SkipPlainJsonText(text, i)) < n) {
-    // s[i] is special, and so may be others of the 16 bytes from it: all of them from one mask (bit 0
-    // is s[i]), the bytes between them plain, so that a run of short lines costs one scan per block.
-    uint32_t mask = 1;
-    size_t end = i + 1;  // the bytes from i before `end` are the mask's
-#if defined(__SSE2__)
-    if (n - i >= 16) {
-      mask = SpecialBytes16(s + i);
-      end = i + 16;
-    }
-#endif
-    const size_t base = i;
-    for (; mask != 0; mask &= mask - 1) {
-      const size_t at = base + static_cast<size_t>(__builtin_ctz(mask));
-      if (at < i) continue;  // a continuation byte of a UTF-8 sequence already kept
-      const unsigned char c = s[at];
-      if (c >= 0x80) {
-        const size_t length = Utf8Length(s, at, n);
-        if (length == 0) {  // rare: let nlohmann's replacement rules decide, so both paths agree
-          out->resize(start);
-          out->append(DumpJson(Json(std::string(text))));
-          return;
-        }
-        i = at + length;  // valid UTF-8 is copied as is
-        continue;
+    const unsigned char c = s[i];
+    if (c >= 0x80) {
+      const size_t length = Utf8Length(s, i, n);
+      if (length == 0) {  // rare: let nlohmann's replacement rules decide, so both paths agree
+        out->resize(start);
+        out->append(DumpJson(Json(std::string(text))));
+        return;
       }
-      out->append(text.data() + run, at - run);
-      AppendEscape(c, out);
-      run = i = at + 1;
+      i += length;  // valid UTF-8 is copied as is
+      continue;
     }
-    i = std::max(i, end);
+    out->append(text.data() + run, i - run);
+    run = ++i;
+    // Appended with their lengths: append(const char*) would measure each escape with strlen.
+    char letter = 0;  // of a two-byte escape
+    switch (c) {
+      case '"':
+      case '\\':
+        letter = static_cast<char>(c);
+        break;
+      case '\b':
+        letter = 'b';
+        break;
+      case '\f':
+        letter = 'f';
+        break;
+      case '\n':
+        letter = 'n';
+        break;
+      case '\r':
+        letter = 'r';
+        break;
+      case '\t':
+        letter = 't';
+        break;
+      default:
+        break;
+    }
+    if (letter != 0) {
+      const char escape[] = {'\\', letter};
+      out->append(escape, sizeof escape);
+    } else {
+      const char escape[] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xF]};
+      out->append(escape, sizeof escape);
+    }
   }
   out->append(text.data() + run, n - run);
   out->push_back('"');
