@@ -366,8 +366,8 @@ absl::Status SweepCoordinator::WriteResults() {
   const std::vector<std::unique_ptr<BenchmarkResults>> parts = Parts();
   ResultsOptions options = ResultsOptionsOf();
   options.rows_key = RowsKey();
-  RETURN_IF_ERROR(WriteSweepResults(options_.out_dir, PartsOf(parts), options));
-  std::string leaderboard = SweepLeaderboardText(PartsOf(parts), options);
+  std::string leaderboard;
+  RETURN_IF_ERROR(WriteSweepResults(options_.out_dir, PartsOf(parts), options, &leaderboard));
   absl::MutexLock lock(&mu_);
   written_leaderboard_.emplace(reduced, std::move(leaderboard));
   return absl::OkStatus();

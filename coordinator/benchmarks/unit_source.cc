@@ -16,10 +16,6 @@ bool IsKeptWhole(const UnitResult& unit, const UnitSource* source) {
   return source == nullptr || unit.stop_reason == kStopError;
 }
 
-}  // namespace
-
-namespace {
-
 // ForEachWholeUnit's walk: `kept_whole` gets the units kept whole, `fetched` those fetched from `source`.
 absl::Status WalkWholeUnits(const std::vector<const UnitResult*>& kept, const UnitSource* source,
                             absl::FunctionRef<absl::Status(const UnitResult&)> kept_whole,

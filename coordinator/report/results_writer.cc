@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <system_error>
 #include <thread>
+#include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -169,14 +170,18 @@ std::string SweepLeaderboardText(const ResultsParts& parts, const ResultsOptions
 
 namespace {
 
+// `leaderboard`, when given, receives leaderboard.txt's text.
 absl::Status WriteSummaryAndLeaderboard(const std::string& dir, const ResultsParts& parts,
-                                        const ResultsOptions& options) {
+                                        const ResultsOptions& options, std::string* leaderboard = nullptr) {
   const std::filesystem::path root(dir);
   ASSIGN_OR_RETURN(std::unique_ptr<AtomicFileWriter> summary,
                    AtomicFileWriter::Create((root / kSummaryFileName).string()));
   RETURN_IF_ERROR(WriteSummaryJson(parts, options, *summary));
   RETURN_IF_ERROR(summary->Commit());
-  return WriteFileAtomically((root / kLeaderboardFileName).string(), LeaderboardText(parts, options));
+  std::string text = LeaderboardText(parts, options);
+  RETURN_IF_ERROR(WriteFileAtomically((root / kLeaderboardFileName).string(), text));
+  if (leaderboard != nullptr) *leaderboard = std::move(text);
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -240,7 +245,8 @@ std::string ReportKey(const ResultsParts& parts, const ResultsOptions& options) 
 
 }  // namespace
 
-absl::Status WriteSweepResults(const std::string& dir, const ResultsParts& parts, const ResultsOptions& options) {
+absl::Status WriteSweepResults(const std::string& dir, const ResultsParts& parts, const ResultsOptions& options,
+                               std::string* leaderboard) {
   if (parts.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("nothing to write to ", dir, ": no benchmark results"));
   }
@@ -269,7 +275,7 @@ absl::Status WriteSweepResults(const std::string& dir, const ResultsParts& parts
   // longest of them rather than their sum.
   absl::Status summary_written, report_written;
   // jthreads: joined on every way out of this scope.
-  std::jthread summary_thread([&] { summary_written = WriteSummaryAndLeaderboard(dir, parts, options); });
+  std::jthread summary_thread([&] { summary_written = WriteSummaryAndLeaderboard(dir, parts, options, leaderboard); });
   std::jthread report_thread;
   if (!report_fresh) report_thread = std::jthread([&] { report_written = WriteHtmlReport(dir, parts, options); });
   absl::Status rows_written;

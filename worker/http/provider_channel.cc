@@ -322,7 +322,7 @@ void Send(std::shared_ptr<Call> call, TokenReservation reserved, bool hedge) {
   Sent sent{{}, reserved, hedge};
   {
     absl::MutexLock lock(&core.mu);
-    sent.at = core.sent.insert(absl::Now());
+    sent.at = core.sent.insert(core.sent.end(), absl::Now());  // taken under mu: the latest so far
   }
   // The next hedge: after the original, and again after each duplicate until the attempt has its last.
   if (nth < HedgePolicy::kMaxDuplicates && core.hedge->enabled()) {
