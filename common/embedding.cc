@@ -109,14 +109,11 @@ DotFourKernel DotFour() {
   return embedding_internal::CpuHasAvx() ? embedding_internal::DotFourAvx : embedding_internal::DotFourPortable;
 }
 
-}  // namespace
-
-namespace {
-
-// Folds the cosines of candidate to earlier[0, end) into `best`, in index order, four vectors at a time
-// while their sizes match the candidate's, then one at a time.
+// The largest cosine of candidate to earlier[0, end), -1 when end is 0, folded in index order: four
+// vectors at a time while their sizes match the candidate's, then one at a time.
 double FoldCosines(const Embedding& candidate, double candidate_squared, const std::vector<Embedding>& earlier,
-                   const std::vector<double>& earlier_squared, size_t end, double best) {
+                   const std::vector<double>& earlier_squared, size_t end) {
+  double best = -1.0;
   const size_t n = candidate.size();
   const auto dot_four = DotFour();
   size_t i = 0;
@@ -142,7 +139,7 @@ double FoldCosines(const Embedding& candidate, double candidate_squared, const s
 
 double MaxCosineSimilarity(const Embedding& candidate, double candidate_squared, const std::vector<Embedding>& earlier,
                            const std::vector<double>& earlier_squared) {
-  return FoldCosines(candidate, candidate_squared, earlier, earlier_squared, earlier.size(), -1.0);
+  return FoldCosines(candidate, candidate_squared, earlier, earlier_squared, earlier.size());
 }
 
 CandidateCosines MaxCosineAndSquaredNorm(const Embedding& candidate, const std::vector<Embedding>& earlier,
@@ -163,7 +160,7 @@ CandidateCosines MaxCosineAndSquaredNorm(const Embedding& candidate, const std::
   double ab[4];
   DotFour()(candidate.data(), block, n, ab);
   CandidateCosines out{-1.0, ab[rest]};
-  out.max_cosine = FoldCosines(candidate, out.squared, earlier, earlier_squared, whole, -1.0);
+  out.max_cosine = FoldCosines(candidate, out.squared, earlier, earlier_squared, whole);
   for (size_t j = 0; j < rest; ++j) {  // folded last, in index order
     out.max_cosine = std::max(out.max_cosine, CosineFromDot(ab[j], out.squared, earlier_squared[whole + j]));
   }

@@ -83,8 +83,7 @@ absl::StatusOr<RebuildOutcome> RebuildResultsFolder(const std::string& dir, cons
   if (old_summary.has_value()) out.options.temperature_not_applied = TemperatureNotAppliedOf(*old_summary);
   out.options.correlate = correlate;
   const ResultsParts parts = PartsOf(out.parts);
-  RETURN_IF_ERROR(WriteSweepSummaryFiles(dir, parts, out.options));
-  out.leaderboard = SweepLeaderboardText(parts, out.options);
+  RETURN_IF_ERROR(WriteSweepSummaryFiles(dir, parts, out.options, &out.leaderboard));
   return out;
 }
 

@@ -170,9 +170,9 @@ std::string SweepLeaderboardText(const ResultsParts& parts, const ResultsOptions
 
 namespace {
 
-// `leaderboard`, when given, receives leaderboard.txt's text.
+// `leaderboard` receives leaderboard.txt's text once it is written.
 absl::Status WriteSummaryAndLeaderboard(const std::string& dir, const ResultsParts& parts,
-                                        const ResultsOptions& options, std::string* leaderboard = nullptr) {
+                                        const ResultsOptions& options, std::string* leaderboard) {
   const std::filesystem::path root(dir);
   ASSIGN_OR_RETURN(std::unique_ptr<AtomicFileWriter> summary,
                    AtomicFileWriter::Create((root / kSummaryFileName).string()));
@@ -186,9 +186,13 @@ absl::Status WriteSummaryAndLeaderboard(const std::string& dir, const ResultsPar
 
 }  // namespace
 
-absl::Status WriteSweepSummaryFiles(const std::string& dir, const ResultsParts& parts, const ResultsOptions& options) {
-  RETURN_IF_ERROR(WriteSummaryAndLeaderboard(dir, parts, options));
-  return WriteHtmlReport(dir, parts, options);
+absl::Status WriteSweepSummaryFiles(const std::string& dir, const ResultsParts& parts, const ResultsOptions& options,
+                                    std::string* leaderboard) {
+  std::string written;
+  RETURN_IF_ERROR(WriteSummaryAndLeaderboard(dir, parts, options, &written));
+  RETURN_IF_ERROR(WriteHtmlReport(dir, parts, options));
+  if (leaderboard != nullptr) *leaderboard = std::move(written);
+  return absl::OkStatus();
 }
 
 namespace {
@@ -274,8 +278,10 @@ absl::Status WriteSweepResults(const std::string& dir, const ResultsParts& parts
   // written on threads of their own while this one streams the rows, so a sweep's end waits for the
   // longest of them rather than their sum.
   absl::Status summary_written, report_written;
+  std::string leaderboard_written;
   // jthreads: joined on every way out of this scope.
-  std::jthread summary_thread([&] { summary_written = WriteSummaryAndLeaderboard(dir, parts, options, leaderboard); });
+  std::jthread summary_thread(
+      [&] { summary_written = WriteSummaryAndLeaderboard(dir, parts, options, &leaderboard_written); });
   std::jthread report_thread;
   if (!report_fresh) report_thread = std::jthread([&] { report_written = WriteHtmlReport(dir, parts, options); });
   absl::Status rows_written;
@@ -299,6 +305,7 @@ absl::Status WriteSweepResults(const std::string& dir, const ResultsParts& parts
     RETURN_IF_ERROR(WriteFileAtomically(
         stamp_path, DumpJson(Json{{"key", options.rows_key}, {"files", files}, {"report_key", report_key}}) + "\n"));
   }
+  if (leaderboard != nullptr) *leaderboard = std::move(leaderboard_written);
   return absl::OkStatus();
 }
 

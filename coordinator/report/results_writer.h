@@ -74,12 +74,14 @@ using ResultsParts = std::vector<const BenchmarkResults*>;
 ResultsParts PartsOf(const std::vector<std::unique_ptr<BenchmarkResults>>& owned);
 
 // The whole folder of a sweep: every part's rows file, summary.json and leaderboard.txt. Creates `dir`
-// if needed. `parts` must not be empty. `leaderboard`, when given, receives leaderboard.txt's text.
+// if needed. `parts` must not be empty. `leaderboard`, when given, receives leaderboard.txt's text
+// (when every file was written).
 absl::Status WriteSweepResults(const std::string& dir, const ResultsParts& parts, const ResultsOptions& options,
                                std::string* leaderboard = nullptr);
 
-// summary.json and leaderboard.txt only (`dir` must exist).
-absl::Status WriteSweepSummaryFiles(const std::string& dir, const ResultsParts& parts, const ResultsOptions& options);
+// summary.json, leaderboard.txt and report.html only (`dir` must exist); `leaderboard` as above.
+absl::Status WriteSweepSummaryFiles(const std::string& dir, const ResultsParts& parts, const ResultsOptions& options,
+                                    std::string* leaderboard = nullptr);
 
 // What leaderboard.txt holds (and `run` prints).
 std::string SweepLeaderboardText(const ResultsParts& parts, const ResultsOptions& options);

@@ -254,8 +254,8 @@ TEST(AppendJsonStringTest, SpecialBytesAtEveryOffset) {
   }
 }
 
-// Several special bytes in one 16-byte block are taken from one mask: every pair of them at every two
-// offsets (a UTF-8 sequence crossing the block's end, a bad one after a good one) as DumpJson writes it.
+// Two special bytes close together, at every two offsets (one right after another, a UTF-8 sequence
+// crossing a 16-byte block's end, a bad sequence after a good one): as DumpJson writes them.
 TEST(AppendJsonStringTest, TwoSpecialBytesAtEveryPairOfOffsets) {
   const std::vector<std::string> specials = {"\"", "\n", "\x01", "\xC3\xA9", "\xF0\x9F\x98\x80", "\xC3"};
   for (size_t length : {14, 17, 33}) {
@@ -281,10 +281,10 @@ TEST(AppendJsonStringTest, RandomTextsEscapeAsDumpJsonDoes) {
   const std::string alphabet = std::string("abc \"\\\n\t\x01\x7f", 11) + "\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\xFF";
   for (int round = 0; round < 2010; ++round) {
     std::string text;
-    // Short texts, and ten long ones (the room the escaper makes first grows many times).
+    // Short texts, and ten long ones (their escapes outgrow the room reserved for them).
     const size_t length = round < 2000 ? random() % 64 : 4000 + random() % 4000;
-    // The long ones ASCII only (random bytes of the UTF-8 sequences would be invalid UTF-8, which
-    // DumpJson itself replaces).
+    // The long ones ASCII only: random bytes of the UTF-8 sequences make invalid UTF-8, which the
+    // escaper hands to DumpJson whole (the test would compare DumpJson with itself).
     const size_t letters = round < 2000 ? alphabet.size() : 11;
     for (size_t i = 0; i < length; ++i) text.push_back(alphabet[random() % letters]);
     std::string out = round % 2 == 0 ? "" : "pre";
