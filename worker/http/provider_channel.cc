@@ -322,9 +322,9 @@ void Send(std::shared_ptr<Call> call, TokenReservation reserved, bool hedge) {
   Sent sent{{}, reserved, hedge};
   {
     absl::MutexLock lock(&core.mu);
-    sent.at = core.sent.insert(
-        core.sent.end(),
-        absl::Now());  // taken under mu: the latest unless the clock stepped back (then the hint costs a search)
+    // Taken under mu, the time is the latest so far unless the clock stepped back (then the hint only
+    // costs a search).
+    sent.at = core.sent.insert(core.sent.end(), absl::Now());
   }
   // The next hedge: after the original, and again after each duplicate until the attempt has its last.
   if (nth < HedgePolicy::kMaxDuplicates && core.hedge->enabled()) {
